@@ -1,0 +1,69 @@
+#include "cli/cli_common.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace flashnerd::cli {
+
+void add_common_options(CLI::App& sub, CommonOptions& opts) {
+  sub.add_flag("--json", opts.json, "Print the final summary as one JSON object on stdout");
+}
+
+std::string format_table(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width(header.size(), 0);
+  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& r : rows)
+    for (size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  std::ostringstream os;
+  auto line = [&](const std::vector<std::string>& r) {
+    for (size_t c = 0; c < width.size(); ++c) {
+      std::string cell = c < r.size() ? r[c] : "";
+      os << (c ? "  " : "") << cell << std::string(width[c] - cell.size(), ' ');
+    }
+    os << "\n";
+  };
+  line(header);
+  size_t total = 0;
+  for (size_t w : width) total += w;
+  os << std::string(total + 2 * (width.size() - 1), '-') << "\n";
+  for (const auto& r : rows) line(r);
+  return os.str();
+}
+
+void print_summary(const CommonOptions& opts, const std::string& title, const nlohmann::json& summary) {
+  if (opts.json) {
+    std::cout << summary.dump() << std::endl;
+    return;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (auto it = summary.begin(); it != summary.end(); ++it) {
+    std::string value = it->is_string() ? it->get<std::string>() : it->dump();
+    rows.push_back({it.key(), value});
+  }
+  std::cout << "\n" << title << "\n" << format_table({"quantity", "value"}, rows) << std::flush;
+}
+
+std::vector<int64_t> parse_int_list(const std::string& text, const std::string& option) {
+  std::vector<int64_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      size_t pos = 0;
+      long long v = std::stoll(item, &pos);
+      FN_CHECK(pos == item.size(), "");
+      out.push_back(v);
+    } catch (const std::exception&) {
+      throw Error(str_cat(option, ": '", item, "' is not an integer; give a comma-separated list like 1,16,256"));
+    }
+  }
+  FN_CHECK(!out.empty(), option, ": empty list; give a comma-separated list like 1,16,256");
+  return out;
+}
+
+}  // namespace flashnerd::cli

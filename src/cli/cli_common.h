@@ -1,0 +1,37 @@
+// Shared CLI plumbing: every subcommand registers itself, takes --json, and reports its
+// final summary either as a human table (stderr/stdout) or as one JSON object on stdout.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+namespace flashnerd::cli {
+
+// Options every subcommand has.
+struct CommonOptions {
+  bool json = false;  // print the final summary as one JSON object on stdout
+};
+
+void add_common_options(CLI::App& sub, CommonOptions& opts);
+
+// Prints `summary` as JSON (opts.json) or as an aligned two-column table.
+void print_summary(const CommonOptions& opts, const std::string& title, const nlohmann::json& summary);
+
+// A simple aligned text table for humans.
+std::string format_table(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& rows);
+
+// Parses "1,16,256" into integers; throws flashnerd::Error naming the option on bad input.
+std::vector<int64_t> parse_int_list(const std::string& text, const std::string& option);
+
+// Each subcommand file defines one register function.
+void register_gen(CLI::App& app);
+void register_train(CLI::App& app);
+void register_eval(CLI::App& app);
+void register_bench(CLI::App& app);
+void register_rollout(CLI::App& app);
+
+}  // namespace flashnerd::cli

@@ -1,0 +1,272 @@
+#include "core/dataset.h"
+
+#include <hdf5.h>
+
+#include <filesystem>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+
+namespace flashnerd {
+
+void Dataset::allocate(int64_t n, int64_t t, bool with_free_dv) {
+  trajectories = n;
+  steps = t;
+  const size_t nf = size_t(n * (t + 1));
+  qpos.assign(nf * size_t(layout.nq), 0.0);
+  qvel.assign(nf * size_t(layout.nv), 0.0);
+  ctrl.assign(size_t(n * t * layout.nu), 0.0);
+  valid.assign(size_t(n * t), 0);
+  probes.assign(nf * size_t(probe_count * kProbeFeatureDim), 0.0f);
+  contact_rows.assign(nf * size_t(contact_capacity * kContactRowDim), 0.0f);
+  contact_link.assign(nf * size_t(contact_capacity), -1);
+  contact_count.assign(contact_capacity > 0 ? nf : 0, 0);
+  contact_overflow.assign(contact_capacity > 0 ? nf : 0, 0);
+  free_dv.assign(with_free_dv ? size_t(n * t * layout.nv) : 0, 0.0);
+}
+
+void Dataset::validate() const {
+  layout.validate();
+  FN_CHECK(trajectories > 0 && steps > 0, "dataset: ", trajectories, " trajectories of ", steps,
+           " steps; both must be positive");
+  const size_t nf = size_t(trajectories * (steps + 1));
+  auto check = [](size_t have, size_t want, const char* name) {
+    FN_CHECK(have == want, "dataset: array '", name, "' has ", have, " values, expected ", want);
+  };
+  check(qpos.size(), nf * size_t(layout.nq), "qpos");
+  check(qvel.size(), nf * size_t(layout.nv), "qvel");
+  check(ctrl.size(), size_t(trajectories * steps * layout.nu), "ctrl");
+  check(valid.size(), size_t(trajectories * steps), "valid");
+  check(probes.size(), nf * size_t(probe_count * kProbeFeatureDim), "probes");
+  check(contact_rows.size(), nf * size_t(contact_capacity * kContactRowDim), "contact/rows");
+  check(contact_link.size(), nf * size_t(contact_capacity), "contact/link");
+  if (contact_capacity > 0) {
+    check(contact_count.size(), nf, "contact/count");
+    check(contact_overflow.size(), nf, "contact/overflow");
+  }
+  if (!free_dv.empty()) check(free_dv.size(), size_t(trajectories * steps * layout.nv), "free_dv");
+}
+
+namespace {
+
+// RAII for HDF5 handles.
+struct H5Handle {
+  hid_t id;
+  herr_t (*close)(hid_t);
+  H5Handle(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
+  ~H5Handle() {
+    if (id >= 0) close(id);
+  }
+  H5Handle(const H5Handle&) = delete;
+  H5Handle& operator=(const H5Handle&) = delete;
+};
+
+template <typename T>
+hid_t h5_type();
+template <>
+hid_t h5_type<double>() { return H5T_NATIVE_DOUBLE; }
+template <>
+hid_t h5_type<float>() { return H5T_NATIVE_FLOAT; }
+template <>
+hid_t h5_type<int32_t>() { return H5T_NATIVE_INT32; }
+template <>
+hid_t h5_type<uint8_t>() { return H5T_NATIVE_UINT8; }
+
+template <typename T>
+void write_array(hid_t file, const std::string& name, const std::vector<T>& data,
+                 const std::vector<hsize_t>& dims, const std::string& path) {
+  if (data.empty()) return;
+  H5Handle space(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose);
+  H5Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  // Chunk by trajectory and compress: contact arrays are mostly padding.
+  std::vector<hsize_t> chunk = dims;
+  chunk[0] = 1;
+  H5Pset_chunk(plist.id, int(chunk.size()), chunk.data());
+  H5Pset_deflate(plist.id, 1);
+  H5Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+  H5Pset_create_intermediate_group(lcpl.id, 1);
+  H5Handle ds(H5Dcreate2(file, name.c_str(), h5_type<T>(), space.id, lcpl.id, plist.id, H5P_DEFAULT),
+              H5Dclose);
+  FN_CHECK(ds.id >= 0, path, ": cannot create dataset '", name, "'");
+  FN_CHECK(H5Dwrite(ds.id, h5_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) >= 0, path,
+           ": writing '", name, "' failed (disk full?)");
+}
+
+template <typename T>
+std::vector<T> read_array(hid_t file, const std::string& name, const std::vector<hsize_t>& dims,
+                          const std::string& path, bool required = true) {
+  if (H5Lexists(file, "/contact", H5P_DEFAULT) <= 0 && name.rfind("contact/", 0) == 0) {
+    FN_CHECK(!required, path, ": group 'contact' is missing");
+    return {};
+  }
+  if (H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0) {
+    FN_CHECK(!required, path, ": dataset '", name, "' is missing (not a FlashNeRD dataset?)");
+    return {};
+  }
+  H5Handle ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+  FN_CHECK(ds.id >= 0, path, ": cannot open '", name, "'");
+  H5Handle space(H5Dget_space(ds.id), H5Sclose);
+  int rank = H5Sget_simple_extent_ndims(space.id);
+  std::vector<hsize_t> have(size_t(rank > 0 ? rank : 0));
+  H5Sget_simple_extent_dims(space.id, have.data(), nullptr);
+  FN_CHECK(have == dims, path, ": '", name, "' has an unexpected shape for this dataset's attributes");
+  size_t n = 1;
+  for (auto d : dims) n *= size_t(d);
+  std::vector<T> out(n);
+  FN_CHECK(H5Dread(ds.id, h5_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0, path,
+           ": reading '", name, "' failed (truncated or corrupted file?)");
+  return out;
+}
+
+void write_attr_string(hid_t obj, const char* name, const std::string& value) {
+  H5Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.id, value.size() + 1);
+  H5Tset_strpad(type.id, H5T_STR_NULLTERM);
+  H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  H5Handle attr(H5Acreate2(obj, name, type.id, space.id, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  H5Awrite(attr.id, type.id, value.c_str());
+}
+
+template <typename T>
+void write_attr_scalar(hid_t obj, const char* name, T value) {
+  H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  hid_t type = std::is_same<T, double>::value ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+  H5Handle attr(H5Acreate2(obj, name, type, space.id, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  H5Awrite(attr.id, type, &value);
+}
+
+std::string read_attr_string(hid_t obj, const char* name, const std::string& path) {
+  FN_CHECK(H5Aexists(obj, name) > 0, path, ": attribute '", name,
+           "' is missing (not a FlashNeRD dataset?)");
+  H5Handle attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  H5Handle type(H5Aget_type(attr.id), H5Tclose);
+  size_t size = H5Tget_size(type.id);
+  std::string s(size, '\0');
+  H5Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(mem.id, size);
+  H5Aread(attr.id, mem.id, s.data());
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+template <typename T>
+T read_attr_scalar(hid_t obj, const char* name, const std::string& path) {
+  FN_CHECK(H5Aexists(obj, name) > 0, path, ": attribute '", name,
+           "' is missing (not a FlashNeRD dataset?)");
+  H5Handle attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  T value{};
+  hid_t type = std::is_same<T, double>::value ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+  H5Aread(attr.id, type, &value);
+  return value;
+}
+
+}  // namespace
+
+void save_dataset(const std::string& path, const Dataset& d) {
+  d.validate();
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  AtomicFile out(path);
+  {
+    H5Handle file(H5Fcreate(out.temp_path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                  H5Fclose);
+    FN_CHECK(file.id >= 0, "cannot create ", out.temp_path(),
+             ": check that the directory exists and is writable");
+    hid_t f = file.id;
+    write_attr_scalar<int64_t>(f, "schema_version", kDatasetSchemaVersion);
+    write_attr_string(f, "format", "flashnerd-dataset");
+    write_attr_string(f, "robot", d.robot);
+    write_attr_string(f, "mjcf_hash", d.mjcf_hash);
+    write_attr_string(f, "actuator_model", d.actuator_model);
+    write_attr_scalar<double>(f, "timestep", d.timestep);
+    write_attr_scalar<int64_t>(f, "seed", int64_t(d.seed));
+    write_attr_string(f, "generator", d.generator.dump());
+    write_attr_string(f, "layout", nlohmann::json(d.layout).dump());
+    write_attr_scalar<int64_t>(f, "probe_count", d.probe_count);
+    write_attr_scalar<int64_t>(f, "contact_capacity", d.contact_capacity);
+    write_attr_scalar<int64_t>(f, "link_count", d.link_count);
+    const hsize_t n = hsize_t(d.trajectories), t = hsize_t(d.steps), nf = t + 1;
+    const hsize_t nq = hsize_t(d.layout.nq), nv = hsize_t(d.layout.nv), nu = hsize_t(d.layout.nu);
+    write_array(f, "qpos", d.qpos, {n, nf, nq}, path);
+    write_array(f, "qvel", d.qvel, {n, nf, nv}, path);
+    if (nu > 0) write_array(f, "ctrl", d.ctrl, {n, t, nu}, path);
+    write_array(f, "valid", d.valid, {n, t}, path);
+    if (d.probe_count > 0)
+      write_array(f, "probes", d.probes, {n, nf, hsize_t(d.probe_count), hsize_t(kProbeFeatureDim)}, path);
+    if (d.contact_capacity > 0) {
+      const hsize_t k = hsize_t(d.contact_capacity);
+      write_array(f, "contact/rows", d.contact_rows, {n, nf, k, hsize_t(kContactRowDim)}, path);
+      write_array(f, "contact/link", d.contact_link, {n, nf, k}, path);
+      write_array(f, "contact/count", d.contact_count, {n, nf}, path);
+      write_array(f, "contact/overflow", d.contact_overflow, {n, nf}, path);
+    }
+    if (!d.free_dv.empty()) write_array(f, "free_dv", d.free_dv, {n, t, nv}, path);
+    FN_CHECK(H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0, "flushing ", out.temp_path(), " failed (disk full?)");
+  }
+  out.commit();
+}
+
+Dataset load_dataset(const std::string& path) {
+  FN_CHECK(std::filesystem::exists(path), "dataset ", path,
+           " does not exist; create one with 'flashnerd gen --out ", path, "'");
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  FN_CHECK(H5Fis_hdf5(path.c_str()) > 0, path, " is not an HDF5 file (truncated or corrupted?)");
+  H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  FN_CHECK(file.id >= 0, "cannot open ", path, " (truncated or corrupted HDF5 file?)");
+  hid_t f = file.id;
+  FN_CHECK(read_attr_string(f, "format", path) == "flashnerd-dataset", path,
+           ": attribute 'format' is not 'flashnerd-dataset'");
+  int64_t version = read_attr_scalar<int64_t>(f, "schema_version", path);
+  FN_CHECK(version == kDatasetSchemaVersion, path, ": schema version ", version,
+           " but this build reads version ", kDatasetSchemaVersion,
+           "; regenerate the dataset with this flashnerd");
+  Dataset d;
+  d.robot = read_attr_string(f, "robot", path);
+  d.mjcf_hash = read_attr_string(f, "mjcf_hash", path);
+  d.actuator_model = read_attr_string(f, "actuator_model", path);
+  d.timestep = read_attr_scalar<double>(f, "timestep", path);
+  d.seed = uint64_t(read_attr_scalar<int64_t>(f, "seed", path));
+  d.generator = nlohmann::json::parse(read_attr_string(f, "generator", path));
+  d.layout = nlohmann::json::parse(read_attr_string(f, "layout", path)).get<StateLayout>();
+  d.probe_count = int(read_attr_scalar<int64_t>(f, "probe_count", path));
+  d.contact_capacity = int(read_attr_scalar<int64_t>(f, "contact_capacity", path));
+  d.link_count = int(read_attr_scalar<int64_t>(f, "link_count", path));
+  // trajectory and step counts come from the shape of qpos
+  {
+    FN_CHECK(H5Lexists(f, "qpos", H5P_DEFAULT) > 0, path, ": dataset 'qpos' is missing");
+    H5Handle ds(H5Dopen2(f, "qpos", H5P_DEFAULT), H5Dclose);
+    H5Handle space(H5Dget_space(ds.id), H5Sclose);
+    FN_CHECK(H5Sget_simple_extent_ndims(space.id) == 3, path, ": 'qpos' must have rank 3");
+    hsize_t dims[3];
+    H5Sget_simple_extent_dims(space.id, dims, nullptr);
+    d.trajectories = int64_t(dims[0]);
+    d.steps = int64_t(dims[1]) - 1;
+  }
+  const hsize_t n = hsize_t(d.trajectories), t = hsize_t(d.steps), nf = t + 1;
+  const hsize_t nq = hsize_t(d.layout.nq), nv = hsize_t(d.layout.nv), nu = hsize_t(d.layout.nu);
+  d.qpos = read_array<double>(f, "qpos", {n, nf, nq}, path);
+  d.qvel = read_array<double>(f, "qvel", {n, nf, nv}, path);
+  if (nu > 0) d.ctrl = read_array<double>(f, "ctrl", {n, t, nu}, path);
+  d.valid = read_array<uint8_t>(f, "valid", {n, t}, path);
+  if (d.probe_count > 0)
+    d.probes = read_array<float>(f, "probes", {n, nf, hsize_t(d.probe_count), hsize_t(kProbeFeatureDim)}, path);
+  if (d.contact_capacity > 0) {
+    const hsize_t k = hsize_t(d.contact_capacity);
+    d.contact_rows = read_array<float>(f, "contact/rows", {n, nf, k, hsize_t(kContactRowDim)}, path);
+    d.contact_link = read_array<int32_t>(f, "contact/link", {n, nf, k}, path);
+    d.contact_count = read_array<int32_t>(f, "contact/count", {n, nf}, path);
+    d.contact_overflow = read_array<int32_t>(f, "contact/overflow", {n, nf}, path);
+  }
+  d.free_dv = read_array<double>(f, "free_dv", {n, t, nv}, path, /*required=*/false);
+  d.validate();
+  return d;
+}
+
+void check_dataset_robot(const Dataset& d, const std::string& robot, const StateLayout& layout,
+                         const std::string& what) {
+  FN_CHECK(d.robot == robot && d.layout == layout, what, " is for robot '", d.robot, "' (nq=",
+           d.layout.nq, ", nv=", d.layout.nv, ", nu=", d.layout.nu, ") but the model is for robot '",
+           robot, "' (nq=", layout.nq, ", nv=", layout.nv, ", nu=", layout.nu,
+           "); use a dataset generated for the same robot");
+}
+
+}  // namespace flashnerd

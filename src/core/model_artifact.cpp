@@ -1,0 +1,57 @@
+#include "core/model_artifact.h"
+
+#include <filesystem>
+#include <map>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+
+namespace flashnerd {
+
+ModelConfig load_model_config(const std::string& dir) {
+  const std::string path = dir + "/config.json";
+  FN_CHECK(std::filesystem::is_directory(dir), "model directory ", dir,
+           " does not exist; pass the --out directory of 'flashnerd train'");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(str_cat(path, ": not valid JSON (corrupted or truncated?): ", e.what()));
+  }
+  ModelConfig c;
+  try {
+    c = j.get<ModelConfig>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(str_cat(path, ": missing or malformed field: ", e.what()));
+  }
+  c.validate();
+  return c;
+}
+
+ModelArtifact ModelArtifact::load(const std::string& dir) {
+  ModelArtifact a{load_model_config(dir), SafetensorsFile::load(dir + "/weights.safetensors")};
+  for (const auto& spec : model_tensors(a.config)) a.weights.get(spec.name, spec.shape);
+  return a;
+}
+
+void save_model_artifact(const std::string& dir, const ModelConfig& config,
+                         const std::vector<NamedTensor>& tensors) {
+  config.validate();
+  auto specs = model_tensors(config);
+  FN_CHECK(specs.size() == tensors.size(), "save_model_artifact: ", tensors.size(),
+           " tensors given, the config needs ", specs.size());
+  std::map<std::string, const NamedTensor*> by_name;
+  for (const auto& t : tensors) by_name[t.name] = &t;
+  for (const auto& s : specs) {
+    auto it = by_name.find(s.name);
+    FN_CHECK(it != by_name.end(), "save_model_artifact: tensor '", s.name, "' is missing");
+    FN_CHECK(it->second->shape == s.shape, "save_model_artifact: tensor '", s.name,
+             "' has the wrong shape");
+  }
+  ensure_writable_directory(dir);
+  write_file_atomic(dir + "/weights.safetensors",
+                    safetensors_serialize(tensors, {{"format", "flashnerd-model"}, {"arch", arch_name(config.arch)}}));
+  write_file_atomic(dir + "/config.json", nlohmann::json(config).dump(2) + "\n");
+}
+
+}  // namespace flashnerd

@@ -1,0 +1,29 @@
+// A model directory: config.json (ModelConfig) + weights.safetensors (model_tensors()).
+// Loading checks every tensor's presence and shape against the config and names the
+// offending tensor. Written atomically (weights first, config last).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/model_config.h"
+#include "core/safetensors.h"
+
+namespace flashnerd {
+
+struct ModelArtifact {
+  ModelConfig config;
+  SafetensorsFile weights;  // all tensors of model_tensors(config), checked
+
+  static ModelArtifact load(const std::string& dir);
+};
+
+// Writes config.json and weights.safetensors into dir. `tensors` must match
+// model_tensors(config) in names and shapes (checked).
+void save_model_artifact(const std::string& dir, const ModelConfig& config,
+                         const std::vector<NamedTensor>& tensors);
+
+// Reads and validates only config.json.
+ModelConfig load_model_config(const std::string& dir);
+
+}  // namespace flashnerd

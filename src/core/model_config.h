@@ -1,0 +1,112 @@
+// The model contract shared by training (train/, libtorch) and inference (engine/, no
+// libtorch): architecture hyper-parameters, robot layout, normalization, and the exact list
+// of weight tensors with their shapes. config.json stores a ModelConfig; weights.safetensors
+// stores the tensors named by model_tensors(). docs/FORMAT.md documents both.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/state_layout.h"
+
+namespace flashnerd {
+
+enum class Arch { FlashNeRD, NeRD };
+enum class FfnActivation { SwiGLU, GEGLU, ReGLU };
+enum class NormKind { RMSNorm, LayerNorm };
+
+const char* arch_name(Arch a);
+Arch parse_arch(const std::string& s);  // "flashnerd" | "nerd"; throws with the choices
+const char* activation_name(FfnActivation a);
+FfnActivation parse_activation(const std::string& s);
+const char* norm_name(NormKind n);
+NormKind parse_norm(const std::string& s);
+
+constexpr double kNormEpsilon = 1e-5;  // RMSNorm / LayerNorm epsilon, both architectures
+
+// FlashNeRD (DESIGN section 2): parallel blocks, multi-query attention, lag bias, spans.
+struct FlashConfig {
+  int d_model = 128;
+  int n_layers = 4;
+  int n_heads = 2;            // query heads; one shared key/value head
+  int head_dim = 64;
+  std::vector<int> spans = {4, 3, 3, 3};  // per block, current frame included
+  int ffn_hidden = 320;       // gated FFN inner width f
+  FfnActivation activation = FfnActivation::SwiGLU;
+  NormKind norm = NormKind::RMSNorm;
+  int readout_hidden = 128;   // r: readout width before the increment head
+
+  int receptive_field() const;  // 1 + Σ(S_ℓ − 1)
+  int qkv_dim() const { return (n_heads + 2) * head_dim; }
+};
+
+// Optimized NeRD baseline (DESIGN section 3): GPT over a window of frames.
+struct NerdConfig {
+  int d_model = 120;
+  int n_layers = 4;
+  int n_heads = 12;
+  int window = 10;            // frames re-encoded every step (= learned positions)
+  int mlp_hidden = 480;       // 4 d
+  int head_hidden = 64;       // MLP head [64] on the last position
+  int head_dim() const { return d_model / n_heads; }
+};
+
+// NeRD normalization: x̂ = (x − mean) / std with std = sqrt(var + 1e-5), fitted on the
+// training split. Stored per feature.
+struct Normalization {
+  std::vector<float> input_mean, input_std;    // (input_dim)
+  std::vector<float> target_mean, target_std;  // (output_dim)
+  std::vector<double> channel_std;             // (channel_dim) state channel stds for NRMSE
+};
+
+struct ModelConfig {
+  Arch arch = Arch::FlashNeRD;
+  std::string preset;
+  // robot
+  std::string robot;           // robot name ("cartpole", or the MJCF file stem)
+  std::string mjcf_hash;       // hash of the MJCF the data came from
+  std::string actuator_model;  // "motor" | "position_pd" | ...
+  double timestep = 0;         // seconds per model step (one control frame)
+  StateLayout layout;
+  // per-frame input  = [state features (codec), command (nu), probe features (probe_dim)]
+  int state_dim = 0;
+  int probe_dim = 0;
+  int input_dim = 0;
+  int output_dim = 0;          // increment_dim of the codec
+  FlashConfig flash;
+  NerdConfig nerd;
+  Normalization norm;
+  nlohmann::json training = nlohmann::json::object();  // settings, dataset hash, updates
+
+  // Frames of history the model uses: receptive field (FlashNeRD) or window (NeRD).
+  int history() const;
+  // Throws flashnerd::Error naming the inconsistent field.
+  void validate() const;
+};
+
+void to_json(nlohmann::json& j, const ModelConfig& c);
+void from_json(const nlohmann::json& j, ModelConfig& c);
+
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+  int64_t numel() const;
+};
+// Every weight tensor of the model, in a fixed order (see docs/FORMAT.md).
+std::vector<TensorSpec> model_tensors(const ModelConfig& c);
+int64_t parameter_count(const ModelConfig& c);
+// Multiply-adds ×2 per transition of one streaming step (FlashNeRD: one new frame; NeRD:
+// the full window re-encoded).
+double flops_per_transition(const ModelConfig& c);
+
+// Parameter-matched presets: the same name for both architectures. Fills c.flash / c.nerd;
+// input/output widths must already be set (they come from the robot).
+// Names: tiny, small, paper-cartpole, paper-franka, paper-g1, paper-anymal.
+void apply_preset(const std::string& name, ModelConfig& c);
+std::vector<std::string> preset_names();
+
+}  // namespace flashnerd

@@ -1,0 +1,60 @@
+// StateCodec: the one place that turns states into model features and increments and back
+// (DESIGN section 1). Each frame is encoded in its own base frame, so a frame's encoding
+// never changes after it is made (what makes the key/value cache valid).
+//
+// Fixed base:    features   = [q (joints wrapped), v]                          nq + nv
+//                increment  = [Δq (wrapped difference), Δv]                    nq + nv
+// Floating base: features   = [gravity_b(3), vlin_b(3), ω_b(3), q_j, v_j]      9 + 2 nj
+//                increment  = [Δp_b(3), rotvec(3), Δvlin_b(3), Δω_b(3), Δq_j, Δv_j]
+//                with Δp_b and the rotation vector in the current base frame, Δvlin_b and
+//                Δω_b the change of base-frame velocities (each frame in its own base frame).
+// Evaluation channels (for NRMSE): fixed base [q, v]; floating base [p(3), rot(3), q_j, v],
+// where the orientation error is the canonical rotation vector of conj(q_true) ⊗ q_pred.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/state_layout.h"
+
+namespace flashnerd {
+
+enum class ChannelGroup { BasePosition, BaseOrientation, JointPosition, Velocity };
+const char* channel_group_name(ChannelGroup g);
+
+class StateCodec {
+ public:
+  explicit StateCodec(StateLayout layout);
+
+  const StateLayout& layout() const { return layout_; }
+  int feature_dim() const { return feature_dim_; }
+  int increment_dim() const { return increment_dim_; }
+  int channel_dim() const { return channel_dim_; }
+
+  // features (feature_dim) of the state (q, v).
+  void encode(const double* q, const double* v, double* features) const;
+  // increment (increment_dim) that takes (q0, v0) to (q1, v1).
+  void increment(const double* q0, const double* v0, const double* q1, const double* v1,
+                 double* inc) const;
+  // (q1, v1) = (q0, v0) advanced by inc; quaternions integrated exactly, then normalized.
+  void apply(const double* q0, const double* v0, const double* inc, double* q1,
+             double* v1) const;
+  // Raw evaluation channels of a state (channel_dim); orientation as canonical rotation vector.
+  void channels(const double* q, const double* v, double* out) const;
+  // Signed per-channel error of a predicted state against the truth (channel_dim).
+  void channel_error(const double* q_pred, const double* v_pred, const double* q_true,
+                     const double* v_true, double* err) const;
+
+  ChannelGroup channel_group(int c) const { return channel_groups_[size_t(c)]; }
+  const std::string& channel_name(int c) const { return channel_names_[size_t(c)]; }
+
+ private:
+  StateLayout layout_;
+  int feature_dim_ = 0;
+  int increment_dim_ = 0;
+  int channel_dim_ = 0;
+  std::vector<ChannelGroup> channel_groups_;
+  std::vector<std::string> channel_names_;
+};
+
+}  // namespace flashnerd

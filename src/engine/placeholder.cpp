@@ -1,0 +1,1 @@
+namespace flashnerd::engine { int placeholder_unused = 0; }

@@ -1,0 +1,1 @@
+namespace flashnerd::train { int placeholder_unused = 0; }
