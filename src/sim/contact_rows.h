@@ -1,0 +1,41 @@
+// Contact rows (DESIGN section 4): after mj_step1 / mj_fwdPosition+mj_fwdVelocity, every
+// detected contact gives one row per robot link involved, in the robot base frame:
+// [kind one-hot (robot link / static / dynamic) (3), position (3), normal into the link (3),
+//  lever arm = position − link CoM (3), gap = dist (1), relative surface velocity (3)].
+// Rows beyond capacity K keep the K smallest gaps; the overflow is counted, never silent.
+#pragma once
+
+#include <cstdint>
+
+#include <mujoco/mujoco.h>
+
+#include "core/dataset.h"
+#include "sim/robot.h"
+
+namespace flashnerd::sim {
+
+struct ContactRowsOut {
+  float* rows;       // (K, kContactRowDim), zero padding
+  int32_t* link;     // (K) robot link index, -1 padding
+  int32_t count = 0;     // valid rows written
+  int32_t overflow = 0;  // rows dropped beyond K
+};
+
+// Scratch reused across calls (one per worker; grows once to the largest contact count).
+struct ContactScratch {
+  struct Candidate {
+    float row[kContactRowDim];
+    int32_t link;
+    float gap;
+  };
+  std::vector<Candidate> candidates;
+};
+
+// The robot base frame: root body position and orientation (world).
+void robot_base_frame(const Robot& robot, const mjData* d, double pos[3], double mat[9]);
+
+// Builds the rows of the contacts currently in d (needs positions and cvel computed).
+void build_contact_rows(const Robot& robot, const mjModel* m, const mjData* d, int capacity,
+                        ContactScratch& scratch, ContactRowsOut& out);
+
+}  // namespace flashnerd::sim

@@ -1,0 +1,179 @@
+#include "sim/generator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "core/rng.h"
+#include "sim/contact_rows.h"
+#include "sim/probe_features.h"
+#include "sim/samplers.h"
+
+namespace flashnerd::sim {
+
+namespace {
+
+int warning_total(const mjData* d) {
+  int n = 0;
+  for (int i = 0; i < mjNWARNING; ++i) n += d->warning[i].number;
+  return n;
+}
+
+// Places the platform (a box geom) at a random height and distance for one trajectory.
+void randomize_platform(const PlatformSpec& p, mjModel* m, Rng& rng) {
+  int g = mj_name2id(m, mjOBJ_GEOM, p.geom.c_str());
+  double height = rng.uniform(p.height[0], p.height[1]);
+  double distance = rng.uniform(p.distance[0], p.distance[1]);
+  double* size = m->geom_size + 3 * g;
+  size[2] = 0.5 * height;
+  double* pos = m->geom_pos + 3 * g;
+  pos[0] = distance + size[0];
+  pos[2] = 0.5 * height;
+  m->geom_rbound[g] = std::sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
+}
+
+struct Worker {
+  mjModel* model = nullptr;  // own copy when the scene is randomized, else shared
+  bool owns_model = false;
+  mjData* data = nullptr;
+  ContactScratch scratch;
+  std::unique_ptr<CommandSampler> commands;
+  ~Worker() {
+    if (data) mj_deleteData(data);
+    if (owns_model) mj_deleteModel(model);
+  }
+};
+
+}  // namespace
+
+Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPool& pool,
+                         GenerateSummary* summary) {
+  const RobotSpec& spec = robot.spec();
+  const int steps = o.steps > 0 ? o.steps : spec.trajectory_steps;
+  FN_CHECK(o.trajectories > 0, "--trajectories must be positive, got ", o.trajectories);
+  FN_CHECK(steps > 0, "--steps must be positive, got ", steps);
+  FN_CHECK(!o.free_dynamics || robot.substeps() == 1,
+           "free-dynamics targets need one physics step per control step; robot '", robot.name(),
+           "' has ", robot.substeps());
+  const auto& probe_set = robot.probes(o.climbing_probes);
+
+  Dataset d;
+  d.robot = robot.name();
+  d.mjcf_hash = robot.mjcf_hash();
+  d.actuator_model = spec.actuator_model;
+  d.timestep = robot.control_timestep();
+  d.seed = o.seed;
+  d.layout = robot.layout();
+  d.probe_count = o.probes ? int(probe_set.size()) : 0;
+  d.contact_capacity = o.contacts ? spec.contact_capacity : 0;
+  d.link_count = robot.link_count();
+  d.generator = {{"spec", spec.to_json()},
+                 {"steps", steps},
+                 {"trajectories", o.trajectories},
+                 {"contacts", o.contacts},
+                 {"probes", d.probe_count > 0},
+                 {"climbing_probes", o.climbing_probes},
+                 {"free_dynamics", o.free_dynamics},
+                 {"max_velocity", o.max_velocity},
+                 {"substeps", robot.substeps()},
+                 {"mujoco_version", mj_versionString()}};
+  d.allocate(o.trajectories, steps, o.free_dynamics);
+
+  const int nq = d.layout.nq, nv = d.layout.nv, nu = d.layout.nu;
+  const int K = d.contact_capacity, P = d.probe_count;
+  const bool randomized = spec.platform.has_value();
+  std::vector<Worker> workers(size_t(pool.size()));
+  for (auto& w : workers) {
+    w.owns_model = randomized;
+    w.model = randomized ? robot.copy_model() : const_cast<mjModel*>(robot.model());
+    w.data = mj_makeData(w.model);
+    w.commands = std::make_unique<CommandSampler>(robot);
+  }
+  StateSampler states(robot);
+  std::atomic<int64_t> done{0};
+  ProgressLine progress("gen " + robot.name(), o.trajectories, "traj", o.progress);
+  auto start = std::chrono::steady_clock::now();
+
+  pool.parallel_for(o.trajectories, [&](int64_t begin, int64_t end, int wi) {
+    Worker& w = workers[size_t(wi)];
+    mjModel* m = w.model;
+    mjData* md = w.data;
+    std::vector<double> q0(static_cast<size_t>(nq)), v0(static_cast<size_t>(nv));
+    for (int64_t n = begin; n < end; ++n) {
+      Rng rng = Rng::stream(o.seed, uint64_t(n));
+      if (randomized) randomize_platform(*spec.platform, m, rng);
+      auto restart = [&] {
+        mj_resetData(m, md);
+        states.sample(rng, q0.data(), v0.data());
+        std::memcpy(md->qpos, q0.data(), sizeof(double) * size_t(nq));
+        std::memcpy(md->qvel, v0.data(), sizeof(double) * size_t(nv));
+        w.commands->reset(rng);
+      };
+      restart();
+      for (int t = 0; t <= steps; ++t) {
+        const int64_t f = n * (steps + 1) + t;  // frame index
+        std::memcpy(d.qpos.data() + f * nq, md->qpos, sizeof(double) * size_t(nq));
+        std::memcpy(d.qvel.data() + f * nv, md->qvel, sizeof(double) * size_t(nv));
+        mj_step1(m, md);  // positions, collisions and velocities of this exact state
+        if (K > 0) {
+          ContactRowsOut out{d.contact_rows.data() + f * K * kContactRowDim,
+                             d.contact_link.data() + f * K, 0, 0};
+          build_contact_rows(robot, m, md, K, w.scratch, out);
+          d.contact_count[size_t(f)] = out.count;
+          d.contact_overflow[size_t(f)] = out.overflow;
+        }
+        if (P > 0) {
+          build_probe_features(robot, m, md, probe_set, spec.probe_threshold,
+                               d.probes.data() + f * P * kProbeFeatureDim);
+        }
+        if (t == steps) break;
+        const int64_t tr = n * steps + t;  // transition index
+        double* u = d.ctrl.data() + tr * nu;
+        w.commands->next(rng, u);
+        std::memcpy(md->ctrl, u, sizeof(double) * size_t(nu));
+        if (o.free_dynamics) {
+          mj_fwdActuation(m, md);
+          mj_fwdAcceleration(m, md);
+          for (int i = 0; i < nv; ++i) d.free_dv[size_t(tr * nv + i)] = md->qacc_smooth[i] * d.timestep;
+        }
+        const int warnings = warning_total(md);
+        mj_step2(m, md);
+        for (int s = 1; s < robot.substeps(); ++s) mj_step(m, md);
+        bool ok = warning_total(md) == warnings;
+        for (int i = 0; i < nq && ok; ++i) ok = std::isfinite(md->qpos[i]);
+        for (int i = 0; i < nv && ok; ++i) ok = std::isfinite(md->qvel[i]) && std::fabs(md->qvel[i]) < o.max_velocity;
+        d.valid[size_t(tr)] = ok ? 1 : 0;
+        if (!ok) restart();  // a reset: the next frame starts a new stretch
+      }
+      int64_t finished = ++done;
+      if (wi == 0) progress.update(finished);
+    }
+  });
+  progress.finish();
+
+  if (summary) {
+    GenerateSummary& s = *summary;
+    s.transitions = o.trajectories * steps;
+    int64_t valid = 0;
+    for (uint8_t v : d.valid) valid += v;
+    s.valid_fraction = double(valid) / double(s.transitions);
+    if (K > 0) {
+      s.contacts_min = *std::min_element(d.contact_count.begin(), d.contact_count.end());
+      s.contacts_max = *std::max_element(d.contact_count.begin(), d.contact_count.end());
+      double sum = 0;
+      for (int32_t c : d.contact_count) sum += c;
+      s.contacts_mean = sum / double(d.contact_count.size());
+      for (int32_t c : d.contact_overflow) s.overflow_total += c;
+    }
+    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    s.transitions_per_second = double(s.transitions) / s.seconds;
+  }
+  return d;
+}
+
+}  // namespace flashnerd::sim

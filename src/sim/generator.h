@@ -1,0 +1,40 @@
+// Dataset generation: N random trajectories of T control steps, each from its own seeded
+// RNG stream (same seed, same file, whatever the thread count), recording robot states,
+// commands, validity, fixed-probe features and contact rows at every frame. Uses
+// mj_step1 / mj_step2 so contacts are read at exactly the recorded state at no extra cost.
+#pragma once
+
+#include <cstdint>
+
+#include "core/dataset.h"
+#include "core/thread_pool.h"
+#include "sim/robot.h"
+
+namespace flashnerd::sim {
+
+struct GenerateOptions {
+  int64_t trajectories = 1000;
+  int steps = 0;                 // 0: the spec's trajectory_steps
+  uint64_t seed = 0;
+  bool contacts = true;          // record contact rows (capacity from the spec)
+  bool probes = true;            // record fixed probes (when the spec has any)
+  bool climbing_probes = false;  // use the spec's climbing probe set instead
+  bool free_dynamics = false;    // record qacc_smooth·dt of the robot (needs one substep)
+  double max_velocity = 1e3;     // |qvel| beyond this marks a blow-up
+  bool progress = true;
+};
+
+struct GenerateSummary {
+  int64_t transitions = 0;
+  double valid_fraction = 0;
+  int contacts_min = 0, contacts_max = 0;
+  double contacts_mean = 0;
+  int64_t overflow_total = 0;
+  double seconds = 0;
+  double transitions_per_second = 0;
+};
+
+Dataset generate_dataset(const Robot& robot, const GenerateOptions& options, ThreadPool& pool,
+                         GenerateSummary* summary = nullptr);
+
+}  // namespace flashnerd::sim

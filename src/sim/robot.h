@@ -1,0 +1,92 @@
+// Robot: an immutable, compiled MuJoCo model plus its RobotSpec and everything derived from
+// them once (state layout, robot links, probes, substeps, hash). Shared by all threads;
+// workers make their own mjData (and their own mjModel copy when a scene is randomized).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <mujoco/mujoco.h>
+
+#include "core/state_layout.h"
+#include "sim/robot_spec.h"
+
+namespace flashnerd::sim {
+
+// Command-line overrides of spec fields (unset = keep the spec's value).
+struct RobotOverrides {
+  double control_timestep = 0;
+  std::string command_process;  // uniform | hold | ar1
+  int hold_steps = 0;
+  double ar1_coefficient = -1;
+  double ar1_amplitude = -1;
+  int contact_capacity = -1;
+};
+
+struct ResolvedProbe {
+  int body;
+  double pos[3];
+  double radius;
+};
+
+class Robot {
+ public:
+  // name_or_path: a built-in robot name (see builtin_robot_names()), a spec .json file, or
+  // an MJCF .xml file (defaults from the model: joint ranges, ctrlrange, its timestep).
+  static std::shared_ptr<const Robot> load(const std::string& name_or_path,
+                                           const RobotOverrides& overrides = {});
+  // From an already-filled spec (spec.mjcf is the MJCF path).
+  static std::shared_ptr<const Robot> from_spec(RobotSpec spec, const RobotOverrides& overrides = {});
+  ~Robot();
+  Robot(const Robot&) = delete;
+  Robot& operator=(const Robot&) = delete;
+
+  const mjModel* model() const { return model_; }
+  const RobotSpec& spec() const { return spec_; }
+  const std::string& name() const { return spec_.name; }
+  const StateLayout& layout() const { return layout_; }
+  bool floating_base() const { return layout_.floating_base; }
+  int substeps() const { return substeps_; }
+  double control_timestep() const { return substeps_ * model_->opt.timestep; }
+  const std::string& mjcf_hash() const { return mjcf_hash_; }
+
+  // Robot links: the bodies of the robot subtree, numbered 0..link_count()-1.
+  int root_body() const { return root_body_; }
+  int link_count() const { return int(link_bodies_.size()); }
+  int link_index(int body) const { return body_link_[size_t(body)]; }  // -1: not the robot
+  bool is_robot_body(int body) const { return body_link_[size_t(body)] >= 0; }
+  const std::vector<int>& link_bodies() const { return link_bodies_; }
+
+  // Fixed probes of the NeRD baseline (climbing=true: the climbing probe set).
+  const std::vector<ResolvedProbe>& probes(bool climbing = false) const {
+    return climbing ? climbing_probes_ : probes_;
+  }
+  // Nominal robot qpos (keyframe or qpos0), size nq of the robot.
+  const std::vector<double>& nominal_qpos() const { return nominal_qpos_; }
+  // Nominal command (keyframe ctrl, or middle of ctrlrange), size nu.
+  const std::vector<double>& nominal_ctrl() const { return nominal_ctrl_; }
+
+  // A private copy of the model for a worker that edits it (randomized scenes).
+  mjModel* copy_model() const;
+
+ private:
+  Robot() = default;
+  void analyze(const RobotOverrides& overrides);
+
+  RobotSpec spec_;
+  mjModel* model_ = nullptr;
+  StateLayout layout_;
+  int substeps_ = 1;
+  std::string mjcf_hash_;
+  int root_body_ = 0;
+  std::vector<int> link_bodies_;
+  std::vector<int> body_link_;
+  std::vector<ResolvedProbe> probes_, climbing_probes_;
+  std::vector<double> nominal_qpos_, nominal_ctrl_;
+};
+
+// 64-bit FNV-1a of a byte string, as 16 hex digits.
+std::string fnv1a_hex(const std::string& bytes);
+
+}  // namespace flashnerd::sim

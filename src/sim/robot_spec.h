@@ -1,0 +1,84 @@
+// RobotSpec: what a robot's MJCF does not say — control timestep, actuator model, command
+// process, state sampling ranges, fixed probes, contact capacity. Read from the JSON file
+// beside a built-in robot's MJCF (robots/NAME.json, docs/ROBOTS.md); for any other MJCF the
+// defaults below apply and the command line overrides them.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace flashnerd::sim {
+
+enum class CommandProcess { Uniform, Hold, AR1 };
+CommandProcess parse_command_process(const std::string& s);
+const char* command_process_name(CommandProcess p);
+
+struct ProbeSpec {
+  std::string body;
+  std::array<double, 3> pos{0, 0, 0};  // in the body frame
+  double radius = 0;                   // subtracted from the signed distance
+};
+
+struct PlatformSpec {
+  std::string geom;                         // box geom whose size/position is randomized
+  std::array<double, 2> height{0.15, 0.193};  // top surface height (m)
+  std::array<double, 2> distance{0.3, 1.0};   // near edge along +x from the origin (m)
+};
+
+struct CommandSpec {
+  CommandProcess process = CommandProcess::Uniform;
+  int hold_steps = 1;
+  double ar1_coefficient = 0.9;
+  double ar1_amplitude = 0.6;  // actuator units (rad for position targets)
+  std::string nominal;         // keyframe name, or empty: middle of ctrlrange
+};
+
+struct StateSpec {
+  std::string nominal;            // keyframe name; empty = qpos0
+  double nominal_fraction = 0.0;  // share of states perturbed around the nominal pose
+  double nominal_perturbation = 0.3;
+  double unlimited_joint_range = 3.141592653589793;
+  double qvel_uniform = 2.0;
+  double qvel_gaussian_std = 1.0;
+  double qvel_uniform_fraction = 0.5;
+  std::array<double, 2> base_height{0.5, 1.0};
+  double base_xy = 0.0;
+  double base_tilt = 0.4;
+  double base_linear_velocity_std = 0.5;
+  double base_angular_velocity_std = 1.0;
+};
+
+struct RobotSpec {
+  std::string name;
+  std::string stands_for;
+  std::string mjcf;                // file name relative to the spec, or an absolute path
+  std::string base;                // "fixed" | "floating" | "" (detect from the model)
+  double control_timestep = 0;     // 0 = the MJCF's physics timestep (one substep)
+  std::string actuator_model = "motor";
+  std::string robot_root_body;     // empty: detect (the world child carrying the first joint)
+  CommandSpec command;
+  StateSpec state;
+  int trajectory_steps = 100;
+  std::vector<ProbeSpec> probes;
+  std::vector<ProbeSpec> climbing_probes;
+  double probe_threshold = 0.1;
+  int contact_capacity = 64;
+  std::optional<PlatformSpec> platform;
+  std::string free_dynamics_mjcf;  // robot without objects, for free-dynamics targets
+
+  // Reads a spec file; relative mjcf paths are resolved against its directory.
+  static RobotSpec load(const std::string& json_path);
+  static RobotSpec from_json(const nlohmann::json& j, const std::string& origin);
+  nlohmann::json to_json() const;
+};
+
+// Directory of the built-in robots (FLASHNERD_ROBOTS env var, else the source tree's robots/).
+std::string robots_directory();
+// Names of the built-in robots (spec files in robots_directory()).
+std::vector<std::string> builtin_robot_names();
+
+}  // namespace flashnerd::sim
