@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Configures and builds FlashNeRD (Release, native flags) into build/ or the given dir.
+# Usage: scripts/build.sh [BUILD_DIR] [extra cmake args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR="${1:-build}"
+shift || true
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DPYTHON_EXECUTABLE=/usr/bin/python3 "$@"
+fi
+cmake --build "$BUILD_DIR" -j "$(nproc)"

@@ -1,0 +1,160 @@
+#include "sim/renderer.h"
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/plot_png.h"
+
+namespace flashnerd::sim {
+
+struct Renderer::Impl {
+  const Robot* robot = nullptr;
+  EGLDisplay display = EGL_NO_DISPLAY;
+  EGLContext context = EGL_NO_CONTEXT;
+  mjData* data = nullptr;
+  mjvScene scene;
+  mjrContext con;
+  mjvOption opt;
+  mjvCamera cam;
+  int width = 0, height = 0;
+};
+
+namespace {
+
+EGLDisplay surfaceless_display() {
+  auto get_platform_display =
+      reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+  if (get_platform_display) {
+    EGLDisplay d = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+    if (d != EGL_NO_DISPLAY) return d;
+  }
+  return eglGetDisplay(EGL_DEFAULT_DISPLAY);
+}
+
+}  // namespace
+
+Renderer::Renderer(const Robot& robot, int width, int height) : impl_(new Impl) {
+  Impl& r = *impl_;
+  r.robot = &robot;
+  r.display = surfaceless_display();
+  FN_CHECK(r.display != EGL_NO_DISPLAY, "offscreen rendering: no EGL display; install Mesa's EGL "
+           "(libegl-mesa0, libgl1-mesa-dri) via scripts/setup.sh");
+  EGLint major, minor;
+  FN_CHECK(eglInitialize(r.display, &major, &minor), "offscreen rendering: eglInitialize failed "
+           "(error 0x", std::hex, eglGetError(), "); is Mesa's EGL installed?");
+  // MuJoCo renders into its own framebuffer object, so any OpenGL-capable config will do;
+  // Mesa's surfaceless platform may offer none, then a config-less context is used.
+  const EGLint config_attribs[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
+  EGLConfig config = nullptr;
+  EGLint n = 0;
+  if (!eglChooseConfig(r.display, config_attribs, &config, 1, &n) || n == 0) config = nullptr;
+  FN_CHECK(eglBindAPI(EGL_OPENGL_API), "offscreen rendering: eglBindAPI(OpenGL) failed");
+  r.context = eglCreateContext(r.display, config, EGL_NO_CONTEXT, nullptr);
+  FN_CHECK(r.context != EGL_NO_CONTEXT, "offscreen rendering: eglCreateContext failed");
+  FN_CHECK(eglMakeCurrent(r.display, EGL_NO_SURFACE, EGL_NO_SURFACE, r.context),
+           "offscreen rendering: eglMakeCurrent without a surface failed");
+
+  const mjModel* m = robot.model();
+  r.width = std::min(width, m->vis.global.offwidth);
+  r.height = std::min(height, m->vis.global.offheight);
+  r.data = mj_makeData(m);
+  mjv_defaultScene(&r.scene);
+  mjr_defaultContext(&r.con);
+  mjv_defaultOption(&r.opt);
+  mjv_defaultCamera(&r.cam);
+  mjv_makeScene(m, &r.scene, 2000);
+  mjr_makeContext(m, &r.con, mjFONTSCALE_100);
+  mjr_setBuffer(mjFB_OFFSCREEN, &r.con);
+  r.cam.type = mjCAMERA_TRACKING;
+  r.cam.trackbodyid = robot.root_body();
+  r.cam.distance = 1.8 * m->stat.extent;
+  r.cam.azimuth = 90;
+  r.cam.elevation = -15;
+}
+
+Renderer::~Renderer() {
+  Impl& r = *impl_;
+  mjr_freeContext(&r.con);
+  mjv_freeScene(&r.scene);
+  if (r.data) mj_deleteData(r.data);
+  if (r.context != EGL_NO_CONTEXT) eglDestroyContext(r.display, r.context);
+  if (r.display != EGL_NO_DISPLAY) eglTerminate(r.display);
+}
+
+Image Renderer::render(const double* qpos) {
+  Impl& r = *impl_;
+  const mjModel* m = r.robot->model();
+  std::memcpy(r.data->qpos, qpos, sizeof(double) * size_t(r.robot->layout().nq));
+  mj_forward(m, r.data);
+  mjrRect viewport = {0, 0, r.width, r.height};
+  mjv_updateScene(m, r.data, &r.opt, nullptr, &r.cam, mjCAT_ALL, &r.scene);
+  mjr_render(viewport, &r.scene, &r.con);
+  Image img;
+  img.width = r.width;
+  img.height = r.height;
+  img.rgb.resize(size_t(r.width * r.height * 3));
+  std::vector<uint8_t> flipped(img.rgb.size());
+  mjr_readPixels(flipped.data(), nullptr, viewport, &r.con);
+  const size_t row = size_t(r.width) * 3;
+  for (int y = 0; y < r.height; ++y)  // OpenGL's first row is the bottom
+    std::memcpy(img.rgb.data() + size_t(y) * row, flipped.data() + size_t(r.height - 1 - y) * row, row);
+  return img;
+}
+
+Image tile_images(const std::vector<Image>& images, int rows, int cols) {
+  FN_CHECK(!images.empty() && int(images.size()) <= rows * cols, "tile_images: ", images.size(),
+           " images do not fit ", rows, "x", cols);
+  const int w = images[0].width, h = images[0].height, gap = 4;
+  Image out;
+  out.width = cols * w + (cols - 1) * gap;
+  out.height = rows * h + (rows - 1) * gap;
+  out.rgb.assign(size_t(out.width * out.height * 3), 255);
+  for (size_t i = 0; i < images.size(); ++i) {
+    FN_CHECK(images[i].width == w && images[i].height == h, "tile_images: images differ in size");
+    int r = int(i) / cols, c = int(i) % cols;
+    for (int y = 0; y < h; ++y) {
+      std::memcpy(out.rgb.data() + (size_t(r * (h + gap) + y) * size_t(out.width) + size_t(c * (w + gap))) * 3,
+                  images[i].rgb.data() + size_t(y * w) * 3, size_t(w) * 3);
+    }
+  }
+  return out;
+}
+
+void mark_image(Image& image, uint32_t rgb, int thickness) {
+  for (int y = 0; y < std::min(thickness, image.height); ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      uint8_t* p = image.rgb.data() + (size_t(y) * size_t(image.width) + size_t(x)) * 3;
+      p[0] = uint8_t(rgb >> 16);
+      p[1] = uint8_t(rgb >> 8);
+      p[2] = uint8_t(rgb);
+    }
+  }
+}
+
+void write_png(const std::string& path, const Image& image) {
+  write_file_atomic(path, encode_png_rgb(image.rgb, image.width, image.height));
+}
+
+void write_mp4(const std::string& path, const std::vector<Image>& frames, double fps) {
+  FN_CHECK(!frames.empty(), "write_mp4: no frames");
+  AtomicFile out(path);
+  // even dimensions for yuv420p
+  const int w = frames[0].width & ~1, h = frames[0].height & ~1;
+  std::string cmd = str_cat("ffmpeg -loglevel error -y -f rawvideo -pix_fmt rgb24 -s ", frames[0].width,
+                            "x", frames[0].height, " -r ", fps, " -i - -vf crop=", w, ":", h,
+                            ":0:0 -c:v libx264 -pix_fmt yuv420p -f mp4 '", out.temp_path(), "'");
+  FILE* pipe = popen(cmd.c_str(), "w");
+  FN_CHECK(pipe != nullptr, "cannot start ffmpeg; install it with scripts/setup.sh");
+  for (const auto& f : frames) std::fwrite(f.rgb.data(), 1, f.rgb.size(), pipe);
+  int status = pclose(pipe);
+  FN_CHECK(status == 0, "ffmpeg failed writing ", path, " (exit status ", status, ")");
+  out.commit();
+}
+
+}  // namespace flashnerd::sim

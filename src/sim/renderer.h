@@ -1,0 +1,46 @@
+// Offscreen rendering of MuJoCo states through EGL (Mesa llvmpipe works without a display):
+// RGB frames of a robot at given states, tiled into image strips (MuJoCo truth above the
+// learned rollout) and videos (raw frames piped to ffmpeg). I/O lives here, never in core.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/robot.h"
+
+namespace flashnerd::sim {
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<uint8_t> rgb;  // (height, width, 3), top row first
+};
+
+class Renderer {
+ public:
+  // Creates an EGL context and MuJoCo's offscreen buffer; throws with a hint when EGL is
+  // unavailable. width/height are capped by the model's offscreen buffer size.
+  Renderer(const Robot& robot, int width = 480, int height = 360);
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  // Renders the robot at robot state (q, v); the camera tracks the robot's root body.
+  Image render(const double* qpos);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Tiles images into rows x cols (row-major), all of one size, with a thin separator.
+Image tile_images(const std::vector<Image>& images, int rows, int cols);
+// Draws a solid bar of colour at the top of an image (labels rows without a font).
+void mark_image(Image& image, uint32_t rgb, int thickness = 6);
+// Writes a PNG atomically.
+void write_png(const std::string& path, const Image& image);
+// Encodes frames as H.264 MP4 with ffmpeg (written atomically). Throws when ffmpeg fails.
+void write_mp4(const std::string& path, const std::vector<Image>& frames, double fps);
+
+}  // namespace flashnerd::sim
