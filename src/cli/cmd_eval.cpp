@@ -1,12 +1,206 @@
-// flashnerd eval (placeholder until its issue lands).
+// flashnerd eval: prefix-averaged rollout NRMSE of one or more models on held-out
+// trajectories, per horizon and per channel group, with plots.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
 #include "cli/cli_common.h"
 #include "core/error.h"
+#include "core/atomic_file.h"
+#include "core/model_artifact.h"
+#include "core/plot_png.h"
+#include "core/state_codec.h"
+#include "engine/engine.h"
+#include "eval/engine_step_model.h"
+#include "eval/metrics.h"
+#include "sim/robot.h"
 
 namespace flashnerd::cli {
 
+namespace {
+
+struct EvalArgs {
+  CommonOptions common;
+  std::vector<std::string> models;
+  std::string data;
+  std::string horizons = "1,15,100,200";
+  int64_t trajectories = 0;
+  int threads = 0;
+  int batch = 512;
+  std::string plots;
+};
+
+const uint32_t kColors[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0x9467bd, 0xff7f0e};
+
+std::string model_label(const ModelConfig& c, const std::string& dir) {
+  return std::string(arch_name(c.arch)) + " (" + std::filesystem::path(dir).filename().string() + ")";
+}
+
+std::string fmt(double x, const char* f = "%.4g") {
+  char b[32];
+  std::snprintf(b, sizeof b, f, x);
+  return b;
+}
+
+void run_eval(const EvalArgs& a) {
+  FN_CHECK(!a.models.empty(), "give at least one --model DIR");
+  std::vector<int> horizons;
+  for (int64_t h : parse_int_list(a.horizons, "--horizons")) {
+    FN_CHECK(h >= 1, "--horizons: every horizon must be >= 1, got ", h);
+    horizons.push_back(int(h));
+  }
+  const int H = *std::max_element(horizons.begin(), horizons.end());
+  Dataset data = load_dataset(a.data);
+  ThreadPool pool(a.threads);
+
+  nlohmann::json results = nlohmann::json::array();
+  std::vector<PlotSeries> nrmse_curves;
+  std::vector<std::vector<std::string>> table;
+  std::vector<eval::RolloutResult> rollouts;
+  std::vector<std::string> labels;
+  int64_t common_trajectories = -1;
+  for (size_t mi = 0; mi < a.models.size(); ++mi) {
+    auto model = engine::Model::load(a.models[mi]);
+    const ModelConfig& cfg = model->config();
+    check_dataset_robot(data, cfg.robot, cfg.layout, "dataset " + a.data);
+    FN_CHECK(!cfg.norm.channel_std.empty(), a.models[mi], "/config.json has no state channel stds "
+             "(normalization.channel_std); retrain it with this flashnerd");
+    std::shared_ptr<const sim::Robot> robot;
+    if (cfg.probe_dim > 0) {
+      robot = sim::Robot::from_spec(sim::RobotSpec::from_json(data.generator.at("spec"), a.data));
+    }
+    auto eligible = eval::eligible_trajectories(data, cfg.history(), H);
+    FN_CHECK(!eligible.empty(), "no trajectory of ", a.data, " has ", cfg.history() + H - 1,
+             " valid steps for horizon ", H, " after ", cfg.history(), " priming frames (the file has ",
+             data.steps, " steps per trajectory); generate longer held-out data or lower --horizons");
+    if (a.trajectories > 0 && int64_t(eligible.size()) > a.trajectories) eligible.resize(size_t(a.trajectories));
+    // every model is measured on the same trajectories: the smallest eligible prefix
+    if (common_trajectories < 0 || int64_t(eligible.size()) < common_trajectories)
+      common_trajectories = int64_t(eligible.size());
+    eligible.resize(size_t(common_trajectories));
+    eval::EngineStepModel step_model(model, std::min<int>(a.batch, int(eligible.size())), &pool);
+    eval::RolloutOptions ro;
+    ro.horizon = H;
+    ro.batch = a.batch;
+    ro.robot = robot.get();
+    ro.climbing_probes = data.generator.value("climbing_probes", false);
+    auto rollout = eval::run_rollouts(step_model, data, eligible, ro, pool);
+    auto errors = eval::rollout_errors(data, rollout, cfg.norm.channel_std, horizons);
+    nlohmann::json nrmse = nlohmann::json::array(), groups = nlohmann::json::object();
+    for (const auto& he : errors.horizons) {
+      nrmse.push_back(he.nrmse);
+      for (const auto& g : he.group_rmse) groups[g.first].push_back(g.second);
+    }
+    nlohmann::json j = {{"model", a.models[mi]},
+                        {"arch", arch_name(cfg.arch)},
+                        {"trajectories", errors.trajectories},
+                        {"diverged", errors.diverged},
+                        {"horizons", horizons},
+                        {"nrmse", nrmse},
+                        {"groups", groups}};
+    results.push_back(j);
+    std::vector<std::string> row = {model_label(cfg, a.models[mi]), std::to_string(errors.trajectories),
+                                    std::to_string(errors.diverged)};
+    for (const auto& he : errors.horizons) row.push_back(fmt(he.nrmse));
+    table.push_back(row);
+    // prefix-averaged NRMSE for every h = 1..H
+    PlotSeries s;
+    s.label = model_label(cfg, a.models[mi]);
+    s.rgb = kColors[mi % 5];
+    double acc = 0;
+    for (int h = 0; h < H; ++h) {
+      acc += errors.step_nrmse[size_t(h)] * errors.step_nrmse[size_t(h)];
+      s.x.push_back(h + 1);
+      s.y.push_back(std::sqrt(acc / (h + 1)));
+    }
+    nrmse_curves.push_back(s);
+    rollouts.push_back(std::move(rollout));
+    labels.push_back(s.label);
+  }
+
+  std::vector<std::string> plot_files;
+  if (!a.plots.empty()) {
+    ensure_writable_directory(a.plots);
+    PlotOptions po;
+    po.title = "Rollout NRMSE vs horizon (" + data.robot + ")";
+    po.x_label = "horizon H (steps)";
+    po.y_label = "prefix-averaged NRMSE";
+    po.log_y = true;
+    std::string p1 = a.plots + "/nrmse_vs_horizon.png";
+    write_line_plot_png(p1, nrmse_curves, po);
+    plot_files.push_back(p1);
+    // one rollout's channels against MuJoCo
+    const StateCodec codec(data.layout);
+    const auto& r0 = rollouts[0];
+    int64_t pick = 0;
+    while (pick < r0.trajectories && r0.diverged_at[size_t(pick)] >= 0) ++pick;
+    if (pick < r0.trajectories) {
+      const int64_t n = r0.source[size_t(pick)];
+      const int C = codec.channel_dim();
+      std::vector<double> ch(static_cast<size_t>(C));
+      for (int c = 0; c < std::min(C, 4); ++c) {
+        std::vector<PlotSeries> series;
+        PlotSeries truth;
+        truth.label = "MuJoCo";
+        truth.rgb = 0x000000;
+        for (int h = 0; h < r0.horizon; ++h) {
+          codec.channels(data.q(n, r0.start_frame + h), data.v(n, r0.start_frame + h), ch.data());
+          truth.x.push_back(h + 1);
+          truth.y.push_back(ch[size_t(c)]);
+        }
+        series.push_back(truth);
+        for (size_t mi = 0; mi < rollouts.size(); ++mi) {
+          const auto& r = rollouts[mi];
+          if (r.diverged_at[size_t(pick)] >= 0) continue;
+          PlotSeries s;
+          s.label = labels[mi];
+          s.rgb = kColors[mi % 5];
+          for (int h = 0; h < r.horizon; ++h) {
+            codec.channels(r.qpos.data() + size_t((pick * r.horizon + h) * data.layout.nq),
+                           r.qvel.data() + size_t((pick * r.horizon + h) * data.layout.nv), ch.data());
+            s.x.push_back(h + 1);
+            s.y.push_back(ch[size_t(c)]);
+          }
+          series.push_back(s);
+        }
+        PlotOptions pc;
+        pc.title = "Trajectory " + std::to_string(n) + ": " + codec.channel_name(c);
+        pc.x_label = "step";
+        pc.y_label = codec.channel_name(c);
+        std::string p = a.plots + "/rollout_channel_" + std::to_string(c) + ".png";
+        write_line_plot_png(p, series, pc);
+        plot_files.push_back(p);
+      }
+    }
+  }
+
+  if (a.common.json) {
+    nlohmann::json out = results.size() == 1 ? results[0] : nlohmann::json{{"horizons", horizons}, {"models", results}};
+    out["plots"] = plot_files;
+    std::printf("%s\n", out.dump().c_str());
+    return;
+  }
+  std::vector<std::string> header = {"model", "trajectories", "diverged"};
+  for (int h : horizons) header.push_back("NRMSE@" + std::to_string(h));
+  std::printf("\nRollout error on %s (%s)\n%s", a.data.c_str(), data.robot.c_str(), format_table(header, table).c_str());
+  for (const auto& p : plot_files) std::printf("plot: %s\n", p.c_str());
+}
+
+}  // namespace
+
 void register_eval(CLI::App& app) {
-  auto* sub = app.add_subcommand("eval", "(eval: not built yet)");
-  sub->callback([] { throw Error("'flashnerd eval' is not built yet in this version"); });
+  auto args = std::make_shared<EvalArgs>();
+  auto* sub = app.add_subcommand("eval", "Recursive-rollout NRMSE of trained models against MuJoCo data");
+  add_common_options(*sub, args->common);
+  sub->add_option("--model", args->models, "Model directory (repeat to compare models)")->required();
+  sub->add_option("--data", args->data, "Held-out dataset (HDF5) of the same robot")->required();
+  sub->add_option("--horizons", args->horizons, "Comma-separated horizons H")->capture_default_str();
+  sub->add_option("--trajectories", args->trajectories, "Evaluate at most N trajectories (0 = all eligible)");
+  sub->add_option("--threads", args->threads, "Worker threads (0 = all cores)");
+  sub->add_option("--batch", args->batch, "Rollouts stepped together")->capture_default_str();
+  sub->add_option("--plots", args->plots, "Directory for PNG plots");
+  sub->callback([args] { run_eval(*args); });
 }
 
 }  // namespace flashnerd::cli

@@ -37,6 +37,36 @@ void randomize_platform(const PlatformSpec& p, mjModel* m, Rng& rng) {
   m->geom_rbound[g] = std::sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
 }
 
+
+// Deepest penetration (>= 0) of a robot geom into anything, at md's positions.
+double robot_penetration(const Robot& robot, const mjModel* m, mjData* md) {
+  mj_fwdPosition(m, md);
+  double depth = 0;
+  for (int i = 0; i < md->ncon; ++i) {
+    const mjContact& c = md->contact[i];
+    if (robot.is_robot_body(m->geom_bodyid[c.geom1]) || robot.is_robot_body(m->geom_bodyid[c.geom2]))
+      depth = std::max(depth, -c.dist);
+  }
+  return depth;
+}
+
+// Random states may start a link inside the floor or an object; the spec's tolerance says
+// how much is acceptable. A floating base is lifted out; a fixed base is resampled.
+void resolve_initial_penetration(const Robot& robot, const mjModel* m, mjData* md,
+                                 const StateSampler& states, Rng& rng) {
+  const double tolerance = robot.spec().state.max_initial_penetration;
+  if (tolerance < 0) return;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    double depth = robot_penetration(robot, m, md);
+    if (depth <= tolerance) return;
+    if (robot.floating_base()) {
+      md->qpos[2] += depth + 0.005;
+    } else {
+      states.sample(rng, md->qpos, md->qvel);
+    }
+  }
+}
+
 struct Worker {
   mjModel* model = nullptr;  // own copy when the scene is randomized, else shared
   bool owns_model = false;
@@ -112,6 +142,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
         states.sample(rng, q0.data(), v0.data());
         std::memcpy(md->qpos, q0.data(), sizeof(double) * size_t(nq));
         std::memcpy(md->qvel, v0.data(), sizeof(double) * size_t(nv));
+        resolve_initial_penetration(robot, m, md, states, rng);
         w.commands->reset(rng);
       };
       restart();

@@ -205,6 +205,11 @@ void Robot::analyze(const RobotOverrides& o) {
     FN_CHECK(k >= 0, path, ": spec field '", field, "' names keyframe '", key, "' which the model lacks");
     return k;
   };
+  if (!spec_.command.nominal_values.empty()) {
+    FN_CHECK(int(spec_.command.nominal_values.size()) == m->nu, path, ": command.nominal has ",
+             spec_.command.nominal_values.size(), " values but the model has ", m->nu, " actuators");
+    nominal_ctrl_ = spec_.command.nominal_values;
+  }
   if (!spec_.state.nominal.empty()) {
     int k = keyframe(spec_.state.nominal, "state.nominal");
     nominal_qpos_.assign(m->key_qpos + k * m->nq, m->key_qpos + k * m->nq + nq);

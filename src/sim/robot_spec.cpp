@@ -76,7 +76,11 @@ RobotSpec RobotSpec::from_json(const nlohmann::json& j, const std::string& origi
       s.command.hold_steps = c.value("hold_steps", 1);
       s.command.ar1_coefficient = c.value("ar1_coefficient", 0.9);
       s.command.ar1_amplitude = c.value("ar1_amplitude", 0.6);
-      s.command.nominal = c.value("nominal", "");
+      if (c.contains("nominal") && c.at("nominal").is_array()) {
+        s.command.nominal_values = c.at("nominal").get<std::vector<double>>();
+      } else {
+        s.command.nominal = c.value("nominal", "");
+      }
     }
     if (j.contains("state")) {
       const auto& st = j.at("state");
@@ -93,6 +97,7 @@ RobotSpec RobotSpec::from_json(const nlohmann::json& j, const std::string& origi
       s.state.base_tilt = st.value("base_tilt", d.base_tilt);
       s.state.base_linear_velocity_std = st.value("base_linear_velocity_std", d.base_linear_velocity_std);
       s.state.base_angular_velocity_std = st.value("base_angular_velocity_std", d.base_angular_velocity_std);
+      s.state.max_initial_penetration = st.value("max_initial_penetration", d.max_initial_penetration);
     }
     s.trajectory_steps = j.value("trajectory_steps", 100);
     if (j.contains("probes")) s.probes = parse_probes(j.at("probes"), origin);
@@ -132,7 +137,8 @@ nlohmann::json RobotSpec::to_json() const {
         {"hold_steps", command.hold_steps},
         {"ar1_coefficient", command.ar1_coefficient},
         {"ar1_amplitude", command.ar1_amplitude},
-        {"nominal", command.nominal}}},
+        {"nominal", command.nominal_values.empty() ? nlohmann::json(command.nominal)
+                                                   : nlohmann::json(command.nominal_values)}}},
       {"state",
        {{"nominal", state.nominal},
         {"nominal_fraction", state.nominal_fraction},
@@ -145,7 +151,8 @@ nlohmann::json RobotSpec::to_json() const {
         {"base_xy", state.base_xy},
         {"base_tilt", state.base_tilt},
         {"base_linear_velocity_std", state.base_linear_velocity_std},
-        {"base_angular_velocity_std", state.base_angular_velocity_std}}},
+        {"base_angular_velocity_std", state.base_angular_velocity_std},
+        {"max_initial_penetration", state.max_initial_penetration}}},
       {"trajectory_steps", trajectory_steps},
       {"probes", probes_json(probes)},
       {"climbing_probes", probes_json(climbing_probes)},

@@ -35,6 +35,7 @@ struct CommandSpec {
   double ar1_coefficient = 0.9;
   double ar1_amplitude = 0.6;  // actuator units (rad for position targets)
   std::string nominal;         // keyframe name, or empty: middle of ctrlrange
+  std::vector<double> nominal_values;  // or explicit values, one per actuator
 };
 
 struct StateSpec {
@@ -50,6 +51,9 @@ struct StateSpec {
   double base_tilt = 0.4;
   double base_linear_velocity_std = 0.5;
   double base_angular_velocity_std = 1.0;
+  // Initial states whose robot penetrates geometry deeper than this (m) are fixed: a
+  // floating base is lifted, a fixed base is resampled. Negative: accept every state.
+  double max_initial_penetration = -1;
 };
 
 struct RobotSpec {

@@ -1,0 +1,144 @@
+#include "eval/rollout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/frame_features.h"
+#include "sim/probe_features.h"
+
+namespace flashnerd::eval {
+
+std::vector<int64_t> eligible_trajectories(const Dataset& data, int history, int horizon) {
+  std::vector<int64_t> out;
+  const int64_t needed = int64_t(history) + horizon - 1;  // transitions 0 .. R+H-2
+  if (needed > data.steps) return out;
+  for (int64_t n = 0; n < data.trajectories; ++n) {
+    bool ok = true;
+    for (int64_t t = 0; t < needed && ok; ++t) ok = data.is_valid(n, t);
+    if (ok) out.push_back(n);
+  }
+  return out;
+}
+
+namespace {
+
+// Per-thread MuJoCo data for recomputing probes at predicted states.
+struct ProbeWorker {
+  mjData* data = nullptr;
+  ~ProbeWorker() {
+    if (data) mj_deleteData(data);
+  }
+};
+
+}  // namespace
+
+RolloutResult run_rollouts(StepModel& model, const Dataset& data,
+                           const std::vector<int64_t>& trajectories, const RolloutOptions& o,
+                           ThreadPool& pool) {
+  const StateCodec codec(data.layout);
+  const int probe_count = model.probe_dim() / kProbeFeatureDim;
+  FN_CHECK(probe_count == 0 || data.probe_count == probe_count, "the model reads ", probe_count,
+           " fixed probes but the dataset records ", data.probe_count);
+  FN_CHECK(probe_count == 0 || o.robot != nullptr, "the model reads fixed probes: rollouts need the robot's MuJoCo model");
+  const FrameFeatures features(codec, probe_count);
+  FN_CHECK(features.input_dim() == model.input_dim(), "model input width ", model.input_dim(),
+           " does not match the dataset's frame features (", features.input_dim(), ")");
+  FN_CHECK(features.output_dim() == model.output_dim(), "model output width ", model.output_dim(),
+           " does not match the dataset's increments (", features.output_dim(), ")");
+  const int R = model.history(), H = o.horizon;
+  FN_CHECK(H >= 1, "horizon must be >= 1");
+  FN_CHECK(int64_t(R) + H - 1 <= data.steps, "horizon ", H, " with ", R,
+           " frames of priming needs trajectories of at least ", R + H - 1,
+           " steps; the dataset has ", data.steps, "; generate longer held-out trajectories (--steps)");
+
+  const int nq = data.layout.nq, nv = data.layout.nv, nu = data.layout.nu;
+  const int din = model.input_dim(), dout = model.output_dim();
+  RolloutResult res;
+  res.trajectories = int64_t(trajectories.size());
+  res.horizon = H;
+  res.start_frame = R;
+  res.source = trajectories;
+  res.qpos.assign(size_t(res.trajectories * H * nq), 0.0);
+  res.qvel.assign(size_t(res.trajectories * H * nv), 0.0);
+  res.diverged_at.assign(size_t(res.trajectories), -1);
+
+  std::vector<ProbeWorker> workers(size_t(pool.size()));
+  if (probe_count > 0)
+    for (auto& w : workers) w.data = mj_makeData(o.robot->model());
+  const auto& probe_set = probe_count > 0 ? o.robot->probes(o.climbing_probes) : std::vector<sim::ResolvedProbe>{};
+
+  const int B = std::max(1, std::min<int>(o.batch, int(res.trajectories)));
+  std::vector<float> inputs(size_t(B) * din), outputs(size_t(B) * dout);
+  std::vector<double> q(size_t(B) * nq), v(size_t(B) * nv), q_next(size_t(B) * nq), v_next(size_t(B) * nv);
+  std::vector<float> probe_buf(size_t(B) * size_t(std::max(1, probe_count * kProbeFeatureDim)));
+
+  for (int64_t first = 0; first < res.trajectories; first += B) {
+    const int b = int(std::min<int64_t>(B, res.trajectories - first));
+    model.begin(b);
+    // prime with ground-truth frames 0 .. R-2; frame R-1 is the first input of the loop
+    for (int t = 0; t < R - 1; ++t) {
+      for (int e = 0; e < b; ++e) {
+        int64_t n = trajectories[size_t(first + e)];
+        features.input(data.q(n, t), data.v(n, t), data.u(n, t),
+                       probe_count ? data.probe(n, t) : nullptr, inputs.data() + size_t(e) * din);
+      }
+      model.step(b, inputs.data(), outputs.data());
+    }
+    for (int e = 0; e < b; ++e) {
+      int64_t n = trajectories[size_t(first + e)];
+      std::memcpy(q.data() + size_t(e) * nq, data.q(n, R - 1), sizeof(double) * size_t(nq));
+      std::memcpy(v.data() + size_t(e) * nv, data.v(n, R - 1), sizeof(double) * size_t(nv));
+      if (probe_count)
+        std::memcpy(probe_buf.data() + size_t(e) * probe_count * kProbeFeatureDim, data.probe(n, R - 1),
+                    sizeof(float) * size_t(probe_count * kProbeFeatureDim));
+    }
+    for (int h = 0; h < H; ++h) {
+      const int t = R - 1 + h;  // frame whose state is the input
+      for (int e = 0; e < b; ++e) {
+        int64_t n = trajectories[size_t(first + e)];
+        features.input(q.data() + size_t(e) * nq, v.data() + size_t(e) * nv, data.u(n, t),
+                       probe_count ? probe_buf.data() + size_t(e) * probe_count * kProbeFeatureDim : nullptr,
+                       inputs.data() + size_t(e) * din);
+      }
+      model.step(b, inputs.data(), outputs.data());
+      pool.parallel_for(b, [&](int64_t e0, int64_t e1, int wi) {
+        std::vector<double> local_inc(static_cast<size_t>(dout));
+        for (int64_t e = e0; e < e1; ++e) {
+          const int64_t row = first + e;
+          for (int i = 0; i < dout; ++i) local_inc[size_t(i)] = outputs[size_t(e) * dout + size_t(i)];
+          double* qn = q_next.data() + size_t(e) * nq;
+          double* vn = v_next.data() + size_t(e) * nv;
+          codec.apply(q.data() + size_t(e) * nq, v.data() + size_t(e) * nv, local_inc.data(), qn, vn);
+          bool finite = true;
+          for (int i = 0; i < nq && finite; ++i) finite = std::isfinite(qn[i]);
+          for (int i = 0; i < nv && finite; ++i) finite = std::isfinite(vn[i]);
+          if (!finite && res.diverged_at[size_t(row)] < 0) res.diverged_at[size_t(row)] = h;
+          if (!finite || res.diverged_at[size_t(row)] >= 0) {
+            // keep the last finite state so later steps stay defined; the row is flagged
+            std::memcpy(qn, q.data() + size_t(e) * nq, sizeof(double) * size_t(nq));
+            std::memcpy(vn, v.data() + size_t(e) * nv, sizeof(double) * size_t(nv));
+          }
+          std::memcpy(res.qpos.data() + size_t((row * H + h) * nq), qn, sizeof(double) * size_t(nq));
+          std::memcpy(res.qvel.data() + size_t((row * H + h) * nv), vn, sizeof(double) * size_t(nv));
+          if (probe_count) {
+            // collision geometry at the predicted state
+            mjData* md = workers[size_t(wi)].data;
+            const mjModel* m = o.robot->model();
+            std::memcpy(md->qpos, qn, sizeof(double) * size_t(nq));
+            mj_kinematics(m, md);
+            sim::build_probe_features(*o.robot, m, md, probe_set, o.robot->spec().probe_threshold,
+                                      probe_buf.data() + size_t(e) * probe_count * kProbeFeatureDim);
+          }
+        }
+      });
+      std::swap(q, q_next);
+      std::swap(v, v_next);
+    }
+  }
+  (void)nu;
+  return res;
+}
+
+}  // namespace flashnerd::eval

@@ -1,0 +1,59 @@
+// Recursive rollouts (paper IV-A): each trajectory's model history is primed with R
+// ground-truth frames, then the model's own predictions are fed back for H steps with the
+// recorded commands; increments are decoded by the StateCodec (quaternions integrated).
+// When the model reads fixed probes, MuJoCo recomputes them at every predicted state, in
+// parallel over environments. Divergence (non-finite state or output) is reported per
+// trajectory, never thrown.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/dataset.h"
+#include "core/thread_pool.h"
+#include "sim/robot.h"
+
+namespace flashnerd::eval {
+
+// The model being rolled out, behind one function so the engine and the libtorch reference
+// share the same rollout code. Both receive raw frame inputs and return raw increments.
+class StepModel {
+ public:
+  virtual ~StepModel() = default;
+  virtual int input_dim() const = 0;
+  virtual int output_dim() const = 0;
+  virtual int probe_dim() const = 0;
+  virtual int history() const = 0;  // R: frames of ground truth that prime a rollout
+  // Starts fresh histories for `batch` environments.
+  virtual void begin(int batch) = 0;
+  // One frame for every environment: inputs (batch, input_dim) -> increments (batch, output_dim).
+  virtual void step(int batch, const float* inputs, float* outputs) = 0;
+};
+
+struct RolloutResult {
+  int64_t trajectories = 0;  // N
+  int horizon = 0;           // H predicted steps
+  int start_frame = 0;       // first predicted frame (= R)
+  std::vector<int64_t> source;   // (N) trajectory index in the dataset
+  std::vector<double> qpos;      // (N, H, nq) predicted states at frames R .. R+H-1
+  std::vector<double> qvel;      // (N, H, nv)
+  std::vector<int> diverged_at;  // (N) first step h (0-based) with a non-finite state, or -1
+};
+
+struct RolloutOptions {
+  int horizon = 100;
+  int batch = 512;              // environments stepped together
+  const sim::Robot* robot = nullptr;  // needed when the model reads probes
+  bool climbing_probes = false;
+};
+
+// Trajectories of `data` whose first R + H frames are all valid transitions.
+std::vector<int64_t> eligible_trajectories(const Dataset& data, int history, int horizon);
+
+RolloutResult run_rollouts(StepModel& model, const Dataset& data,
+                           const std::vector<int64_t>& trajectories, const RolloutOptions& options,
+                           ThreadPool& pool);
+
+}  // namespace flashnerd::eval
