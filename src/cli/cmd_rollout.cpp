@@ -1,12 +1,133 @@
-// flashnerd rollout (placeholder until its issue lands).
+// flashnerd rollout: renders rollouts next to MuJoCo's ground truth (EGL offscreen): a PNG
+// strip (top row MuJoCo, one row per model) and an MP4 with the panels side by side, so a
+// user sees where a model drifts. Without --model it renders the recorded trajectory only.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
 #include "cli/cli_common.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
+#include "engine/engine.h"
+#include "eval/engine_step_model.h"
+#include "sim/renderer.h"
 
 namespace flashnerd::cli {
 
+namespace {
+
+struct RolloutArgs {
+  CommonOptions common;
+  std::vector<std::string> models;
+  std::string data;
+  std::string out = "out/rollout";
+  int64_t trajectory = -1;  // -1: the first eligible
+  int steps = 200;
+  int frames = 8;           // columns of the strip
+  int width = 320, height = 240;
+  bool video = true;
+};
+
+const uint32_t kRowColors[] = {0x000000, 0x1f77b4, 0xd62728, 0x2ca02c};
+
+void run_rollout(const RolloutArgs& a) {
+  FN_CHECK(a.steps >= 1, "--steps must be >= 1");
+  FN_CHECK(a.frames >= 2, "--frames must be >= 2");
+  Dataset data = load_dataset(a.data);
+  auto robot = sim::Robot::from_spec(sim::RobotSpec::from_json(data.generator.at("spec"), a.data));
+  ThreadPool pool(1);
+  std::vector<std::shared_ptr<const engine::Model>> models;
+  int history = 1;
+  for (const auto& dir : a.models) {
+    models.push_back(engine::Model::load(dir));
+    check_dataset_robot(data, models.back()->config().robot, models.back()->config().layout, "dataset " + a.data);
+    history = std::max(history, models.back()->config().history());
+  }
+  auto eligible = eval::eligible_trajectories(data, history, a.steps);
+  FN_CHECK(!eligible.empty(), "no trajectory of ", a.data, " has ", history + a.steps - 1,
+           " valid steps; lower --steps (the file has ", data.steps, " per trajectory)");
+  int64_t n = a.trajectory >= 0 ? a.trajectory : eligible[0];
+  FN_CHECK(std::find(eligible.begin(), eligible.end(), n) != eligible.end(), "trajectory ", n,
+           " is not valid for ", a.steps, " steps; try one of the first eligible: ", eligible[0]);
+
+  // rows: MuJoCo, then each model's rollout; all start at frame `history`
+  const int nq = data.layout.nq;
+  std::vector<std::vector<double>> rows;  // (steps, nq) per row
+  std::vector<int> diverged;
+  {
+    std::vector<double> truth;
+    for (int h = 0; h < a.steps; ++h) truth.insert(truth.end(), data.q(n, history + h), data.q(n, history + h) + nq);
+    rows.push_back(truth);
+    diverged.push_back(-1);
+  }
+  for (auto& m : models) {
+    // every row starts at frame `history`: a model with a shorter history rolls out longer
+    // and its first (history - R) predictions are dropped
+    const int offset = history - m->config().history();
+    eval::EngineStepModel sm(m, 1, &pool);
+    eval::RolloutOptions ro;
+    ro.horizon = a.steps + offset;
+    ro.batch = 1;
+    if (m->config().probe_dim > 0) ro.robot = robot.get();
+    ro.climbing_probes = data.generator.value("climbing_probes", false);
+    auto r = eval::run_rollouts(sm, data, {n}, ro, pool);
+    rows.emplace_back(r.qpos.begin() + size_t(offset) * nq, r.qpos.end());
+    diverged.push_back(r.diverged_at[0] < 0 ? -1 : std::max(0, r.diverged_at[0] - offset));
+  }
+
+  ensure_writable_directory(a.out);
+  sim::Renderer renderer(*robot, a.width, a.height);
+  std::vector<sim::Image> strip;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (int c = 0; c < a.frames; ++c) {
+      int h = int(int64_t(c) * (a.steps - 1) / (a.frames - 1));
+      sim::Image img = renderer.render(rows[r].data() + size_t(h) * nq);
+      sim::mark_image(img, kRowColors[r % 4]);
+      strip.push_back(std::move(img));
+    }
+  }
+  std::string png = a.out + "/rollout_strip.png";
+  sim::write_png(png, sim::tile_images(strip, int(rows.size()), a.frames));
+  std::string mp4;
+  if (a.video) {
+    std::vector<sim::Image> frames;
+    for (int h = 0; h < a.steps; ++h) {
+      std::vector<sim::Image> panels;
+      for (size_t r = 0; r < rows.size(); ++r) {
+        sim::Image img = renderer.render(rows[r].data() + size_t(h) * nq);
+        sim::mark_image(img, kRowColors[r % 4]);
+        panels.push_back(std::move(img));
+      }
+      frames.push_back(sim::tile_images(panels, 1, int(rows.size())));
+    }
+    mp4 = a.out + "/rollout.mp4";
+    sim::write_mp4(mp4, frames, 1.0 / data.timestep);
+  }
+  nlohmann::json j = {{"trajectory", n}, {"steps", a.steps}, {"strip", png}, {"rows", nlohmann::json::array()}};
+  j["rows"].push_back({{"label", "MuJoCo"}, {"bar", "black"}});
+  const char* bars[] = {"black", "blue", "red", "green"};
+  for (size_t i = 0; i < models.size(); ++i)
+    j["rows"].push_back({{"label", a.models[i]}, {"bar", bars[(i + 1) % 4]}, {"diverged_at", diverged[i + 1]}});
+  if (!mp4.empty()) j["video"] = mp4;
+  print_summary(a.common, "flashnerd rollout", j);
+}
+
+}  // namespace
+
 void register_rollout(CLI::App& app) {
-  auto* sub = app.add_subcommand("rollout", "(rollout: not built yet)");
-  sub->callback([] { throw Error("'flashnerd rollout' is not built yet in this version"); });
+  auto args = std::make_shared<RolloutArgs>();
+  auto* sub = app.add_subcommand("rollout", "Render model rollouts next to MuJoCo (PNG strip + MP4)");
+  add_common_options(*sub, args->common);
+  sub->add_option("--data", args->data, "Dataset with the recorded trajectory (HDF5)")->required();
+  sub->add_option("--model", args->models, "Model directory (repeat for several; none: the recording only)");
+  sub->add_option("--out", args->out, "Output directory")->capture_default_str();
+  sub->add_option("--trajectory", args->trajectory, "Trajectory index (default: the first long enough)");
+  sub->add_option("--steps", args->steps, "Steps to roll out")->capture_default_str();
+  sub->add_option("--frames", args->frames, "Columns of the PNG strip")->capture_default_str();
+  sub->add_option("--width", args->width, "Panel width in pixels")->capture_default_str();
+  sub->add_option("--height", args->height, "Panel height in pixels")->capture_default_str();
+  sub->add_flag("!--no-video", args->video, "Skip the MP4");
+  sub->callback([args] { run_rollout(*args); });
 }
 
 }  // namespace flashnerd::cli

@@ -4,6 +4,7 @@
 #include <EGL/eglext.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -71,9 +72,18 @@ Renderer::Renderer(const Robot& robot, int width, int height) : impl_(new Impl) 
   mjv_makeScene(m, &r.scene, 2000);
   mjr_makeContext(m, &r.con, mjFONTSCALE_100);
   mjr_setBuffer(mjFB_OFFSCREEN, &r.con);
-  r.cam.type = mjCAMERA_TRACKING;
-  r.cam.trackbodyid = robot.root_body();
-  r.cam.distance = 1.8 * m->stat.extent;
+  r.cam.type = mjCAMERA_FREE;  // lookat set to the robot's root at every frame
+  // frame the robot, not the whole scene (floors make the model's extent huge)
+  mj_forward(m, r.data);
+  double reach = 0.1;
+  const double* c = r.data->xpos + 3 * robot.root_body();
+  for (int g = 0; g < m->ngeom; ++g) {
+    if (!robot.is_robot_body(m->geom_bodyid[g])) continue;
+    const double* p = r.data->geom_xpos + 3 * g;
+    double dx = p[0] - c[0], dy = p[1] - c[1], dz = p[2] - c[2];
+    reach = std::max(reach, std::sqrt(dx * dx + dy * dy + dz * dz) + m->geom_rbound[g]);
+  }
+  r.cam.distance = 2.2 * reach + 0.2;
   r.cam.azimuth = 90;
   r.cam.elevation = -15;
 }
@@ -92,6 +102,7 @@ Image Renderer::render(const double* qpos) {
   const mjModel* m = r.robot->model();
   std::memcpy(r.data->qpos, qpos, sizeof(double) * size_t(r.robot->layout().nq));
   mj_forward(m, r.data);
+  for (int i = 0; i < 3; ++i) r.cam.lookat[i] = r.data->xpos[3 * r.robot->root_body() + i];
   mjrRect viewport = {0, 0, r.width, r.height};
   mjv_updateScene(m, r.data, &r.opt, nullptr, &r.cam, mjCAT_ALL, &r.scene);
   mjr_render(viewport, &r.scene, &r.con);
