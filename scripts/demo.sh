@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The main job on the embedded default (CartPole), end to end, no downloads:
+#   generate MuJoCo data -> train FlashNeRD and the NeRD baseline on the same data ->
+#   evaluate recursive-rollout NRMSE against MuJoCo -> render a rollout next to MuJoCo ->
+#   benchmark both engines -> summary table. Everything lands under out/demo/.
+# Sized for ~15 minutes on a 2-core machine. Environment overrides: UPDATES, TRAIN_TRAJ, PRESET.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+./scripts/build.sh build > /dev/null
+FN=./build/src/cli/flashnerd
+OUT=out/demo
+UPDATES="${UPDATES:-3000}"
+TRAIN_TRAJ="${TRAIN_TRAJ:-4000}"
+PRESET="${PRESET:-small}"
+mkdir -p "$OUT"
+
+echo "== 1/5 data: $TRAIN_TRAJ training trajectories of 100 steps, 512 held-out of 220 steps"
+$FN gen --robot cartpole --trajectories "$TRAIN_TRAJ" --steps 100 --seed 1 --out "$OUT/train.h5"
+$FN gen --robot cartpole --trajectories 512 --steps 220 --seed 2 --out "$OUT/test.h5"
+
+echo "== 2/5 training FlashNeRD and NeRD ($PRESET preset, $UPDATES updates each, same data and seed)"
+for arch in flashnerd nerd; do
+  $FN train --data "$OUT/train.h5" --arch $arch --preset "$PRESET" --updates "$UPDATES" --seed 1 \
+    --out "$OUT/$arch" --json > "$OUT/train_$arch.json"
+done
+
+echo "== 3/5 rollout error against MuJoCo (H = 1, 15, 100, 200)"
+$FN eval --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" \
+  --horizons 1,15,100,200 --plots "$OUT/plots" --json > "$OUT/eval.json"
+
+echo "== 4/5 rendering a 200-step rollout next to MuJoCo"
+$FN rollout --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" --steps 200 \
+  --out "$OUT/rollout" --json > "$OUT/rollout.json"
+
+echo "== 5/5 throughput of both engines"
+$FN bench --arch both --model "$OUT/flashnerd" --model-baseline "$OUT/nerd" --batch 1,16,256,4096 \
+  --json > "$OUT/bench.json"
+
+python3 scripts/summarize_demo.py "$OUT"
