@@ -83,6 +83,7 @@ void write_array(hid_t file, const std::string& name, const std::vector<T>& data
   chunk[0] = 1;
   H5Pset_chunk(plist.id, int(chunk.size()), chunk.data());
   H5Pset_deflate(plist.id, 1);
+  H5Pset_obj_track_times(plist.id, 0);  // same data, same bytes
   H5Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
   H5Pset_create_intermediate_group(lcpl.id, 1);
   H5Handle ds(H5Dcreate2(file, name.c_str(), h5_type<T>(), space.id, lcpl.id, plist.id, H5P_DEFAULT),
@@ -194,6 +195,9 @@ void save_dataset(const std::string& path, const Dataset& d) {
       write_array(f, "probes", d.probes, {n, nf, hsize_t(d.probe_count), hsize_t(kProbeFeatureDim)}, path);
     if (d.contact_capacity > 0) {
       const hsize_t k = hsize_t(d.contact_capacity);
+      H5Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+      H5Pset_obj_track_times(gcpl.id, 0);
+      H5Handle group(H5Gcreate2(f, "contact", H5P_DEFAULT, gcpl.id, H5P_DEFAULT), H5Gclose);
       write_array(f, "contact/rows", d.contact_rows, {n, nf, k, hsize_t(kContactRowDim)}, path);
       write_array(f, "contact/link", d.contact_link, {n, nf, k}, path);
       write_array(f, "contact/count", d.contact_count, {n, nf}, path);
