@@ -34,7 +34,7 @@ $FN rollout --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" -
   --out "$OUT/rollout" --json > "$OUT/rollout.json"
 
 echo "== 5/5 throughput of both engines"
-$FN bench --arch both --model "$OUT/flashnerd" --model-baseline "$OUT/nerd" --batch 1,16,256,4096 \
+$FN bench --arch both --model "$OUT/flashnerd" --batch 1,16,256,4096 \
   --json > "$OUT/bench.json"
 
 python3 scripts/summarize_demo.py "$OUT"

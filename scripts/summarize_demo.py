@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Prints the demo's summary table from the JSON files the CLI wrote (standard library only)."""
+import json
+import os
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def main(out):
+    ev = load(os.path.join(out, "eval.json"))
+    bench = load(os.path.join(out, "bench.json"))
+    rollout = load(os.path.join(out, "rollout.json"))
+    horizons = ev["horizons"]
+    models = {m["arch"]: m for m in ev["models"]}
+    print("\nFlashNeRD vs Optimized NeRD on CartPole (same data, splits, updates and seed)\n")
+    header = ["quantity", "FlashNeRD", "NeRD", "change"]
+    rows = []
+    for arch in ("flashnerd", "nerd"):
+        t = load(os.path.join(out, f"train_{arch}.json"))
+        models[arch]["train"] = t
+    rows.append(["parameters", models["flashnerd"]["train"]["parameters"], models["nerd"]["train"]["parameters"], ""])
+    rows.append(["training time (s)", "%.0f" % models["flashnerd"]["train"]["seconds"],
+                 "%.0f" % models["nerd"]["train"]["seconds"], ""])
+    for i, h in enumerate(horizons):
+        f, n = models["flashnerd"]["nrmse"][i], models["nerd"]["nrmse"][i]
+        rows.append([f"rollout NRMSE, H={h}", "%.4g" % f, "%.4g" % n, "%+.1f%%" % (100 * (f - n) / n)])
+    rows.append(["diverged rollouts", models["flashnerd"]["diverged"], models["nerd"]["diverged"], ""])
+    by = {}
+    for r in bench["results"]:
+        by.setdefault(r["batch"], {})[r["arch"]] = r
+    for b in sorted(by):
+        if "flashnerd" in by[b] and "nerd" in by[b]:
+            f, n = by[b]["flashnerd"]["mtransitions_per_s"], by[b]["nerd"]["mtransitions_per_s"]
+            rows.append([f"throughput B={b} (M transitions/s)", "%.3g" % f, "%.3g" % n, "%.1fx" % (f / n)])
+    widths = [max(len(str(r[c])) for r in rows + [header]) for c in range(4)]
+    line = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths))
+    print(line(header))
+    print("-" * (sum(widths) + 6))
+    for r in rows:
+        print(line(r))
+    print("\nfiles:")
+    for p in ev.get("plots", []):
+        print("  plot:  " + p)
+    print("  strip: " + rollout["strip"])
+    if "video" in rollout:
+        print("  video: " + rollout["video"])
+    print("  models: %s/flashnerd, %s/nerd (config.json + weights.safetensors)" % (out, out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "out/demo")
