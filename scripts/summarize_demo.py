@@ -16,7 +16,7 @@ def main(out):
     rollout = load(os.path.join(out, "rollout.json"))
     horizons = ev["horizons"]
     models = {m["arch"]: m for m in ev["models"]}
-    print("\nFlashNeRD vs Optimized NeRD on CartPole (same data, splits, updates and seed)\n")
+    print("\nFlashNeRD vs Optimized NeRD on %s (same data, splits, updates and seed)\n" % ev.get("robot", "?"))
     header = ["quantity", "FlashNeRD", "NeRD", "change"]
     rows = []
     for arch in ("flashnerd", "nerd"):

@@ -178,6 +178,7 @@ void run_eval(const EvalArgs& a) {
   if (a.common.json) {
     nlohmann::json out = results.size() == 1 ? results[0] : nlohmann::json{{"horizons", horizons}, {"models", results}};
     out["plots"] = plot_files;
+    out["robot"] = data.robot;
     std::printf("%s\n", out.dump().c_str());
     return;
   }

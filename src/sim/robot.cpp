@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <regex>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -29,10 +28,14 @@ namespace {
 std::string mjcf_bytes(const std::string& path, int depth = 0) {
   std::string text = read_file(path);
   if (depth > 8) return text;
-  static const std::regex include_re("<include\\s+file\\s*=\\s*\"([^\"]+)\"");
   std::string all = text;
-  for (std::sregex_iterator it(text.begin(), text.end(), include_re), end; it != end; ++it) {
-    fs::path inc = fs::path(path).parent_path() / (*it)[1].str();
+  // every <include file="..."/> (plain scan: the MJCF is XML, attributes are quoted)
+  for (size_t at = text.find("<include"); at != std::string::npos; at = text.find("<include", at + 1)) {
+    size_t attr = text.find("file", at);
+    size_t open = text.find('"', attr);
+    size_t close = open == std::string::npos ? open : text.find('"', open + 1);
+    if (attr == std::string::npos || close == std::string::npos) break;
+    fs::path inc = fs::path(path).parent_path() / text.substr(open + 1, close - open - 1);
     if (fs::exists(inc)) all += mjcf_bytes(inc.string(), depth + 1);
   }
   return all;
