@@ -1,12 +1,254 @@
-// flashnerd bench (placeholder until its issue lands).
+// flashnerd bench: model-only speed of FlashNeRD and Optimized NeRD side by side in one run
+// (DESIGN §6). Per batch size: median per-step latency over nine steady-state groups (inputs
+// pre-normalized and already in memory, histories full), throughput Q(B) = B / (10³ L) million
+// transitions/s, achieved GFLOP/s from flops_per_transition, and the machine's own GEMM rate
+// measured in the same run; memory per environment. Random weights of a preset's shape unless
+// --model gives a trained model.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <thread>
+#include <unistd.h>
+
 #include "cli/cli_common.h"
 #include "core/error.h"
+#include "core/model_artifact.h"
+#include "core/rng.h"
+#include "core/thread_pool.h"
+#include "engine/engine.h"
 
 namespace flashnerd::cli {
 
+namespace {
+
+struct BenchOptions {
+  CommonOptions common;
+  std::string arch = "both";
+  std::string preset = "paper-cartpole";
+  std::string model_dir;
+  int input_dim = 6;
+  int output_dim = 4;
+  std::string batches = "1,16,256,4096,65536";
+  int threads = 0;
+  int groups = 9;
+  double group_seconds = 0.2;
+  double warmup_seconds = 10;
+  std::string gemm = "auto";
+  int tile_rows = 0;
+  double max_memory_gb = 0;
+  uint64_t seed = 1;
+};
+
+std::string fmt(double v, int precision) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", precision, v);
+  return buf;
+}
+
+std::string bytes_text(double b) {
+  if (b >= 1 << 20) return fmt(b / double(1 << 20), 1) + " MiB";
+  if (b >= 1 << 10) return fmt(b / double(1 << 10), 1) + " KiB";
+  return fmt(b, 0) + " B";
+}
+
+double physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? double(pages) * double(page) : 8e9;
+}
+
+struct Result {
+  std::string arch;
+  int64_t batch = 0;
+  double latency_ms = 0, mtps = 0, gflops = 0;
+};
+
+void run_bench(const BenchOptions& o) {
+  FN_CHECK(o.arch == "flashnerd" || o.arch == "nerd" || o.arch == "both",
+           "--arch: '", o.arch, "' is not one of flashnerd, nerd, both");
+  FN_CHECK(o.groups >= 1, "--groups must be at least 1");
+  const auto batches = parse_int_list(o.batches, "--batch");
+  for (int64_t b : batches) FN_CHECK(b >= 1 && b <= (1 << 24), "--batch: ", b, " is out of range [1, 2^24]");
+  const engine::GemmBackend gemm = engine::parse_gemm_backend(o.gemm);
+  ThreadPool pool(o.threads);
+  const double memory_limit = o.max_memory_gb > 0 ? o.max_memory_gb * 1e9 : 0.6 * physical_memory_bytes();
+
+  // models: from --model (its own arch; the other arch gets the same preset and dims) or random
+  std::vector<Arch> archs;
+  if (o.arch != "nerd") archs.push_back(Arch::FlashNeRD);
+  if (o.arch != "flashnerd") archs.push_back(Arch::NeRD);
+  std::shared_ptr<const engine::Model> loaded;
+  int din = o.input_dim, dout = o.output_dim;
+  std::string preset = o.preset;
+  if (!o.model_dir.empty()) {
+    loaded = engine::Model::load(o.model_dir);
+    din = loaded->input_dim();
+    dout = loaded->output_dim();
+    if (!loaded->config().preset.empty()) preset = loaded->config().preset;
+  }
+  std::map<Arch, std::shared_ptr<const engine::Model>> models;
+  for (Arch a : archs) {
+    if (loaded && loaded->arch() == a)
+      models[a] = loaded;
+    else
+      models[a] = engine::Model::random(engine::synthetic_config(a, preset, din, dout), o.seed);
+  }
+
+  std::fprintf(stderr, "measuring the GEMM rate (%d threads)...\n", pool.size());
+  const double gemm_before = engine::measure_gemm_gflops(&pool, gemm, 1.0);
+
+  nlohmann::json summary;
+  summary["models"] = nlohmann::json::object();
+  std::vector<Result> results;
+  std::vector<std::string> skipped, notes;
+  using clock = std::chrono::steady_clock;
+  for (Arch a : archs) {
+    const engine::Model& model = *models[a];
+    const double flops = flops_per_transition(model.config());
+    nlohmann::json m = {{"parameters", parameter_count(model.config())}, {"flops_per_transition", flops}};
+    for (int64_t B : batches) {
+      // memory check before reserving: cache per env + inputs/outputs + per-thread scratch
+      {
+        engine::ContextOptions probe;
+        probe.max_batch = 1;
+        probe.pool = &pool;
+        probe.gemm = gemm;
+        probe.tile_rows = o.tile_rows;
+        engine::Context small(model, probe);
+        m["cache_bytes_per_env"] = small.cache_bytes_per_env();
+        m["activation_bytes_per_env"] = small.activation_bytes_per_env();
+        const double need = double(B) * (double(small.cache_bytes_per_env()) + 4.0 * (din + dout) + 9) +
+                            double(small.total_bytes()) * 4;
+        if (need > memory_limit) {
+          skipped.push_back(str_cat(arch_name(a), " B=", B, ": needs ~", bytes_text(need),
+                                    ", over the memory limit ", bytes_text(memory_limit)));
+          std::fprintf(stderr, "skipping %s\n", skipped.back().c_str());
+          continue;
+        }
+      }
+      engine::ContextOptions opt;
+      opt.max_batch = int(B);
+      opt.pool = &pool;
+      opt.gemm = gemm;
+      opt.tile_rows = o.tile_rows;
+      engine::Context ctx(model, opt);
+      std::vector<float> x(size_t(B) * din), y(size_t(B) * dout);
+      Rng rng(o.seed + 7);
+      for (auto& v : x) v = float(rng.normal());
+      // steady state: full histories (history() frames; when steps take seconds, at most
+      // --warmup-seconds of them, noted), then calibrate the steps per group
+      const int history = model.config().history();
+      double one = 0, warm = 0;
+      int warm_steps = 0;
+      while (warm_steps < history + 1 && (warm_steps < 2 || warm < o.warmup_seconds)) {
+        const auto t0 = clock::now();
+        engine::step_normalized(model, ctx, int(B), x.data(), y.data());
+        one = std::chrono::duration<double>(clock::now() - t0).count();
+        warm += one;
+        ++warm_steps;
+      }
+      if (warm_steps < history + 1)
+        notes.push_back(str_cat(arch_name(a), " B=", B, ": timed after ", warm_steps,
+                                " warm-up steps (history ", history, " frames not yet full; the work per step does not depend on it)"));
+      auto t0 = clock::now();
+      const int per_group = std::max(1, int(o.group_seconds / std::max(one, 1e-7)));
+      std::vector<double> lat;
+      for (int g = 0; g < o.groups; ++g) {
+        t0 = clock::now();
+        for (int k = 0; k < per_group; ++k) engine::step_normalized(model, ctx, int(B), x.data(), y.data());
+        lat.push_back(std::chrono::duration<double>(clock::now() - t0).count() / per_group);
+      }
+      std::sort(lat.begin(), lat.end());
+      const double L = lat[lat.size() / 2];
+      Result r{arch_name(a), B, L * 1e3, double(B) / (1e6 * L), flops * double(B) / L / 1e9};
+      results.push_back(r);
+      std::fprintf(stderr, "%-9s B=%-6lld %10.4f ms  %9.4f Mtrans/s  %7.1f GFLOP/s\n", r.arch.c_str(),
+                   (long long)B, r.latency_ms, r.mtps, r.gflops);
+    }
+    summary["models"][arch_name(a)] = m;
+  }
+
+  // the ceiling: the better of the measurements before and after (the machine is shared)
+  std::fprintf(stderr, "measuring the GEMM rate again...\n");
+  const double gemm_after = engine::measure_gemm_gflops(&pool, gemm, 1.0);
+  const double gemm_gflops = std::max(gemm_before, gemm_after);
+  summary["gemm_gflops"] = gemm_gflops;
+  summary["gemm_gflops_before_after"] = {gemm_before, gemm_after};
+  summary["results"] = nlohmann::json::array();
+  for (const auto& r : results)
+    summary["results"].push_back({{"arch", r.arch}, {"batch", r.batch}, {"latency_ms", r.latency_ms},
+                                  {"mtransitions_per_s", r.mtps}, {"gflops", r.gflops}});
+  summary["threads"] = pool.size();
+  summary["preset"] = preset;
+  summary["input_dim"] = din;
+  summary["output_dim"] = dout;
+  summary["gemm_backend"] = engine::gemm_backend_name(gemm);
+  if (!skipped.empty()) summary["skipped"] = skipped;
+  if (!notes.empty()) summary["notes"] = notes;
+  summary["groups"] = o.groups;
+
+  if (o.common.json) {
+    std::cout << summary.dump() << std::endl;
+    return;
+  }
+  // human table: both archs per batch, ratio of throughputs
+  auto find = [&](const std::string& arch, int64_t b) -> const Result* {
+    for (const auto& r : results)
+      if (r.arch == arch && r.batch == b) return &r;
+    return nullptr;
+  };
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : results) {
+    std::string ratio = "";
+    if (r.arch == "flashnerd")
+      if (const Result* n = find("nerd", r.batch)) ratio = fmt(r.mtps / n->mtps, 2) + "x";
+    rows.push_back({r.arch, std::to_string(r.batch), fmt(r.latency_ms, 4), fmt(r.mtps, 4),
+                    fmt(r.gflops, 1), fmt(100.0 * r.gflops / gemm_gflops, 1) + "%", ratio});
+  }
+  std::cout << "\nflashnerd bench: preset " << preset << ", input " << din << ", output " << dout
+            << ", " << pool.size() << " threads, GEMM " << engine::gemm_backend_name(gemm)
+            << "; machine sgemm " << fmt(gemm_gflops, 1) << " GFLOP/s\n";
+  for (Arch a : archs) {
+    const auto& m = summary["models"][arch_name(a)];
+    std::cout << "  " << arch_name(a) << ": " << m["parameters"].get<int64_t>() << " parameters, "
+              << fmt(m["flops_per_transition"].get<double>() / 1e6, 2) << " MFLOP/transition";
+    if (m.contains("cache_bytes_per_env"))
+      std::cout << ", cache " << bytes_text(m["cache_bytes_per_env"].get<double>())
+                << "/env, activations " << bytes_text(m["activation_bytes_per_env"].get<double>()) << "/env";
+    std::cout << "\n";
+  }
+  std::cout << "\n"
+            << format_table({"arch", "batch", "latency ms", "Mtrans/s", "GFLOP/s", "of GEMM", "FlashNeRD/NeRD"}, rows);
+  for (const auto& s : skipped) std::cout << "skipped: " << s << "\n";
+  for (const auto& s : notes) std::cout << "note: " << s << "\n";
+  std::cout << "latency: median of " << o.groups << " groups of >= " << o.group_seconds << " s (at least one step)\n";
+  std::cout << std::flush;
+}
+
+}  // namespace
+
 void register_bench(CLI::App& app) {
-  auto* sub = app.add_subcommand("bench", "(bench: not built yet)");
-  sub->callback([] { throw Error("'flashnerd bench' is not built yet in this version"); });
+  auto o = std::make_shared<BenchOptions>();
+  auto* sub = app.add_subcommand(
+      "bench", "Model-only speed of FlashNeRD vs Optimized NeRD: latency, throughput, GFLOP/s vs the machine's GEMM rate");
+  add_common_options(*sub, o->common);
+  sub->add_option("--arch", o->arch, "flashnerd, nerd or both")->capture_default_str();
+  sub->add_option("--preset", o->preset, "Model size preset (random weights)")->capture_default_str();
+  sub->add_option("--model", o->model_dir, "A trained model directory: its dims and preset (its own weights for its arch)");
+  sub->add_option("--input-dim", o->input_dim, "Per-frame input features (without --model)")->capture_default_str();
+  sub->add_option("--output-dim", o->output_dim, "Increment features (without --model)")->capture_default_str();
+  sub->add_option("--batch", o->batches, "Comma-separated batch sizes")->capture_default_str();
+  sub->add_option("--threads", o->threads, "Worker threads (0: all cores)")->capture_default_str();
+  sub->add_option("--groups", o->groups, "Timed groups per batch; the latency is their median")->capture_default_str();
+  sub->add_option("--group-seconds", o->group_seconds, "Minimum duration of one group (at least one step)")->capture_default_str();
+  sub->add_option("--warmup-seconds", o->warmup_seconds, "Stop warming up after this long (at least 2 steps)")->capture_default_str();
+  sub->add_option("--gemm", o->gemm, "GEMM backend: auto, openblas, eigen, naive")->capture_default_str();
+  sub->add_option("--tile-rows", o->tile_rows, "GEMM rows per tile (0: engine default)")->capture_default_str();
+  sub->add_option("--max-memory-gb", o->max_memory_gb, "Skip batches needing more (0: 60% of RAM)")->capture_default_str();
+  sub->add_option("--seed", o->seed, "Seed of the random weights and inputs")->capture_default_str();
+  sub->callback([o] { run_bench(*o); });
 }
 
 }  // namespace flashnerd::cli

@@ -280,7 +280,7 @@ NerdConfig nerd_preset(int d, int layers, int heads, int window) {
 // Pairs are parameter-matched to within a few percent (tests/core/model_config_test.cpp).
 const std::vector<PresetPair>& presets() {
   static const std::vector<PresetPair> p = {
-      {"tiny", flash_preset(64, 2, 1, {3, 3}, 128), nerd_preset(48, 2, 4, 5)},
+      {"tiny", flash_preset(64, 2, 1, {3, 3}, 128), nerd_preset(60, 2, 4, 5)},
       {"small", flash_preset(128, 4, 2, {4, 3, 3, 3}, 320), nerd_preset(120, 4, 12, 10)},
       {"paper-cartpole", flash_preset(256, 4, 4, {4, 3, 3, 3}, 672), nerd_preset(240, 4, 12, 10)},
       {"paper-franka", flash_preset(512, 4, 8, {4, 3, 3, 3}, 1376), nerd_preset(480, 4, 12, 10)},

@@ -1,0 +1,238 @@
+// Context: everything a rollout mutates, reserved for the largest batch at construction, and
+// the public step/prime/reset entry points (argument checks, then the CPU backend's tiles).
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "engine/cpu/backend.h"
+#include "engine/cpu/kernels.h"
+#include "engine/engine.h"
+
+namespace flashnerd::engine {
+
+namespace {
+
+// Default GEMM rows per tile (measured, docs/BENCHMARKS.md): large enough for OpenBLAS to
+// reach its rate, small enough that a tile's activations stay in L2/L3.
+int default_tile_rows(const ModelConfig& c) { return c.arch == Arch::FlashNeRD ? 64 : 320; }
+
+// Below this many GEMM rows per thread, a batch is split by GEMM columns instead of by
+// environments (weights streamed once per step rather than once per thread).
+constexpr int kSplitRows = 64;
+
+// Sizes the scratch buffers of one worker for `envs` environments per tile.
+std::unique_ptr<Context::Scratch> make_scratch(const ModelConfig& c, int envs) {
+  auto s = std::make_unique<Context::Scratch>();
+  s->envs = envs;
+  size_t total = 0;
+  std::vector<std::pair<float**, size_t>> views;
+  auto add = [&](float** p, size_t n) {
+    views.push_back({p, n});
+    total += (n + 15) / 16 * 16;
+  };
+  s->ldx = padded(c.input_dim);
+  s->ldo = padded(c.output_dim);
+  if (c.arch == Arch::FlashNeRD) {
+    const FlashConfig& f = c.flash;
+    s->rows = envs;
+    s->ldh = padded(f.d_model);
+    s->ldy = padded(f.qkv_dim() + 2 * f.ffn_hidden);
+    s->ldu = padded(f.n_heads * f.head_dim + f.ffn_hidden);
+    s->ldr = padded(f.readout_hidden);
+    add(&s->x, size_t(envs) * s->ldx);
+    add(&s->h, size_t(envs) * s->ldh);
+    add(&s->z, size_t(envs) * s->ldh);
+    add(&s->y, size_t(envs) * s->ldy);
+    add(&s->u, size_t(envs) * s->ldu);
+    add(&s->r, size_t(envs) * s->ldr);
+    add(&s->o, size_t(envs) * s->ldo);
+  } else {
+    const NerdConfig& n = c.nerd;
+    s->rows = envs * n.window;
+    s->ldh = padded(n.d_model);
+    s->ldy = padded(std::max(3 * n.d_model, n.mlp_hidden));
+    s->ldu = padded(n.d_model);
+    s->ldr = padded(n.head_hidden);
+    add(&s->x, size_t(s->rows) * s->ldx);
+    add(&s->h, size_t(s->rows) * s->ldh);
+    add(&s->z, size_t(s->rows) * s->ldh);
+    add(&s->y, size_t(s->rows) * s->ldy);
+    add(&s->u, size_t(s->rows) * s->ldu);
+    add(&s->zl, size_t(envs) * s->ldh);
+    add(&s->r, size_t(envs) * s->ldr);
+    add(&s->o, size_t(envs) * s->ldo);
+    add(&s->p, size_t(n.window));
+  }
+  s->block = AlignedBuffer(total);
+  size_t off = 0;
+  for (auto& v : views) {
+    *v.first = s->block.data() + off;
+    off += (v.second + 15) / 16 * 16;
+  }
+  return s;
+}
+
+size_t cache_floats_per_env(const ModelConfig& c) {
+  if (c.arch == Arch::FlashNeRD) {
+    size_t n = 0;
+    for (int s : c.flash.spans) n += size_t(s - 1) * 2 * size_t(c.flash.head_dim);
+    return n;
+  }
+  return size_t(c.nerd.window) * size_t(c.input_dim);
+}
+
+}  // namespace
+
+Context::Context(const Model& model, const ContextOptions& options)
+    : model_(&model), gemm_(options.gemm), pool_(options.pool) {
+  const ModelConfig& c = model.config();
+  FN_CHECK(options.max_batch >= 1, "engine context: max_batch must be at least 1, got ",
+           options.max_batch);
+  FN_CHECK(options.tile_rows >= 0, "engine context: tile_rows must be >= 0 (0 = automatic), got ",
+           options.tile_rows);
+  if (c.arch == Arch::FlashNeRD)
+    for (int span : c.flash.spans)
+      FN_CHECK(span <= 16, "engine context: block span ", span, " exceeds the engine's limit of 16");
+  max_batch_ = options.max_batch;
+  tile_rows_ = options.tile_rows > 0 ? options.tile_rows : default_tile_rows(c);
+  const int rows_per_env = c.arch == Arch::FlashNeRD ? 1 : c.nerd.window;
+  tile_envs_ = std::max(1, std::min(tile_rows_ / rows_per_env, max_batch_));
+  tile_rows_ = tile_envs_ * rows_per_env;
+  cpu::use_single_threaded_blas();
+
+  cache_ = AlignedBuffer(size_t(max_batch_) * cache_floats_per_env(c));
+  frames_.assign(size_t(max_batch_), 0);
+  diverged_.assign(size_t(max_batch_), 0);
+  const int threads = pool_ ? pool_->size() : 1;
+  for (int i = 0; i < threads; ++i) scratch_.push_back(make_scratch(c, tile_envs_));
+
+  gemm_fn_ = [this](int64_t begin, int64_t end, int) {
+    const GemmArgs& g = gemm_args_;
+    const int64_t parts = pool_->size();
+    // columns [n0, n1) of this worker, multiples of 8
+    const int n0 = int(g.N * begin / parts) / 8 * 8;
+    const int n1 = end == parts ? g.N : int(g.N * end / parts) / 8 * 8;
+    if (n1 > n0)
+      cpu::gemm_nt(gemm_, g.M, n1 - n0, g.K, g.A, g.lda, g.W + size_t(n0) * g.ldw, g.ldw, g.beta,
+                   g.C + n0, g.ldc);
+  };
+  tile_fn_ = [this](int64_t begin, int64_t end, int worker) {
+    const int batch = job_.batch;
+    const int per = int((batch + job_tiles_ - 1) / job_tiles_);
+    Scratch& s = *scratch_[size_t(worker)];
+    for (int64_t t = begin; t < end; ++t) {
+      const int e0 = int(t) * per, e1 = std::min(batch, e0 + per);
+      if (e0 >= e1) continue;
+      if (model_->arch() == Arch::FlashNeRD)
+        cpu::flash_tile(*model_, *this, s, e0, e1);
+      else
+        cpu::nerd_tile(*model_, *this, s, e0, e1);
+    }
+  };
+}
+
+Context::~Context() = default;
+
+void Context::gemm(int M, int N, int K, const float* A, int lda, const float* W, int ldw,
+                   float beta, float* C, int ldc) {
+  if (!split_columns_ || N < 64) {
+    cpu::gemm_nt(gemm_, M, N, K, A, lda, W, ldw, beta, C, ldc);
+    return;
+  }
+  gemm_args_ = {M, N, K, lda, ldw, ldc, A, W, beta, C};
+  pool_->parallel_for(pool_->size(), gemm_fn_);
+}
+
+int Context::diverged_count(int batch) const {
+  int n = 0;
+  for (int i = 0; i < std::min(batch, max_batch_); ++i) n += diverged_[size_t(i)];
+  return n;
+}
+
+size_t Context::cache_bytes_per_env() const {
+  return cache_floats_per_env(model_->config()) * sizeof(float);
+}
+
+size_t Context::activation_bytes_per_env() const {
+  return scratch_[0]->block.size() * sizeof(float) / size_t(tile_envs_);
+}
+
+size_t Context::total_bytes() const {
+  size_t n = cache_.size() * sizeof(float) + frames_.size() * sizeof(int64_t) + diverged_.size();
+  for (const auto& s : scratch_) n += s->block.size() * sizeof(float);
+  return n;
+}
+
+void Context::run(const Job& job) {
+  job_ = job;
+  // Tiles: a multiple of the thread count (balanced contiguous chunks), each at most
+  // tile_envs_ environments.
+  const int64_t threads = pool_ ? pool_->size() : 1;
+  // Small batch (fits one tile, fewer than kSplitRows GEMM rows per thread if split by
+  // environments): one tile on the caller, GEMM columns over the threads, so the weights
+  // are read once per step instead of once per thread.
+  split_columns_ = threads > 1 && job.batch <= tile_envs_ &&
+                   job.batch * (tile_rows_ / tile_envs_) < kSplitRows * threads;
+  if (split_columns_) {
+    job_tiles_ = 1;
+    tile_fn_(0, 1, 0);
+    split_columns_ = false;
+    return;
+  }
+  const int64_t per_thread = std::max<int64_t>(1, (job.batch + threads * tile_envs_ - 1) / (threads * tile_envs_));
+  job_tiles_ = std::min<int64_t>(job.batch, threads * per_thread);
+  if (pool_ && job_tiles_ > 1)
+    pool_->parallel_for(job_tiles_, tile_fn_);
+  else
+    tile_fn_(0, job_tiles_, 0);
+}
+
+namespace {
+
+void check_call(const Model& model, const Context& ctx, int batch, const void* inputs,
+                const char* what) {
+  FN_CHECK(&model == &ctx.model(), "engine ", what, ": this context was created for another model ",
+           "(", arch_name(ctx.model().arch()), ", input_dim ", ctx.model().input_dim(),
+           "); create one Context per model");
+  FN_CHECK(batch >= 1 && batch <= ctx.max_batch(), "engine ", what, ": batch ", batch,
+           " is outside [1, ", ctx.max_batch(), "], the context's max_batch; create the Context with ",
+           "max_batch >= ", batch);
+  FN_CHECK(inputs != nullptr, "engine ", what, ": inputs is null");
+}
+
+}  // namespace
+
+void step(const Model& model, Context& ctx, int batch, const float* inputs, float* outputs) {
+  check_call(model, ctx, batch, inputs, "step");
+  FN_CHECK(outputs != nullptr, "engine step: outputs is null");
+  ctx.run({batch, inputs, false, outputs});
+}
+
+void step_normalized(const Model& model, Context& ctx, int batch, const float* inputs, float* outputs) {
+  check_call(model, ctx, batch, inputs, "step_normalized");
+  FN_CHECK(outputs != nullptr, "engine step_normalized: outputs is null");
+  ctx.run({batch, inputs, true, outputs});
+}
+
+void prime(const Model& model, Context& ctx, int batch, int frames, const float* inputs,
+           float* outputs) {
+  check_call(model, ctx, batch, inputs, "prime");
+  FN_CHECK(frames >= 0, "engine prime: frames must be >= 0, got ", frames);
+  const size_t stride = size_t(batch) * size_t(model.input_dim());
+  for (int f = 0; f < frames; ++f)
+    ctx.run({batch, inputs + size_t(f) * stride, false, f == frames - 1 ? outputs : nullptr});
+}
+
+void reset_env(Context& ctx, int env) {
+  FN_CHECK(env >= 0 && env < ctx.max_batch(), "engine reset_env: environment ", env,
+           " is outside [0, ", ctx.max_batch(), ")");
+  ctx.frames_data()[env] = 0;
+  ctx.diverged_data()[env] = 0;
+}
+
+void reset_all(Context& ctx) {
+  for (int e = 0; e < ctx.max_batch(); ++e) reset_env(ctx, e);
+}
+
+}  // namespace flashnerd::engine

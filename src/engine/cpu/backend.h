@@ -1,0 +1,37 @@
+// The CPU backend's per-thread scratch and tile functions. A tile is a contiguous range of
+// environments [env0, env1) processed start to finish by one worker with its own scratch,
+// so activation memory scales with the tile, never with the batch.
+#pragma once
+
+#include "engine/engine.h"
+
+namespace flashnerd::engine {
+
+// Leading dimensions are rounded up to 16 floats (64 bytes).
+inline int padded(int n) { return (n + 15) / 16 * 16; }
+
+struct Context::Scratch {
+  AlignedBuffer block;  // all buffers below, one allocation
+  int rows = 0;         // GEMM rows this scratch holds (FlashNeRD: envs; NeRD: envs · window)
+  int envs = 0;         // environments per tile
+  // FlashNeRD, rows = envs
+  float* x = nullptr;   // (rows, ldx) x̂ of the new frame            NeRD: (rows, ldx) window tokens x̂
+  float* h = nullptr;   // (rows, ldh) residual stream                 NeRD: same, per token
+  float* z = nullptr;   // (rows, ldh) normalized h
+  float* y = nullptr;   // (rows, ldy) FlashNeRD [q.., k, v, gate, up]; NeRD qkv, then MLP hidden
+  float* u = nullptr;   // (rows, ldu) FlashNeRD [o_0.., g] input of the fused [out|down] GEMM;
+                        //             NeRD attention output (rows, d)
+  float* zl = nullptr;  // (envs, ldh) NeRD: LN_f of the last position
+  float* r = nullptr;   // (envs, ldr) readout / head hidden
+  float* o = nullptr;   // (envs, ldo) standardized increments
+  float* p = nullptr;   // (window) NeRD attention probabilities
+  int ldx = 0, ldh = 0, ldy = 0, ldu = 0, ldr = 0, ldo = 0;
+};
+
+namespace cpu {
+// Process environments [env0, env1) of the context's current job.
+void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, int env1);
+void nerd_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, int env1);
+}  // namespace cpu
+
+}  // namespace flashnerd::engine

@@ -1,0 +1,136 @@
+// FlashNeRD streaming step on the CPU, one tile of environments (engine.h has the formulas):
+// normalize the new frame, embed it, per block one norm, one fused GEMM [q..; k; v; gate; up],
+// attention of each query head over the current k/v and the block's circular cache read in lag
+// order (slot = frame mod (S−1), never shifted; the oldest slot is overwritten after it was
+// read), the gated unit, one fused GEMM [out | down] added to the residual; readout, head,
+// de-normalize, divergence flags.
+#include <algorithm>
+#include <cmath>
+
+#include "engine/cpu/backend.h"
+#include "engine/cpu/kernels.h"
+
+namespace flashnerd::engine::cpu {
+
+void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, int env1) {
+  const ModelConfig& c = model.config();
+  const FlashConfig& f = c.flash;
+  const FlashWeights& w = model.flash();
+  const Context::Job& job = ctx.job();
+  const int M = env1 - env0, din = c.input_dim, dout = c.output_dim;
+  const int d = f.d_model, hd = f.head_dim, nq = f.n_heads, ff = f.ffn_hidden;
+  const int n1 = f.qkv_dim() + 2 * ff, nu = nq * hd + ff;
+  const float scale = 1.f / std::sqrt(float(hd));
+  int64_t* frames = ctx.frames_data();
+  uint8_t* diverged = ctx.diverged_data();
+
+  // inputs -> x̂ (M, din); a non-finite feature marks the environment
+  const float* mean = model.input_mean();
+  const float* sd = model.input_std();
+  for (int m = 0; m < M; ++m) {
+    const float* in = job.inputs + size_t(env0 + m) * din;
+    float* x = s.x + size_t(m) * s.ldx;
+    bool finite = true;
+    if (job.normalized) {
+      for (int k = 0; k < din; ++k) x[k] = in[k];
+    } else {
+      for (int k = 0; k < din; ++k) x[k] = (in[k] - mean[k]) / sd[k];
+    }
+    for (int k = 0; k < din; ++k) finite &= std::isfinite(x[k]);
+    if (!finite) diverged[env0 + m] = 1;
+  }
+
+  // embedding h = x̂ Eᵀ + b (M, d)
+  ctx.gemm(M, d, din, s.x, s.ldx, w.embed_w, din, 0.f, s.h, s.ldh);
+  add_bias(M, d, w.embed_b, s.h, s.ldh);
+
+  float* cache = ctx.cache();
+  for (int l = 0; l < f.n_layers; ++l) {
+    const FlashBlockWeights& b = w.blocks[size_t(l)];
+    const int S = b.span, slots = S - 1;
+    // z = Norm(h) (weight folded into w1), y = z W1ᵀ (M, n1)
+    if (f.norm == NormKind::RMSNorm)
+      rms_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
+    else
+      layer_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
+    ctx.gemm(M, n1, d, s.z, s.ldh, b.w1, d, 0.f, s.y, s.ldy);
+    if (b.b1) add_bias(M, n1, b.b1, s.y, s.ldy);
+
+    // attention over lags 0..min(S−1, t) per environment and query head -> u[:, 0:nq·hd]
+    for (int m = 0; m < M; ++m) {
+      const int e = env0 + m;
+      const int64_t t = frames[e];
+      const int past = int(std::min<int64_t>(slots, t));
+      const float* y = s.y + size_t(m) * s.ldy;
+      const float* k0 = y + nq * hd;
+      const float* v0 = k0 + hd;
+      float* kv = cache + size_t(e) * slots * 2 * hd;  // (S−1, 2·hd) of this environment
+      const float* kl[16];                              // k of lag 0..past (v follows at +hd)
+      kl[0] = nullptr;
+      for (int lag = 1; lag <= past; ++lag) kl[lag] = kv + size_t((t - lag) % slots) * 2 * hd;
+      for (int i = 0; i < nq; ++i) {
+        const float* q = y + i * hd;
+        const float* bias = b.lag_bias + i * S;
+        float sc[16];
+        sc[0] = dot(q, k0, hd) * scale + bias[0];
+        float mx = sc[0];
+        for (int lag = 1; lag <= past; ++lag) {
+          sc[lag] = dot(q, kl[lag], hd) * scale + bias[lag];
+          mx = std::max(mx, sc[lag]);
+        }
+        float sum = 0.f;
+        for (int lag = 0; lag <= past; ++lag) sum += (sc[lag] = std::exp(sc[lag] - mx));
+        const float inv = 1.f / sum;
+        float* o = s.u + size_t(m) * s.ldu + i * hd;
+        const float a0 = sc[0] * inv;
+        for (int k = 0; k < hd; ++k) o[k] = a0 * v0[k];
+        for (int lag = 1; lag <= past; ++lag) {
+          const float a = sc[lag] * inv;
+          const float* v = kl[lag] + hd;
+          for (int k = 0; k < hd; ++k) o[k] += a * v[k];
+        }
+      }
+      if (slots > 0) {  // the current k, v replace the oldest slot (already read above)
+        float* dst = kv + size_t(t % slots) * 2 * hd;
+        std::copy(k0, k0 + 2 * hd, dst);
+      }
+    }
+    cache += size_t(ctx.max_batch()) * slots * 2 * hd;
+
+    // gated unit -> u[:, nq·hd:], then h += [o | g] [Wo | Wd]ᵀ
+    const float* gate = s.y + f.qkv_dim();
+    glu(f.activation, M, ff, gate, gate + ff, s.ldy, s.u + nq * hd, s.ldu);
+    ctx.gemm(M, d, nu, s.u, s.ldu, b.w2, nu, 1.f, s.h, s.ldh);
+  }
+
+  // readout r = SiLU(Norm(h) Rᵀ + b), ŷ = r Hᵀ + b
+  const int rh = f.readout_hidden;
+  if (f.norm == NormKind::RMSNorm)
+    rms_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
+  else
+    layer_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
+  ctx.gemm(M, rh, d, s.z, s.ldh, w.readout_w, d, 0.f, s.r, s.ldr);
+  add_bias(M, rh, w.readout_b, s.r, s.ldr);
+  silu_inplace(M, rh, s.r, s.ldr);
+  ctx.gemm(M, dout, rh, s.r, s.ldr, w.head_w, rh, 0.f, s.o, s.ldo);
+  add_bias(M, dout, w.head_b, s.o, s.ldo);
+
+  // de-normalize, flag, advance the histories
+  const float* tm = model.target_mean();
+  const float* ts = model.target_std();
+  for (int m = 0; m < M; ++m) {
+    const int e = env0 + m;
+    const float* o = s.o + size_t(m) * s.ldo;
+    bool finite = true;
+    float* out = job.outputs ? job.outputs + size_t(e) * dout : nullptr;
+    for (int k = 0; k < dout; ++k) {
+      const float v = o[k] * ts[k] + tm[k];
+      finite &= std::isfinite(v);
+      if (out) out[k] = v;
+    }
+    if (!finite) diverged[e] = 1;
+    ++frames[e];
+  }
+}
+
+}  // namespace flashnerd::engine::cpu

@@ -1,0 +1,277 @@
+// The hand-written inference engine (no libtorch, no MuJoCo): steps B environments at once,
+// one new frame per environment per call, for both architectures behind one contract.
+//
+//   auto model = engine::Model::load(dir);                  // immutable, shared by threads
+//   engine::ContextOptions opt; opt.max_batch = 4096; opt.pool = &pool;
+//   engine::Context ctx(*model, opt);                        // everything reserved here
+//   engine::prime(*model, ctx, B, R, history, nullptr);      // R ground-truth frames
+//   for (...) engine::step(*model, ctx, B, inputs, outputs); // never allocates
+//
+// THE MODEL (the formulas the libtorch training code implements; kept here in one place).
+// Tensors use the PyTorch Linear convention: weight (out, in), y = x Wᵀ + b. GELU is the exact
+// erf form 0.5 x (1 + erf(x / √2)) everywhere; SiLU(x) = x · sigmoid(x); ε = kNormEpsilon.
+// Every frame x (input_dim, raw) is normalized x̂ = (x − input_mean) / input_std (the stored
+// stds already include sqrt(var + 1e-5)); outputs are de-normalized y = ŷ · target_std +
+// target_mean (raw one-step increments).
+//
+// FlashNeRD (DESIGN §2), per frame t of an environment's history (t = 0 at its first frame):
+//   h = x̂ embed.weightᵀ + embed.bias                                   (d)
+//   for block l (span S):
+//     z = Norm(h)          RMSNorm: h / sqrt(mean(h²) + ε) · w
+//                          LayerNorm: (h − mean) / sqrt(var + ε) · w + b
+//     qkv = z attn.qkv.weightᵀ, rows [q_0 (64) .. q_{nq−1}, k (64), v (64)]
+//     head i: s_j = q_i·k_j / sqrt(hd) + attn.lag_bias[i][t − j],  j = max(0, t−S+1) .. t
+//             α = softmax_j(s), o_i = Σ_j α_j v_j;   a = [o_0 .. o_{nq−1}] attn.out.weightᵀ
+//     [gate, up] = z ffn.gate_up.weightᵀ (f each); g = act(gate) · up,
+//                  act = SiLU (swiglu) | GELU (geglu) | ReLU (reglu);  f = g ffn.down.weightᵀ
+//     h = h + a + f                              (no biases inside blocks)
+//   r = SiLU(Norm_readout(h) readout.fc.weightᵀ + readout.fc.bias)      (readout_hidden)
+//   ŷ = r head.weightᵀ + head.bias                                      (output_dim)
+//
+// Optimized NeRD (DESIGN §3): the last W = nerd.window frames (fewer, n, at the start of a
+// history), oldest at position 0:
+//   tok_p = x̂_p embed.weightᵀ + pos_embed[p]                     p = 0 .. n−1, no bias
+//   per block: h += CausalSelfAttn(LN1(h)); h += GELU(LN2(h) mlp.fc.weightᵀ) mlp.proj.weightᵀ
+//     LN = LayerNorm with weight only (no bias); qkv = LN1(h) attn.qkv.weightᵀ = [q | k | v]
+//     (d each), head h uses columns h·hd .. (h+1)·hd of each (hd = d / n_heads), scores / √hd,
+//     causal; out = concat(heads) attn.out.weightᵀ
+//   ŷ = GELU(LN_f(h_{n−1}) head.fc1.weightᵀ + head.fc1.bias) head.fc2.weightᵀ + head.fc2.bias
+//   The engine re-encodes the whole window at every step (that is the baseline measured).
+//
+// Errors (STYLE.md): API misuse (batch > max batch, a context from another model, a corrupt
+// artifact) throws flashnerd::Error; a non-finite input or output marks that environment
+// diverged (a flag, cleared by reset_env) and is never thrown.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model_config.h"
+#include "core/safetensors.h"
+
+namespace flashnerd {
+class ThreadPool;
+}
+
+namespace flashnerd::engine {
+
+// GEMM backend of the fp32 path (docs/BENCHMARKS.md has the measurements behind Auto).
+// Auto: own register-blocked kernel for tiles of few rows, OpenBLAS sgemm (one thread per
+// call) above. Eigen is kept for comparison; it may allocate inside large products.
+enum class GemmBackend { Auto, OpenBLAS, Eigen, Naive };
+const char* gemm_backend_name(GemmBackend b);
+GemmBackend parse_gemm_backend(const std::string& s);  // auto|openblas|eigen|naive
+
+// A 64-byte-aligned float block.
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  explicit AlignedBuffer(size_t floats);  // zero-filled
+  float* data() { return data_.get(); }
+  const float* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(float* p) const;
+  };
+  std::unique_ptr<float, Free> data_;
+  size_t size_ = 0;
+};
+
+// Kernel layout of the weights: views into Model's packed block (model.cpp packs them).
+struct FlashBlockWeights {
+  int span = 1;                  // S_l
+  const float* w1 = nullptr;     // (N1, d) rows [q_0..q_{nq-1}, k, v, gate, up]; norm weight folded in
+  const float* b1 = nullptr;     // (N1) LayerNorm bias folded (W1 · b); nullptr for RMSNorm
+  const float* lag_bias = nullptr;  // (nq, S)
+  const float* w2 = nullptr;     // (d, nq·hd + f) = [attn.out.weight | ffn.down.weight]
+};
+struct FlashWeights {
+  const float* embed_w = nullptr;    // (d, input_dim)
+  const float* embed_b = nullptr;    // (d)
+  std::vector<FlashBlockWeights> blocks;
+  const float* readout_w = nullptr;  // (r, d) readout norm weight folded in
+  const float* readout_b = nullptr;  // (r) readout.fc.bias (+ W · norm bias for LayerNorm)
+  const float* head_w = nullptr;     // (output_dim, r)
+  const float* head_b = nullptr;     // (output_dim)
+};
+struct NerdBlockWeights {
+  const float* qkv = nullptr;   // (3d, d) ln1 weight folded in
+  const float* out = nullptr;   // (d, d)
+  const float* fc = nullptr;    // (mlp_hidden, d) ln2 weight folded in
+  const float* proj = nullptr;  // (d, mlp_hidden)
+};
+struct NerdWeights {
+  const float* embed_w = nullptr;  // (d, input_dim)
+  const float* pos = nullptr;      // (window, d)
+  std::vector<NerdBlockWeights> blocks;
+  const float* fc1 = nullptr;      // (head_hidden, d) ln_f weight folded in
+  const float* fc1_b = nullptr;    // (head_hidden)
+  const float* fc2 = nullptr;      // (output_dim, head_hidden)
+  const float* fc2_b = nullptr;    // (output_dim)
+};
+
+// Immutable after construction; share one across threads and contexts.
+class Model {
+ public:
+  // Loads a model directory (config.json + weights.safetensors) through core's
+  // ModelArtifact: every tensor's presence and shape is checked against the config; a
+  // truncated or corrupted file throws flashnerd::Error naming the file and the problem.
+  static std::shared_ptr<const Model> load(const std::string& dir);
+  // Random weights of config's shape (PyTorch-like init, norm weights near 1, lag biases and
+  // positions nonzero), for benchmarks and tests. Empty normalization becomes mean 0 / std 1.
+  static std::shared_ptr<const Model> random(const ModelConfig& config, uint64_t seed);
+  // From tensors named and shaped as model_tensors(config) (checked).
+  static std::shared_ptr<const Model> from_tensors(const ModelConfig& config,
+                                                   const std::vector<NamedTensor>& tensors);
+
+  const ModelConfig& config() const { return config_; }
+  Arch arch() const { return config_.arch; }
+  int input_dim() const { return config_.input_dim; }
+  int output_dim() const { return config_.output_dim; }
+  // The tensors as stored (model_tensors order), e.g. for save_model_artifact or reference().
+  const std::vector<NamedTensor>& tensors() const { return tensors_; }
+  const float* tensor(const std::string& name) const;  // throws naming the tensor if absent
+  // Normalization (never empty here).
+  const float* input_mean() const { return input_mean_.data(); }
+  const float* input_std() const { return input_std_.data(); }
+  const float* target_mean() const { return target_mean_.data(); }
+  const float* target_std() const { return target_std_.data(); }
+
+  const FlashWeights& flash() const { return flash_; }  // arch() == FlashNeRD
+  const NerdWeights& nerd() const { return nerd_; }     // arch() == NeRD
+  size_t packed_bytes() const { return packed_.size() * sizeof(float); }
+
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+ private:
+  Model() = default;
+  void pack();
+
+  ModelConfig config_;
+  AlignedBuffer original_;                   // every tensor, model_tensors order
+  std::vector<NamedTensor> tensors_;         // views into original_
+  std::vector<float> input_mean_, input_std_, target_mean_, target_std_;
+  AlignedBuffer packed_;                     // kernel layout, one block
+  FlashWeights flash_;
+  NerdWeights nerd_;
+};
+
+// A valid config of preset's shape for a robot of input_dim / output_dim features (fixed-base
+// placeholder layout), for benchmarks and tests of random models.
+ModelConfig synthetic_config(Arch arch, const std::string& preset, int input_dim, int output_dim);
+
+struct ContextOptions {
+  int max_batch = 1;                     // environments this context can step at once
+  ThreadPool* pool = nullptr;            // threads over the batch; nullptr: the caller only
+  int tile_rows = 0;                     // rows per GEMM tile (envs, NeRD: env·window); 0: auto
+  GemmBackend gemm = GemmBackend::Auto;
+};
+
+// Per-rollout mutable state, reserved for its largest batch at construction: caches,
+// per-environment history counters and divergence flags, per-thread activation scratch.
+// One context per concurrent user; it refers to the model it was made for (keep it alive).
+class Context {
+ public:
+  Context(const Model& model, const ContextOptions& options);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const Model& model() const { return *model_; }
+  int max_batch() const { return max_batch_; }
+  int threads() const { return int(scratch_.size()); }
+  int tile_rows() const { return tile_rows_; }
+  GemmBackend gemm_backend() const { return gemm_; }
+
+  // Frames in environment env's history since its last reset (saturates at nothing: it
+  // counts every frame; the caches keep only what the model looks at).
+  int64_t frames(int env) const { return frames_[size_t(env)]; }
+  // 1 when env received a non-finite input or produced a non-finite output since its reset.
+  bool diverged(int env) const { return diverged_[size_t(env)] != 0; }
+  const uint8_t* diverged_flags() const { return diverged_.data(); }  // (max_batch)
+  int diverged_count(int batch) const;
+
+  // Memory: history cache (FlashNeRD KV slots / NeRD input window) per environment, one
+  // frame's activations per environment (a tile row), and everything this context holds.
+  size_t cache_bytes_per_env() const;
+  size_t activation_bytes_per_env() const;
+  size_t total_bytes() const;
+
+  // Internal (the CPU backend): per-thread scratch and the job of the current call.
+  struct Scratch;
+  struct Job {
+    int batch = 0;
+    const float* inputs = nullptr;   // (batch, input_dim)
+    bool normalized = false;         // inputs already x̂
+    float* outputs = nullptr;        // (batch, output_dim) or nullptr
+  };
+  Scratch& scratch(int worker) { return *scratch_[size_t(worker)]; }
+  float* cache() { return cache_.data(); }
+  int64_t* frames_data() { return frames_.data(); }
+  uint8_t* diverged_data() { return diverged_.data(); }
+  const Job& job() const { return job_; }
+  void run(const Job& job);  // threads over tiles; the step functions below call it
+  // C = beta·C + A·Wᵀ through the context's backend; for small batches (one tile, several
+  // threads) the columns are split over the threads so the weights are streamed once.
+  void gemm(int M, int N, int K, const float* A, int lda, const float* W, int ldw, float beta,
+            float* C, int ldc);
+
+ private:
+  const Model* model_;
+  int max_batch_ = 0;
+  int tile_rows_ = 0;     // GEMM rows per tile
+  int tile_envs_ = 0;     // environments per tile
+  GemmBackend gemm_ = GemmBackend::Auto;
+  ThreadPool* pool_ = nullptr;
+  // history, (max_batch, ...) per environment
+  AlignedBuffer cache_;   // FlashNeRD: per block (max_batch, S_l−1, 2·hd) [k | v] slots, slot =
+                          // frame mod (S_l−1); NeRD: (max_batch, window, input_dim) x̂, slot = frame mod window
+  std::vector<int64_t> frames_;    // (max_batch) frames since reset
+  std::vector<uint8_t> diverged_;  // (max_batch)
+  std::vector<std::unique_ptr<Scratch>> scratch_;  // one per worker thread
+  Job job_;
+  int64_t job_tiles_ = 0;
+  std::function<void(int64_t, int64_t, int)> tile_fn_;  // built once: no allocation per call
+  // column-split GEMMs of a small batch (one tile on the caller, GEMM columns over threads)
+  bool split_columns_ = false;
+  struct GemmArgs {
+    int M, N, K, lda, ldw, ldc;
+    const float *A, *W;
+    float beta;
+    float* C;
+  } gemm_args_{};
+  std::function<void(int64_t, int64_t, int)> gemm_fn_;
+};
+
+// One streaming step for environments 0..batch−1: inputs (batch, input_dim) raw frames,
+// outputs (batch, output_dim) raw increments. Throws flashnerd::Error on misuse (batch out of
+// range, a context made for another model, null pointers); never allocates.
+void step(const Model& model, Context& ctx, int batch, const float* inputs, float* outputs);
+// The same with inputs already normalized (x̂), for model-only benchmarks.
+void step_normalized(const Model& model, Context& ctx, int batch, const float* inputs, float* outputs);
+// Pushes `frames` ground-truth frames, inputs (frames, batch, input_dim) raw, through the
+// history; outputs (batch, output_dim) receives the prediction after the last one (may be
+// nullptr).
+void prime(const Model& model, Context& ctx, int batch, int frames, const float* inputs,
+           float* outputs);
+// Environment env starts a new, empty history; every other environment is untouched.
+void reset_env(Context& ctx, int env);
+void reset_all(Context& ctx);
+
+}  // namespace flashnerd::engine
+
+namespace flashnerd::engine {
+
+// The machine's fp32 GEMM rate as the engine sees it: every thread of `pool` (or the caller
+// alone) runs its own single-threaded C = A·Wᵀ of (M, N, K) = (512, 1024, 1024) through
+// `gemm` for about `seconds`. Returns GFLOP/s summed over threads. For benchmarks.
+double measure_gemm_gflops(ThreadPool* pool, GemmBackend gemm, double seconds);
+
+}  // namespace flashnerd::engine

@@ -1,0 +1,289 @@
+// Model: load/random/from_tensors, then pack() re-lays the weights for the kernels
+// (engine.h documents the packed views; norm weights and biases are folded into the GEMM
+// that follows the norm, so a FlashNeRD block is two GEMMs: [qkv; gate_up] and [out | down]).
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "core/error.h"
+#include "core/model_artifact.h"
+#include "core/rng.h"
+#include "engine/engine.h"
+
+namespace flashnerd::engine {
+
+namespace {
+size_t round16(size_t n) { return (n + 15) / 16 * 16; }
+}  // namespace
+
+const char* gemm_backend_name(GemmBackend b) {
+  switch (b) {
+    case GemmBackend::Auto: return "auto";
+    case GemmBackend::OpenBLAS: return "openblas";
+    case GemmBackend::Eigen: return "eigen";
+    case GemmBackend::Naive: return "naive";
+  }
+  return "?";
+}
+
+GemmBackend parse_gemm_backend(const std::string& s) {
+  if (s == "auto") return GemmBackend::Auto;
+  if (s == "openblas") return GemmBackend::OpenBLAS;
+  if (s == "eigen") return GemmBackend::Eigen;
+  if (s == "naive") return GemmBackend::Naive;
+  throw Error("unknown GEMM backend '" + s + "': expected auto, openblas, eigen or naive");
+}
+
+AlignedBuffer::AlignedBuffer(size_t floats) : size_(floats) {
+  const size_t bytes = std::max<size_t>(64, round16(floats) * sizeof(float));
+  float* p = static_cast<float*>(std::aligned_alloc(64, bytes));
+  FN_CHECK(p != nullptr, "engine: out of memory allocating ", bytes, " bytes");
+  std::memset(p, 0, bytes);
+  data_.reset(p);
+}
+
+void AlignedBuffer::Free::operator()(float* p) const { std::free(p); }
+
+const float* Model::tensor(const std::string& name) const {
+  for (const auto& t : tensors_)
+    if (t.name == name) return t.data;
+  throw Error("model: no tensor named '" + name + "' in a " + arch_name(config_.arch) + " model");
+}
+
+std::shared_ptr<const Model> Model::load(const std::string& dir) {
+  ModelArtifact artifact = ModelArtifact::load(dir);
+  std::vector<NamedTensor> tensors;
+  for (const auto& spec : model_tensors(artifact.config)) {
+    TensorView v = artifact.weights.get(spec.name, spec.shape);
+    tensors.push_back({spec.name, spec.shape, v.data});
+  }
+  try {
+    return from_tensors(artifact.config, tensors);
+  } catch (const Error& e) {
+    throw Error(str_cat(dir, ": ", e.what()));
+  }
+}
+
+std::shared_ptr<const Model> Model::random(const ModelConfig& config, uint64_t seed) {
+  ModelConfig c = config;
+  if (c.norm.input_mean.empty()) c.norm.input_mean.assign(size_t(c.input_dim), 0.f);
+  if (c.norm.input_std.empty()) c.norm.input_std.assign(size_t(c.input_dim), 1.f);
+  if (c.norm.target_mean.empty()) c.norm.target_mean.assign(size_t(c.output_dim), 0.f);
+  if (c.norm.target_std.empty()) c.norm.target_std.assign(size_t(c.output_dim), 1.f);
+  c.validate();
+  Rng rng(seed);
+  std::vector<std::vector<float>> storage;
+  std::vector<NamedTensor> tensors;
+  for (const auto& spec : model_tensors(c)) {
+    std::vector<float> v(size_t(spec.numel()));
+    const std::string& n = spec.name;
+    auto ends = [&](const char* suffix) {
+      size_t l = std::strlen(suffix);
+      return n.size() >= l && n.compare(n.size() - l, l, suffix) == 0;
+    };
+    const bool norm_weight = n.find("norm") != std::string::npos || n.find("ln") != std::string::npos;
+    if (norm_weight && ends(".weight")) {
+      for (auto& x : v) x = float(1.0 + rng.uniform(-0.2, 0.2));
+    } else if (norm_weight && ends(".bias")) {
+      for (auto& x : v) x = float(rng.uniform(-0.1, 0.1));
+    } else if (ends("lag_bias")) {
+      for (auto& x : v) x = float(rng.uniform(-1.0, 1.0));
+    } else if (ends("pos_embed")) {
+      for (auto& x : v) x = float(rng.normal(0.0, 0.1));
+    } else {
+      // Linear: PyTorch's default U(−1/√fan_in, 1/√fan_in) for weight and bias.
+      const double fan_in = spec.shape.size() == 2 ? double(spec.shape[1]) : double(c.input_dim);
+      const double bound = 1.0 / std::sqrt(fan_in);
+      for (auto& x : v) x = float(rng.uniform(-bound, bound));
+    }
+    storage.push_back(std::move(v));
+    tensors.push_back({spec.name, spec.shape, storage.back().data()});
+  }
+  return from_tensors(c, tensors);
+}
+
+std::shared_ptr<const Model> Model::from_tensors(const ModelConfig& config,
+                                                 const std::vector<NamedTensor>& tensors) {
+  config.validate();
+  FN_CHECK(!config.norm.input_mean.empty() && !config.norm.input_std.empty() &&
+               !config.norm.target_mean.empty() && !config.norm.target_std.empty(),
+           "model: the config has no normalization (input/target mean and std); a trained model "
+           "always has one, Model::random fills mean 0 / std 1");
+  for (int i = 0; i < config.input_dim; ++i)
+    FN_CHECK(std::isfinite(config.norm.input_mean[size_t(i)]) &&
+                 std::isfinite(config.norm.input_std[size_t(i)]) && config.norm.input_std[size_t(i)] > 0,
+             "model: normalization input feature ", i, " has mean ", config.norm.input_mean[size_t(i)],
+             " std ", config.norm.input_std[size_t(i)], "; stds must be finite and positive");
+  for (int i = 0; i < config.output_dim; ++i)
+    FN_CHECK(std::isfinite(config.norm.target_mean[size_t(i)]) &&
+                 std::isfinite(config.norm.target_std[size_t(i)]),
+             "model: normalization target feature ", i, " is not finite");
+
+  std::shared_ptr<Model> m(new Model());
+  m->config_ = config;
+  const auto specs = model_tensors(config);
+  std::map<std::string, const NamedTensor*> by_name;
+  for (const auto& t : tensors) by_name[t.name] = &t;
+  FN_CHECK(tensors.size() == specs.size(), "model: ", tensors.size(), " tensors given, a ",
+           arch_name(config.arch), " model of this config has ", specs.size());
+  size_t total = 0;
+  for (const auto& s : specs) total += round16(size_t(s.numel()));
+  m->original_ = AlignedBuffer(total);
+  size_t off = 0;
+  for (const auto& s : specs) {
+    auto it = by_name.find(s.name);
+    FN_CHECK(it != by_name.end(), "model: tensor '", s.name, "' is missing");
+    FN_CHECK(it->second->shape == s.shape, "model: tensor '", s.name,
+             "' has the wrong shape for this config (see model_tensors())");
+    float* dst = m->original_.data() + off;
+    std::memcpy(dst, it->second->data, size_t(s.numel()) * sizeof(float));
+    for (int64_t i = 0; i < s.numel(); ++i)
+      FN_CHECK(std::isfinite(dst[i]), "model: tensor '", s.name, "' element ", i,
+               " is not finite (", dst[i], "); the weights are corrupted or training diverged");
+    m->tensors_.push_back({s.name, s.shape, dst});
+    off += round16(size_t(s.numel()));
+  }
+  m->input_mean_ = config.norm.input_mean;
+  m->input_std_ = config.norm.input_std;
+  m->target_mean_ = config.norm.target_mean;
+  m->target_std_ = config.norm.target_std;
+  m->pack();
+  return m;
+}
+
+void Model::pack() {
+  const ModelConfig& c = config_;
+  // Lay out the views first (sizes in floats, each rounded to 64 bytes), then fill them.
+  std::vector<std::pair<const float**, size_t>> views;
+  auto reserve = [&](const float** view, size_t n) { views.push_back({view, n}); };
+  const int din = c.input_dim, dout = c.output_dim;
+  if (c.arch == Arch::FlashNeRD) {
+    const FlashConfig& f = c.flash;
+    const size_t d = size_t(f.d_model), n1 = size_t(f.qkv_dim() + 2 * f.ffn_hidden);
+    const size_t u = size_t(f.n_heads * f.head_dim + f.ffn_hidden);
+    const bool ln = f.norm == NormKind::LayerNorm;
+    flash_.blocks.resize(size_t(f.n_layers));
+    reserve(&flash_.embed_w, d * size_t(din));
+    reserve(&flash_.embed_b, d);
+    for (int l = 0; l < f.n_layers; ++l) {
+      FlashBlockWeights& b = flash_.blocks[size_t(l)];
+      b.span = f.spans[size_t(l)];
+      reserve(&b.w1, n1 * d);
+      if (ln) reserve(&b.b1, n1);
+      reserve(&b.lag_bias, size_t(f.n_heads * b.span));
+      reserve(&b.w2, d * u);
+    }
+    reserve(&flash_.readout_w, size_t(f.readout_hidden) * d);
+    reserve(&flash_.readout_b, size_t(f.readout_hidden));
+    reserve(&flash_.head_w, size_t(dout * f.readout_hidden));
+    reserve(&flash_.head_b, size_t(dout));
+  } else {
+    const NerdConfig& n = c.nerd;
+    const size_t d = size_t(n.d_model), hid = size_t(n.mlp_hidden);
+    nerd_.blocks.resize(size_t(n.n_layers));
+    reserve(&nerd_.embed_w, d * size_t(din));
+    reserve(&nerd_.pos, size_t(n.window) * d);
+    for (auto& b : nerd_.blocks) {
+      reserve(&b.qkv, 3 * d * d);
+      reserve(&b.out, d * d);
+      reserve(&b.fc, hid * d);
+      reserve(&b.proj, d * hid);
+    }
+    reserve(&nerd_.fc1, size_t(n.head_hidden) * d);
+    reserve(&nerd_.fc1_b, size_t(n.head_hidden));
+    reserve(&nerd_.fc2, size_t(dout * n.head_hidden));
+    reserve(&nerd_.fc2_b, size_t(dout));
+  }
+  size_t total = 0;
+  for (auto& v : views) total += round16(v.second);
+  packed_ = AlignedBuffer(total);
+  size_t off = 0;
+  for (auto& v : views) {
+    *v.first = packed_.data() + off;
+    off += round16(v.second);
+  }
+  auto out = [](const float* view) { return const_cast<float*>(view); };  // our own block
+  auto copy = [&](const float* view, const std::string& name, size_t n) {
+    std::memcpy(out(view), tensor(name), n * sizeof(float));
+  };
+  // dst rows (rows, cols) at row offset = src rows scaled column-wise by w; bias += src · b.
+  auto fold = [&](float* dst, const float* src, size_t rows, size_t cols, const float* w,
+                  const float* b, float* bias) {
+    for (size_t r = 0; r < rows; ++r) {
+      double acc = 0;
+      for (size_t k = 0; k < cols; ++k) {
+        dst[r * cols + k] = src[r * cols + k] * w[k];
+        if (b) acc += double(src[r * cols + k]) * b[k];
+      }
+      if (bias) bias[r] = float(double(bias[r]) + acc);
+    }
+  };
+  if (c.arch == Arch::FlashNeRD) {
+    const FlashConfig& f = c.flash;
+    const size_t d = size_t(f.d_model), qkv = size_t(f.qkv_dim()), gu = 2 * size_t(f.ffn_hidden);
+    const size_t o = size_t(f.n_heads * f.head_dim), ff = size_t(f.ffn_hidden);
+    const bool ln = f.norm == NormKind::LayerNorm;
+    copy(flash_.embed_w, "embed.weight", d * size_t(din));
+    copy(flash_.embed_b, "embed.bias", d);
+    for (int l = 0; l < f.n_layers; ++l) {
+      const FlashBlockWeights& b = flash_.blocks[size_t(l)];
+      const std::string p = "blocks." + std::to_string(l) + ".";
+      const float* w = tensor(p + "norm.weight");
+      const float* nb = ln ? tensor(p + "norm.bias") : nullptr;
+      fold(out(b.w1), tensor(p + "attn.qkv.weight"), qkv, d, w, nb, ln ? out(b.b1) : nullptr);
+      fold(out(b.w1) + qkv * d, tensor(p + "ffn.gate_up.weight"), gu, d, w, nb,
+           ln ? out(b.b1) + qkv : nullptr);
+      copy(b.lag_bias, p + "attn.lag_bias", size_t(f.n_heads * b.span));
+      const float* wo = tensor(p + "attn.out.weight");
+      const float* wd = tensor(p + "ffn.down.weight");
+      for (size_t r = 0; r < d; ++r) {
+        std::memcpy(out(b.w2) + r * (o + ff), wo + r * o, o * sizeof(float));
+        std::memcpy(out(b.w2) + r * (o + ff) + o, wd + r * ff, ff * sizeof(float));
+      }
+    }
+    const size_t rh = size_t(f.readout_hidden);
+    copy(flash_.readout_b, "readout.fc.bias", rh);
+    fold(out(flash_.readout_w), tensor("readout.fc.weight"), rh, d, tensor("readout.norm.weight"),
+         ln ? tensor("readout.norm.bias") : nullptr, out(flash_.readout_b));
+    copy(flash_.head_w, "head.weight", size_t(dout) * rh);
+    copy(flash_.head_b, "head.bias", size_t(dout));
+  } else {
+    const NerdConfig& n = c.nerd;
+    const size_t d = size_t(n.d_model), hid = size_t(n.mlp_hidden), hh = size_t(n.head_hidden);
+    copy(nerd_.embed_w, "embed.weight", d * size_t(din));
+    copy(nerd_.pos, "pos_embed", size_t(n.window) * d);
+    for (int l = 0; l < n.n_layers; ++l) {
+      const NerdBlockWeights& b = nerd_.blocks[size_t(l)];
+      const std::string p = "blocks." + std::to_string(l) + ".";
+      fold(out(b.qkv), tensor(p + "attn.qkv.weight"), 3 * d, d, tensor(p + "ln1.weight"), nullptr, nullptr);
+      copy(b.out, p + "attn.out.weight", d * d);
+      fold(out(b.fc), tensor(p + "mlp.fc.weight"), hid, d, tensor(p + "ln2.weight"), nullptr, nullptr);
+      copy(b.proj, p + "mlp.proj.weight", d * hid);
+    }
+    fold(out(nerd_.fc1), tensor("head.fc1.weight"), hh, d, tensor("ln_f.weight"), nullptr, nullptr);
+    copy(nerd_.fc1_b, "head.fc1.bias", hh);
+    copy(nerd_.fc2, "head.fc2.weight", size_t(dout) * hh);
+    copy(nerd_.fc2_b, "head.fc2.bias", size_t(dout));
+  }
+}
+
+ModelConfig synthetic_config(Arch arch, const std::string& preset, int input_dim, int output_dim) {
+  FN_CHECK(input_dim > 0 && output_dim > 0, "synthetic model: input_dim=", input_dim,
+           " and output_dim=", output_dim, " must be positive");
+  ModelConfig c;
+  c.arch = arch;
+  c.robot = "synthetic";
+  c.timestep = 0.01;
+  c.layout.nq = c.layout.nv = 1;
+  c.layout.nu = 0;
+  c.layout.joint_wrapped = {0};
+  c.state_dim = input_dim;
+  c.input_dim = input_dim;
+  c.output_dim = output_dim;
+  apply_preset(preset, c);
+  c.validate();
+  return c;
+}
+
+}  // namespace flashnerd::engine

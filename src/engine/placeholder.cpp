@@ -1,1 +1,0 @@
-namespace flashnerd::engine { int placeholder_unused = 0; }

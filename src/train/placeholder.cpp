@@ -1,1 +1,0 @@
-namespace flashnerd::train { int placeholder_unused = 0; }

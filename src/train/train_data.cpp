@@ -1,0 +1,203 @@
+#include "train/train_data.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/rng.h"
+
+namespace flashnerd::train {
+
+namespace {
+
+// Welford-free two-pass statistics in double over the selected rows.
+void mean_std(const float* rows, int64_t stride, const std::vector<int64_t>& idx, int dim,
+              std::vector<float>& mean, std::vector<float>& std) {
+  std::vector<double> m(size_t(dim), 0.0), v(size_t(dim), 0.0);
+  for (int64_t i : idx)
+    for (int c = 0; c < dim; ++c) m[size_t(c)] += rows[i * stride + c];
+  for (auto& x : m) x /= double(idx.size());
+  for (int64_t i : idx)
+    for (int c = 0; c < dim; ++c) {
+      double e = rows[i * stride + c] - m[size_t(c)];
+      v[size_t(c)] += e * e;
+    }
+  mean.resize(size_t(dim));
+  std.resize(size_t(dim));
+  for (int c = 0; c < dim; ++c) {
+    mean[size_t(c)] = float(m[size_t(c)]);
+    std[size_t(c)] = float(std::sqrt(v[size_t(c)] / double(idx.size()) + kNormEpsilon));
+  }
+}
+
+}  // namespace
+
+Normalization fit_normalization(const Dataset& d, const TransitionArrays& a,
+                                const StateCodec& codec, const std::vector<int64_t>& trajectories) {
+  std::vector<int64_t> rows;
+  for (int64_t n : trajectories)
+    for (int64_t t = 0; t < a.steps; ++t)
+      if (a.mask[size_t(n * a.steps + t)]) rows.push_back(n * a.steps + t);
+  FN_CHECK(!rows.empty(), "dataset of robot '", d.robot, "': every transition of the ",
+           trajectories.size(), " training trajectories is masked invalid; nothing to train on "
+           "(regenerate the dataset, or check its 'valid' array)");
+  Normalization n;
+  mean_std(a.inputs.data(), a.input_dim, rows, a.input_dim, n.input_mean, n.input_std);
+  mean_std(a.targets.data(), a.output_dim, rows, a.output_dim, n.target_mean, n.target_std);
+  // state channels of s_t, in double
+  const int cd = codec.channel_dim();
+  std::vector<double> ch(static_cast<size_t>(cd)), m(static_cast<size_t>(cd), 0.0), v(static_cast<size_t>(cd), 0.0);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int64_t r : rows) {
+      const int64_t nn = r / a.steps, t = r % a.steps;
+      codec.channels(d.q(nn, t), d.v(nn, t), ch.data());
+      for (int c = 0; c < cd; ++c) {
+        if (pass == 0) {
+          m[size_t(c)] += ch[size_t(c)];
+        } else {
+          double e = ch[size_t(c)] - m[size_t(c)];
+          v[size_t(c)] += e * e;
+        }
+      }
+    }
+    if (pass == 0)
+      for (auto& x : m) x /= double(rows.size());
+  }
+  n.channel_std.resize(size_t(cd));
+  for (int c = 0; c < cd; ++c)
+    n.channel_std[size_t(c)] = std::sqrt(v[size_t(c)] / double(rows.size()) + kNormEpsilon);
+  return n;
+}
+
+void standardize_transitions(TransitionArrays& a, const Normalization& n) {
+  FN_ASSERT(int(n.input_mean.size()) == a.input_dim && int(n.target_mean.size()) == a.output_dim);
+  const int64_t rows = a.trajectories * a.steps;
+  for (int64_t i = 0; i < rows; ++i) {
+    if (!a.mask[size_t(i)]) continue;
+    float* x = a.inputs.data() + i * a.input_dim;
+    for (int c = 0; c < a.input_dim; ++c) x[c] = (x[c] - n.input_mean[size_t(c)]) / n.input_std[size_t(c)];
+    float* y = a.targets.data() + i * a.output_dim;
+    for (int c = 0; c < a.output_dim; ++c)
+      y[c] = (y[c] - n.target_mean[size_t(c)]) / n.target_std[size_t(c)];
+  }
+}
+
+WindowIndex::WindowIndex(const TransitionArrays& a, const std::vector<int64_t>& trajectories, int length)
+    : length_(length) {
+  FN_ASSERT(length >= 1);
+  const int64_t last = a.steps >= length ? a.steps - length : 0;
+  for (int64_t n : trajectories)
+    for (int64_t t = 0; t <= last; ++t)
+      if (a.mask[size_t(n * a.steps + t)]) windows_.push_back({n, t});
+}
+
+std::vector<WindowRef> WindowIndex::sample(uint64_t seed, int64_t update, int batch) const {
+  FN_ASSERT(!windows_.empty());
+  Rng rng = Rng::stream(seed ^ 0xBA7C4ED5ull, uint64_t(update));
+  std::vector<WindowRef> out(static_cast<size_t>(batch));
+  for (auto& w : out) w = windows_[size_t(rng.below(windows_.size()))];
+  return out;
+}
+
+std::vector<WindowRef> WindowIndex::evenly(int64_t count) const {
+  std::vector<WindowRef> out;
+  const int64_t n = size();
+  if (n == 0 || count <= 0) return out;
+  if (count >= n) return windows_;
+  for (int64_t i = 0; i < count; ++i) out.push_back(windows_[size_t(i * n / count)]);
+  return out;
+}
+
+void gather_windows(const TransitionArrays& a, const std::vector<WindowRef>& windows, int length,
+                    WindowBatch& out) {
+  out.batch = int(windows.size());
+  out.length = length;
+  out.input_dim = a.input_dim;
+  out.output_dim = a.output_dim;
+  out.inputs.assign(size_t(out.batch) * size_t(length) * size_t(a.input_dim), 0.0f);
+  out.targets.assign(size_t(out.batch) * size_t(length) * size_t(a.output_dim), 0.0f);
+  out.mask.assign(size_t(out.batch) * size_t(length), 0.0f);
+  for (int b = 0; b < out.batch; ++b) {
+    const WindowRef& w = windows[size_t(b)];
+    for (int p = 0; p < length; ++p) {
+      const int64_t t = w.start + p;
+      if (t >= a.steps) break;
+      const int64_t row = w.trajectory * a.steps + t;
+      if (!a.mask[size_t(row)]) break;  // everything after a broken transition stays masked
+      const size_t bp = size_t(b) * size_t(length) + size_t(p);
+      std::memcpy(&out.inputs[bp * size_t(a.input_dim)], &a.inputs[size_t(row * a.input_dim)],
+                  sizeof(float) * size_t(a.input_dim));
+      std::memcpy(&out.targets[bp * size_t(a.output_dim)], &a.targets[size_t(row * a.output_dim)],
+                  sizeof(float) * size_t(a.output_dim));
+      out.mask[bp] = 1.0f;
+    }
+  }
+}
+
+std::vector<WindowRef> rollout_starts(const TransitionArrays& a,
+                                      const std::vector<int64_t>& trajectories, int history,
+                                      int horizon, int64_t max_count) {
+  const int64_t need = history - 1 + horizon;  // transitions that must be valid
+  std::vector<WindowRef> all;
+  for (int64_t n : trajectories) {
+    int64_t run = 0;  // valid transitions ending at t
+    for (int64_t t = 0; t < a.steps; ++t) {
+      run = a.mask[size_t(n * a.steps + t)] ? run + 1 : 0;
+      if (run >= need) all.push_back({n, t - need + 1});
+    }
+  }
+  if (int64_t(all.size()) <= max_count) return all;
+  std::vector<WindowRef> out;
+  const int64_t total = int64_t(all.size());
+  for (int64_t i = 0; i < max_count; ++i) out.push_back(all[size_t(i * total / max_count)]);
+  return out;
+}
+
+namespace {
+
+struct Fnv {
+  uint64_t h = 0xcbf29ce484222325ull;
+  void bytes(const void* p, size_t n) {
+    const unsigned char* c = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) {
+      h ^= c[i];
+      h *= 0x100000001b3ull;
+    }
+  }
+  template <typename T>
+  void array(const std::vector<T>& v) {
+    uint64_t n = v.size();
+    bytes(&n, sizeof n);
+    bytes(v.data(), v.size() * sizeof(T));
+  }
+  void text(const std::string& s) {
+    uint64_t n = s.size();
+    bytes(&n, sizeof n);
+    bytes(s.data(), s.size());
+  }
+};
+
+}  // namespace
+
+std::string dataset_fingerprint(const Dataset& d) {
+  Fnv f;
+  f.text(d.robot);
+  f.text(d.mjcf_hash);
+  f.text(d.actuator_model);
+  f.bytes(&d.timestep, sizeof d.timestep);
+  int32_t dims[5] = {d.layout.nq, d.layout.nv, d.layout.nu, d.layout.floating_base ? 1 : 0, d.probe_count};
+  f.bytes(dims, sizeof dims);
+  f.bytes(&d.trajectories, sizeof d.trajectories);
+  f.bytes(&d.steps, sizeof d.steps);
+  f.array(d.qpos);
+  f.array(d.qvel);
+  f.array(d.ctrl);
+  f.array(d.valid);
+  f.array(d.probes);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)f.h);
+  return std::string("fnv1a64:") + buf;
+}
+
+}  // namespace flashnerd::train

@@ -1,0 +1,527 @@
+// The training loop, validation, checkpoints and export (see trainer.h for the lifecycle).
+#include "train/trainer.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/frame_features.h"
+#include "core/plot_png.h"
+#include "core/progress.h"
+#include "core/state_codec.h"
+#include "train/models.h"
+#include "train/train_data.h"
+
+namespace flashnerd::train {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr const char* kCheckpointFormat = "flashnerd-checkpoint";
+constexpr int kCheckpointVersion = 1;
+
+// Two pools on two cores fight: one intra-op thread, one inter-op thread, set once.
+void configure_threads() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    at::set_num_threads(1);
+    try {
+      at::set_num_interop_threads(1);
+    } catch (const c10::Error&) {
+      // already fixed by an earlier parallel call; the intra-op setting is what matters
+    }
+  });
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One row of the training log (one per update; validation columns on validation updates).
+struct LogRow {
+  int64_t update = 0;  // 1-based: the row after update `update` was applied
+  double lr = 0, loss = 0;
+  double valid_loss = kNaN, rollout = kNaN;
+  double seconds = 0;  // wall time since the run started (all invocations)
+};
+
+nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+double number_or_nan(const nlohmann::json& j) { return j.is_number() ? j.get<double>() : kNaN; }
+
+nlohmann::json rows_to_json(const std::vector<LogRow>& rows) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& r : rows)
+    a.push_back({r.update, r.lr, finite_or_null(r.loss), finite_or_null(r.valid_loss),
+                 finite_or_null(r.rollout), r.seconds});
+  return a;
+}
+
+std::vector<LogRow> rows_from_json(const nlohmann::json& a) {
+  std::vector<LogRow> rows;
+  for (const auto& r : a)
+    rows.push_back({r.at(0).get<int64_t>(), r.at(1).get<double>(), number_or_nan(r.at(2)),
+                    number_or_nan(r.at(3)), number_or_nan(r.at(4)), r.at(5).get<double>()});
+  return rows;
+}
+
+std::string csv_number(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+void write_log_csv(const std::string& path, const std::vector<LogRow>& rows) {
+  std::ostringstream os;
+  os << "update,lr,train_loss,valid_loss,valid_rollout_nrmse,seconds\n";
+  for (const auto& r : rows)
+    os << r.update << ',' << csv_number(r.lr) << ',' << csv_number(r.loss) << ','
+       << csv_number(r.valid_loss) << ',' << csv_number(r.rollout) << ',' << csv_number(r.seconds)
+       << '\n';
+  write_file_atomic(path, os.str());
+}
+
+void write_loss_plot(const std::string& path, const std::vector<LogRow>& rows, const ModelConfig& c) {
+  // raw training losses are noisy (one batch each): light, with a running mean on top
+  PlotSeries train{"train", {}, {}, 0xaec7e8, false};
+  PlotSeries mean{"train (mean of 25)", {}, {}, 0x1f4e9c, false};
+  PlotSeries valid{"valid", {}, {}, 0xd62728, true};
+  double window_sum = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const LogRow& r = rows[i];
+    train.x.push_back(double(r.update));
+    train.y.push_back(r.loss);
+    window_sum += r.loss;
+    if (i >= 25) window_sum -= rows[i - 25].loss;
+    mean.x.push_back(double(r.update));
+    mean.y.push_back(window_sum / double(std::min<size_t>(i + 1, 25)));
+    if (std::isfinite(r.valid_loss)) {
+      valid.x.push_back(double(r.update));
+      valid.y.push_back(r.valid_loss);
+    }
+  }
+  PlotOptions o;
+  o.title = str_cat(arch_name(c.arch), " ", c.preset, " on ", c.robot);
+  o.x_label = "update";
+  o.y_label = "mse (standardized)";
+  o.log_y = true;
+  write_line_plot_png(path, {train, mean, valid}, o);
+}
+
+// ---------------------------------------------------------------------------------------
+// checkpoints: one torch archive {model, optimizer, meta (JSON string)}, written atomically
+
+struct Checkpoint {
+  nlohmann::json meta;
+  std::string bytes;  // the whole archive, read again for model and optimizer state
+};
+
+void save_checkpoint(const std::string& path, DynamicsModel& model, torch::optim::Adam& opt,
+                     const nlohmann::json& meta) {
+  torch::serialize::OutputArchive archive, model_archive, opt_archive;
+  model.save(model_archive);
+  opt.save(opt_archive);
+  archive.write("model", model_archive);
+  archive.write("optimizer", opt_archive);
+  archive.write("meta", c10::IValue(meta.dump()));
+  std::ostringstream os;
+  archive.save_to(os);
+  write_file_atomic(path, os.str());
+}
+
+Checkpoint read_checkpoint(const std::string& path) {
+  Checkpoint ck;
+  ck.bytes = read_file(path);
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(ck.bytes.data(), ck.bytes.size());
+    c10::IValue meta;
+    archive.read("meta", meta);
+    ck.meta = nlohmann::json::parse(meta.toStringRef());
+  } catch (const std::exception& e) {
+    throw Error(str_cat(path, ": not a readable FlashNeRD checkpoint (truncated or corrupted?): ",
+                        e.what()));
+  }
+  FN_CHECK(ck.meta.value("format", "") == kCheckpointFormat &&
+               ck.meta.value("version", 0) == kCheckpointVersion,
+           path, ": not a FlashNeRD checkpoint of version ", kCheckpointVersion);
+  return ck;
+}
+
+void restore_checkpoint(const Checkpoint& ck, const std::string& path, DynamicsModel& model,
+                        torch::optim::Adam& opt) {
+  try {
+    torch::serialize::InputArchive archive, model_archive, opt_archive;
+    archive.load_from(ck.bytes.data(), ck.bytes.size());
+    archive.read("model", model_archive);
+    archive.read("optimizer", opt_archive);
+    model.load(model_archive);
+    opt.load(opt_archive);
+  } catch (const c10::Error& e) {
+    throw Error(str_cat(path, ": model or optimizer state does not match the model (",
+                        e.what_without_backtrace(), ")"));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// validation
+
+// Masked MSE of standardized increments over the fixed validation windows.
+double validation_loss(DynamicsModel& model, const WindowBatch& vb) {
+  if (vb.batch == 0) return kNaN;
+  torch::NoGradGuard no_grad;
+  const int64_t W = vb.length, din = vb.input_dim, dout = vb.output_dim;
+  double sse = 0, count = 0;
+  constexpr int64_t kChunk = 128;
+  for (int64_t b0 = 0; b0 < vb.batch; b0 += kChunk) {
+    const int64_t nb = std::min<int64_t>(kChunk, vb.batch - b0);
+    auto x = torch::from_blob(const_cast<float*>(vb.inputs.data()) + b0 * W * din, {nb, W, din});
+    auto y = torch::from_blob(const_cast<float*>(vb.targets.data()) + b0 * W * dout, {nb, W, dout});
+    auto m = torch::from_blob(const_cast<float*>(vb.mask.data()) + b0 * W, {nb, W, 1});
+    sse += ((model.forward(x) - y).pow(2) * m).sum().item<double>();
+    count += m.sum().item<double>() * double(dout);
+  }
+  return sse / count;
+}
+
+// Prefix-averaged NRMSE of open-loop rollouts: history − 1 recorded frames, then `horizon`
+// steps decoding predicted increments with the codec and re-encoding the predicted state
+// with the recorded command (and recorded probe features, an approximation: probes need
+// the simulator).
+double rollout_nrmse(DynamicsModel& model, const ModelConfig& c, const Dataset& d,
+                     const StateCodec& codec, const TransitionArrays& standardized,
+                     const std::vector<WindowRef>& starts, int history, int horizon) {
+  if (starts.empty()) return kNaN;
+  torch::NoGradGuard no_grad;
+  const int B = int(starts.size()), W = history, din = c.input_dim, dout = c.output_dim;
+  const StateLayout& L = c.layout;
+  FrameFeatures ff(codec, c.probe_dim / kProbeFeatureDim);
+  std::vector<float> x(size_t(B) * size_t(W) * size_t(din));  // (B, W, din) standardized
+  std::vector<double> q(size_t(B) * size_t(L.nq)), v(size_t(B) * size_t(L.nv));
+  for (int b = 0; b < B; ++b) {
+    const WindowRef& s = starts[size_t(b)];
+    for (int p = 0; p < W; ++p) {
+      const int64_t row = s.trajectory * standardized.steps + s.start + p;
+      std::copy_n(&standardized.inputs[size_t(row * din)], din, &x[(size_t(b) * size_t(W) + size_t(p)) * size_t(din)]);
+    }
+    const int64_t t = s.start + W - 1;
+    std::copy_n(d.q(s.trajectory, t), L.nq, &q[size_t(b) * size_t(L.nq)]);
+    std::copy_n(d.v(s.trajectory, t), L.nv, &v[size_t(b) * size_t(L.nv)]);
+  }
+  std::vector<double> inc(static_cast<size_t>(dout)), q1(static_cast<size_t>(L.nq)), v1(static_cast<size_t>(L.nv)),
+      err(static_cast<size_t>(codec.channel_dim()));
+  std::vector<float> frame(static_cast<size_t>(din));
+  double sum = 0;
+  int64_t count = 0;
+  for (int h = 0; h < horizon; ++h) {
+    auto y = model.forward(torch::from_blob(x.data(), {B, W, din})).select(1, W - 1).contiguous();
+    const float* yp = y.data_ptr<float>();
+    for (int b = 0; b < B; ++b) {
+      const WindowRef& s = starts[size_t(b)];
+      const int64_t t = s.start + W - 1 + h;  // current frame; predict t + 1
+      for (int k = 0; k < dout; ++k)
+        inc[size_t(k)] = double(yp[b * dout + k]) * c.norm.target_std[size_t(k)] + c.norm.target_mean[size_t(k)];
+      double* qb = &q[size_t(b) * size_t(L.nq)];
+      double* vb = &v[size_t(b) * size_t(L.nv)];
+      codec.apply(qb, vb, inc.data(), q1.data(), v1.data());
+      std::copy(q1.begin(), q1.end(), qb);
+      std::copy(v1.begin(), v1.end(), vb);
+      codec.channel_error(qb, vb, d.q(s.trajectory, t + 1), d.v(s.trajectory, t + 1), err.data());
+      for (size_t k = 0; k < err.size(); ++k) {
+        double e = err[k] / c.norm.channel_std[k];
+        sum += e * e;
+        ++count;
+      }
+      if (h + 1 == horizon) continue;
+      // shift the window and append the predicted frame with the recorded command
+      float* xb = &x[size_t(b) * size_t(W) * size_t(din)];
+      std::copy(xb + din, xb + size_t(W) * size_t(din), xb);
+      ff.input(qb, vb, d.u(s.trajectory, t + 1), c.probe_dim > 0 ? d.probe(s.trajectory, t + 1) : nullptr,
+               frame.data());
+      float* last = xb + size_t(W - 1) * size_t(din);
+      for (int k = 0; k < din; ++k)
+        last[k] = (frame[size_t(k)] - c.norm.input_mean[size_t(k)]) / c.norm.input_std[size_t(k)];
+    }
+  }
+  return std::sqrt(sum / double(count));
+}
+
+double lr_at(const TrainOptions& o, int64_t update) {
+  const double lr_final = o.lr_final > 0 ? o.lr_final : o.lr / 10;
+  const double frac = o.updates > 1 ? double(update) / double(o.updates - 1) : 0.0;
+  return o.lr + (lr_final - o.lr) * frac;
+}
+
+void check_options(const TrainOptions& o) {
+  FN_CHECK(!o.out_dir.empty(), "train: no output directory given (--out DIR)");
+  FN_CHECK(o.updates > 0, "train: --updates must be positive, got ", o.updates);
+  FN_CHECK(o.batch > 0, "train: --batch must be positive, got ", o.batch);
+  FN_CHECK(o.lr > 0 && std::isfinite(o.lr), "train: --lr must be positive, got ", o.lr);
+  FN_CHECK(o.lr_final >= 0, "train: final learning rate must be >= 0, got ", o.lr_final);
+  FN_CHECK(o.valid_every >= 0, "train: --valid-every must be >= 0, got ", o.valid_every);
+  FN_CHECK(o.checkpoint_every >= 0, "train: checkpoint period must be >= 0");
+  FN_CHECK(o.valid_fraction >= 0 && o.valid_fraction < 1, "train: validation fraction must be in [0, 1), got ",
+           o.valid_fraction);
+  FN_CHECK(o.window >= 0, "train: window must be >= 0 (0 = the model's history)");
+  FN_CHECK(o.grad_clip > 0, "train: gradient clip must be positive");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+
+ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes) {
+  FN_CHECK(!use_probes || d.probe_count > 0, "dataset of robot '", d.robot,
+           "' has no fixed probes recorded; train without probes (--probes off) or regenerate it with probes");
+  StateCodec codec(d.layout);
+  ModelConfig c;
+  c.arch = arch;
+  c.robot = d.robot;
+  c.mjcf_hash = d.mjcf_hash;
+  c.actuator_model = d.actuator_model;
+  c.timestep = d.timestep;
+  c.layout = d.layout;
+  c.state_dim = codec.feature_dim();
+  c.probe_dim = use_probes ? d.probe_count * kProbeFeatureDim : 0;
+  c.input_dim = c.state_dim + d.layout.nu + c.probe_dim;
+  c.output_dim = codec.increment_dim();
+  apply_preset(preset, c);
+  return c;
+}
+
+double training_flops_per_window(const ModelConfig& c, int window) {
+  double fwd;
+  if (c.arch == Arch::FlashNeRD) {
+    fwd = double(window) * flops_per_transition(c);
+  } else {
+    ModelConfig w = c;
+    w.nerd.window = window;
+    fwd = flops_per_transition(w) +
+          2.0 * double(window - 1) * (double(c.nerd.d_model) * c.nerd.head_hidden + double(c.nerd.head_hidden) * c.output_dim);
+  }
+  return 3.0 * fwd;
+}
+
+TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
+  const auto t_start = std::chrono::steady_clock::now();
+  TrainOptions opts = opts_in;
+  check_options(opts);
+  configure_threads();
+  data.validate();
+  ensure_writable_directory(opts.out_dir);
+  const std::string ckpt_path = opts.out_dir + "/checkpoint.pt";
+  const std::string fingerprint = dataset_fingerprint(data);
+  StateCodec codec(data.layout);
+
+  // ---- configuration: fresh from the dataset, or the checkpoint's on resume
+  ModelConfig config;
+  Checkpoint ck;
+  int64_t start = 0;
+  double seconds_before = 0;
+  std::vector<LogRow> rows;
+  if (opts.resume) {
+    FN_CHECK(std::filesystem::exists(ckpt_path), "--resume: no checkpoint at ", ckpt_path,
+             "; run without --resume to start training in ", opts.out_dir);
+    ck = read_checkpoint(ckpt_path);
+    config = ck.meta.at("config").get<ModelConfig>();
+    FN_CHECK(config.robot == data.robot && config.layout == data.layout, "--resume: the dataset is of robot '",
+             data.robot, "' but the checkpoint in ", opts.out_dir, " was trained on robot '", config.robot,
+             "'; pass the dataset it was trained on, or start a new run with another --out");
+    FN_CHECK(ck.meta.value("dataset_fingerprint", "") == fingerprint, "--resume: the dataset (",
+             fingerprint, ") is not the one the checkpoint was trained on (",
+             ck.meta.value("dataset_fingerprint", "?"),
+             "); pass the same file, or start a new run with another --out");
+    FN_CHECK(config.arch == opts.arch && config.preset == opts.preset, "--resume: the checkpoint is --arch ",
+             arch_name(config.arch), " --preset ", config.preset, ", not --arch ", arch_name(opts.arch),
+             " --preset ", opts.preset);
+    const auto& s = ck.meta.at("settings");
+    FN_CHECK(s.at("seed").get<uint64_t>() == opts.seed && s.at("batch").get<int>() == opts.batch,
+             "--resume: the checkpoint was trained with --seed ", s.at("seed").get<uint64_t>(), " --batch ",
+             s.at("batch").get<int>(), "; resume with the same values (they fix the batch sequence)");
+    opts.window = s.at("window").get<int>();
+    opts.valid_fraction = s.at("valid_fraction").get<double>();
+    start = ck.meta.at("update").get<int64_t>();
+    seconds_before = ck.meta.value("seconds", 0.0);
+    rows = rows_from_json(ck.meta.at("log"));
+    FN_CHECK(opts.updates >= start, "--resume: the checkpoint is at update ", start, ", beyond --updates ",
+             opts.updates, "; give --updates >= ", start);
+  } else {
+    FN_CHECK(!std::filesystem::exists(ckpt_path), opts.out_dir,
+             " already holds a training checkpoint; pass --resume to continue it, or choose another --out");
+    const bool use_probes = opts.probes == ProbeUse::On || (opts.probes == ProbeUse::Auto && data.probe_count > 0);
+    config = make_model_config(data, opts.arch, opts.preset, use_probes);
+    if (opts.customize) opts.customize(config);
+  }
+  const int window = opts.window > 0 ? opts.window : config.history();
+  FN_CHECK(config.arch != Arch::NeRD || window <= config.nerd.window, "train: window ", window,
+           " exceeds NeRD's ", config.nerd.window, " learned positions");
+
+  // ---- data: transitions, split, normalization, windows
+  TransitionArrays arrays = build_transitions(data, codec, config.probe_dim > 0);
+  {
+    int64_t valid = 0;
+    for (uint8_t m : arrays.mask) valid += m;
+    FN_CHECK(valid > 0, "dataset of robot '", data.robot, "' (", data.trajectories, " trajectories of ",
+             data.steps, " steps) has every transition masked invalid; nothing to train on. "
+             "Regenerate it (flashnerd gen) and check why every transition was rejected");
+  }
+  auto [train_traj, valid_traj] = split_trajectories(data.trajectories, opts.valid_fraction, opts.seed);
+  if (!opts.resume) {
+    config.norm = fit_normalization(data, arrays, codec, train_traj);
+    config.validate();
+  }
+  standardize_transitions(arrays, config.norm);
+  WindowIndex train_index(arrays, train_traj, window);
+  FN_CHECK(train_index.size() > 0, "dataset of robot '", data.robot, "': no training window starts on a valid "
+           "transition (every transition of the training split is masked)");
+  WindowIndex valid_index(arrays, valid_traj, window);
+  WindowBatch valid_batch;
+  gather_windows(arrays, valid_index.evenly(opts.valid_windows), window, valid_batch);
+  const std::vector<WindowRef> rollouts =
+      rollout_starts(arrays, valid_traj, config.history(), opts.rollout_steps, opts.rollout_count);
+
+  nlohmann::json settings = {{"dataset", opts.data_path},
+                             {"dataset_fingerprint", fingerprint},
+                             {"updates", opts.updates},
+                             {"batch", opts.batch},
+                             {"lr", opts.lr},
+                             {"lr_final", opts.lr_final > 0 ? opts.lr_final : opts.lr / 10},
+                             {"schedule", "linear"},
+                             {"optimizer", "adam"},
+                             {"grad_clip", opts.grad_clip},
+                             {"seed", opts.seed},
+                             {"window", window},
+                             {"valid_fraction", opts.valid_fraction},
+                             {"train_trajectories", train_traj.size()},
+                             {"valid_trajectories", valid_traj.size()},
+                             {"loss", "masked mse on standardized increments, every window position"}};
+
+  // ---- model and optimizer
+  auto model = make_model(config, opts.seed);
+  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(opts.lr));
+  if (opts.resume) restore_checkpoint(ck, ckpt_path, *model, optimizer);
+  std::vector<torch::Tensor> params = model->parameters();
+
+  TrainResult result;
+  result.parameters = parameter_count(config);
+  result.window = window;
+  const int64_t ckpt_every = opts.checkpoint_every > 0 ? opts.checkpoint_every : opts.valid_every;
+  int64_t last_checkpoint = opts.resume ? start : -1;
+  auto make_meta = [&](int64_t update, double seconds) {
+    nlohmann::json meta = {{"format", kCheckpointFormat}, {"version", kCheckpointVersion},
+                           {"update", update},            {"config", config},
+                           {"dataset_fingerprint", fingerprint},
+                           {"settings", settings},        {"seconds", seconds},
+                           {"log", rows_to_json(rows)}};
+    return meta;
+  };
+  auto write_logs = [&] {
+    write_log_csv(opts.out_dir + "/train_log.csv", rows);
+    if (opts.write_plot && !rows.empty()) write_loss_plot(opts.out_dir + "/loss.png", rows, config);
+  };
+
+  // ---- the loop
+  ProgressLine progress(str_cat("train ", arch_name(config.arch), " ", config.preset),
+                        opts.updates - start, "updates", opts.progress);
+  WindowBatch batch;
+  const int64_t B = opts.batch, W = window, din = config.input_dim, dout = config.output_dim;
+  double train_seconds = 0;
+  int64_t trained = 0;
+  double last_valid = kNaN;
+  for (int64_t u = start; u < opts.updates; ++u) {
+    const auto t0 = std::chrono::steady_clock::now();
+    gather_windows(arrays, train_index.sample(opts.seed, u, opts.batch), window, batch);
+    auto x = torch::from_blob(batch.inputs.data(), {B, W, din});
+    auto y = torch::from_blob(batch.targets.data(), {B, W, dout});
+    auto m = torch::from_blob(batch.mask.data(), {B, W, 1});
+    auto loss = ((model->forward(x) - y).pow(2) * m).sum() / (m.sum() * double(dout));
+    const double loss_value = loss.item<double>();
+    const double lr = lr_at(opts, u);
+    double grad_norm = 0;
+    if (std::isfinite(loss_value)) {
+      optimizer.zero_grad();
+      loss.backward();
+      grad_norm = torch::nn::utils::clip_grad_norm_(params, opts.grad_clip);
+    }
+    if (!std::isfinite(loss_value) || !std::isfinite(grad_norm)) {
+      write_logs();
+      progress.finish("diverged");
+      throw Error(str_cat(
+          "training diverged at update ", u + 1, ": the ", std::isfinite(loss_value) ? "gradient norm" : "loss",
+          " is ", std::isfinite(loss_value) ? grad_norm : loss_value, ". ",
+          last_checkpoint >= 0 ? str_cat("The last good checkpoint (update ", last_checkpoint, ") is kept at ", ckpt_path)
+                               : std::string("No checkpoint was written yet"),
+          "; lower --lr (now ", opts.lr, ") and start again, or check the dataset for outliers"));
+    }
+    for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
+    optimizer.step();
+    train_seconds += seconds_since(t0);
+    ++trained;
+
+    LogRow row;
+    row.update = u + 1;
+    row.lr = lr;
+    row.loss = loss_value;
+    const bool last = u + 1 == opts.updates;
+    const bool stop = opts.stop_at > 0 && u + 1 == opts.stop_at && !last;
+    if (last || (opts.valid_every > 0 && (u + 1) % opts.valid_every == 0)) {
+      last_valid = row.valid_loss = validation_loss(*model, valid_batch);
+      row.rollout = rollout_nrmse(*model, config, data, codec, arrays, rollouts,
+                                                 config.history(), opts.rollout_steps);
+    }
+    row.seconds = seconds_before + seconds_since(t_start);
+    rows.push_back(row);
+    if (stop || last || (ckpt_every > 0 && (u + 1) % ckpt_every == 0)) {
+      save_checkpoint(ckpt_path, *model, optimizer, make_meta(u + 1, row.seconds));
+      last_checkpoint = u + 1;
+      write_logs();
+    }
+    progress.update(u + 1 - start, str_cat("update ", u + 1, ", loss ", short_number(loss_value),
+                                           std::isfinite(last_valid) ? ", valid " + short_number(last_valid) : ""));
+    if (stop) break;
+  }
+  progress.finish(rows.empty() ? "" : str_cat("loss ", short_number(rows.back().loss)));
+
+  // ---- results and export
+  result.updates = rows.empty() ? 0 : rows.back().update;
+  if (!rows.empty()) {
+    result.first_loss = rows.front().loss;
+    result.last_loss = rows.back().loss;
+  }
+  for (const auto& r : rows)
+    if (std::isfinite(r.valid_loss)) {
+      result.valid_loss = r.valid_loss;
+      result.valid_rollout_nrmse = r.rollout;
+    }
+  result.windows_per_second = train_seconds > 0 ? double(trained * B) / train_seconds : 0;
+  result.gflops = result.windows_per_second * training_flops_per_window(config, window) / 1e9;
+  if (result.updates == opts.updates) {
+    if (trained == 0) write_logs();  // resumed a finished run: nothing new, export again
+    config.training = settings;
+    config.training["updates_done"] = result.updates;
+    config.training["final_train_loss"] = finite_or_null(result.last_loss);
+    config.training["final_valid_loss"] = finite_or_null(result.valid_loss);
+    config.training["valid_rollout_nrmse"] = finite_or_null(result.valid_rollout_nrmse);
+    config.training["valid_rollout_steps"] = opts.rollout_steps;
+    config.training["seconds"] = seconds_before + seconds_since(t_start);
+    export_model(*model, config, opts.out_dir);
+    result.artifact_dir = opts.out_dir;
+  }
+  result.seconds = seconds_since(t_start);
+  return result;
+}
+
+}  // namespace flashnerd::train

@@ -1,0 +1,83 @@
+// Training a FlashNeRD or NeRD model on a dataset, with checkpoints, resume and export to a
+// model artifact. This header does not include libtorch (the CLI includes it).
+//
+// Lifecycle of one run (train_model):
+//   config    ModelConfig from the dataset's robot + preset (+ customize hook)
+//   split     5% of trajectories held out (core split_trajectories, seeded)
+//   normalize NeRD normalization fitted on the training split's valid transitions
+//   loop      update u = start..updates-1: batch = pure function of (seed, u); masked MSE on
+//             standardized increments over every window position; Adam, clip 1.0, linear LR
+//   validate  every valid_every updates: one-step loss and a short open-loop rollout
+//   persist   <out>/checkpoint.pt atomically every checkpoint_every updates; train_log.csv,
+//             loss.png; at the end config.json + weights.safetensors (the artifact)
+// A non-finite loss stops the run with an Error and leaves the last good checkpoint alone.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "core/dataset.h"
+#include "core/model_config.h"
+
+namespace flashnerd::train {
+
+enum class ProbeUse { Auto, On, Off };  // Auto: use fixed probes when the dataset has them
+
+struct TrainOptions {
+  Arch arch = Arch::FlashNeRD;
+  std::string preset = "tiny";
+  std::string out_dir;              // artifact, checkpoint, log and plot
+  std::string data_path;            // recorded in config.json (informational)
+  int64_t updates = 2000;           // total updates of the run (a resume continues to it)
+  int batch = 64;                   // windows per update
+  double lr = 1e-3;                 // initial learning rate
+  double lr_final = 0;              // final learning rate; 0 = lr / 10
+  uint64_t seed = 0;                // initialization, split and batch sampling
+  bool resume = false;              // continue <out>/checkpoint.pt
+  int64_t valid_every = 200;        // validation period in updates (0: only at the end)
+  int64_t checkpoint_every = 0;     // checkpoint period in updates (0: = valid_every)
+  double valid_fraction = 0.05;     // trajectories held out
+  int valid_windows = 256;          // windows of the one-step validation set
+  int rollout_steps = 10;           // open-loop validation horizon
+  int rollout_count = 64;           // validation rollouts
+  ProbeUse probes = ProbeUse::Auto;
+  int window = 0;                   // training window in frames; 0 = the model's history
+  double grad_clip = 1.0;
+  bool progress = true;             // progress line on stderr
+  bool write_plot = true;           // loss.png
+  // Adjusts the model config after the preset is applied (tests, experiments).
+  std::function<void(ModelConfig&)> customize;
+  // Stops after this many updates of the run (checkpoint written, no export), as if the
+  // process had been killed right after a checkpoint; 0 = never. For resume tests.
+  int64_t stop_at = 0;
+};
+
+struct TrainResult {
+  int64_t updates = 0;     // updates done in total (before and after a resume)
+  int64_t parameters = 0;
+  double first_loss = std::numeric_limits<double>::quiet_NaN();  // first update of the run
+  double last_loss = std::numeric_limits<double>::quiet_NaN();
+  double valid_loss = std::numeric_limits<double>::quiet_NaN();  // last one-step validation MSE
+  double valid_rollout_nrmse = std::numeric_limits<double>::quiet_NaN();
+  double seconds = 0;             // wall time of this invocation
+  double windows_per_second = 0;  // training windows per second (validation excluded)
+  double gflops = 0;              // achieved training GFLOP/s (3 x forward FLOPs)
+  int window = 0;                 // training window length
+  std::string artifact_dir;       // empty when stopped by stop_at
+};
+
+// ModelConfig for a dataset: robot identity, layout, timestep, actuator model, input and
+// output widths from the codec (+ probes), then the preset's sizes.
+ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes);
+
+// Runs (or resumes) training; throws flashnerd::Error with a clear message on bad input,
+// I/O failure or divergence.
+TrainResult train_model(const Dataset& data, const TrainOptions& opts);
+
+// Useful floating-point operations of one training window of `window` frames (forward at
+// every position, backward counted as twice the forward).
+double training_flops_per_window(const ModelConfig& c, int window);
+
+}  // namespace flashnerd::train

@@ -1,0 +1,109 @@
+// No heap allocation inside a step (STYLE habit 2): this test binary interposes malloc and
+// friends (operator new goes through malloc) for every library in the process, OpenBLAS
+// included, and counts calls from all threads while stepping.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "engine/engine.h"
+#include "engine/test_models.h"
+
+extern "C" {
+void* __libc_malloc(size_t);
+void* __libc_calloc(size_t, size_t);
+void* __libc_realloc(void*, size_t);
+void* __libc_memalign(size_t, size_t);
+void __libc_free(void*);
+}
+
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+inline void count() {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+extern "C" {
+void* malloc(size_t n) {
+  count();
+  return __libc_malloc(n);
+}
+void* calloc(size_t n, size_t s) {
+  count();
+  return __libc_calloc(n, s);
+}
+void* realloc(void* p, size_t n) {
+  count();
+  return __libc_realloc(p, n);
+}
+void* aligned_alloc(size_t a, size_t n) {
+  count();
+  return __libc_memalign(a, n);
+}
+void* memalign(size_t a, size_t n) {
+  count();
+  return __libc_memalign(a, n);
+}
+int posix_memalign(void** p, size_t a, size_t n) {
+  count();
+  *p = __libc_memalign(a, n);
+  return *p ? 0 : 12;  // ENOMEM
+}
+void free(void* p) { __libc_free(p); }
+}
+
+namespace flashnerd::engine {
+namespace {
+
+long allocations_over_steps(const ModelConfig& config, GemmBackend gemm, int B, int tile_rows) {
+  auto model = Model::random(config, 3);
+  ThreadPool pool(2);
+  ContextOptions opt;
+  opt.max_batch = B;
+  opt.pool = &pool;
+  opt.gemm = gemm;
+  opt.tile_rows = tile_rows;
+  Context ctx(*model, opt);
+  auto in = testing::random_inputs(size_t(B), config.input_dim, 5);
+  std::vector<float> out(size_t(B) * config.output_dim);
+  // warm-up: first calls may set up OpenBLAS's per-thread buffers
+  for (int t = 0; t < 3; ++t) step(*model, ctx, B, in.data(), out.data());
+  g_allocations = 0;
+  g_counting = true;
+  for (int t = 0; t < 50; ++t) {
+    step(*model, ctx, B, in.data(), out.data());
+    step(*model, ctx, B / 2 + 1, in.data(), out.data());  // other tilings
+    step_normalized(*model, ctx, 1, in.data(), out.data());
+    if (t % 7 == 0) reset_env(ctx, t % B);
+  }
+  g_counting = false;
+  return g_allocations.load();
+}
+
+TEST(Allocation, CountingHookSeesAllocations) {
+  g_allocations = 0;
+  g_counting = true;
+  auto* v = new std::vector<float>(100);
+  g_counting = false;
+  delete v;
+  EXPECT_GE(g_allocations.load(), 1);
+}
+
+TEST(Allocation, NoHeapAllocationInFlashStep) {
+  // tile rows 32 exercise OpenBLAS (rows > 16), the rest the own small kernel
+  EXPECT_EQ(allocations_over_steps(testing::flash_test_config(), GemmBackend::Auto, 70, 32), 0);
+  EXPECT_EQ(allocations_over_steps(testing::flash_test_config(NormKind::LayerNorm, FfnActivation::GEGLU),
+                                   GemmBackend::OpenBLAS, 9, 0),
+            0);
+}
+
+TEST(Allocation, NoHeapAllocationInNerdStep) {
+  EXPECT_EQ(allocations_over_steps(testing::nerd_test_config(), GemmBackend::Auto, 40, 0), 0);
+}
+
+}  // namespace
+}  // namespace flashnerd::engine

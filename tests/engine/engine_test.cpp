@@ -1,0 +1,255 @@
+// The equivalence contract (DESIGN §2) and the error contract of the streaming engine.
+// Tolerance (fp32 engine vs double reference): max |engine − reference| / rms(reference)
+// <= 1e-5 (kTol); measured ~1e-6 on these models.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/error.h"
+#include "core/thread_pool.h"
+#include "engine/engine.h"
+#include "engine/reference.h"
+#include "engine/test_models.h"
+
+namespace flashnerd::engine {
+namespace {
+
+using testing::flash_test_config;
+using testing::nerd_test_config;
+using testing::random_inputs;
+using testing::relative_error;
+
+constexpr double kTol = 1e-5;
+
+// Streams B independent sequences of T frames (inputs (T, B, din)); returns (B, T, dout).
+std::vector<float> stream(const Model& model, Context& ctx, int B, int T, const std::vector<float>& in) {
+  const int din = model.input_dim(), dout = model.output_dim();
+  std::vector<float> out(size_t(B) * T * dout), y(size_t(B) * dout);
+  for (int t = 0; t < T; ++t) {
+    step(model, ctx, B, in.data() + size_t(t) * B * din, y.data());
+    for (int b = 0; b < B; ++b)
+      for (int k = 0; k < dout; ++k) out[(size_t(b) * T + t) * dout + k] = y[size_t(b) * dout + k];
+  }
+  return out;
+}
+
+// Sequence b of an interleaved (T, B, din) input as (T, din).
+std::vector<float> sequence(const std::vector<float>& in, int B, int T, int din, int b) {
+  std::vector<float> s(size_t(T) * din);
+  for (int t = 0; t < T; ++t)
+    for (int k = 0; k < din; ++k) s[size_t(t) * din + k] = in[(size_t(t) * B + b) * din + k];
+  return s;
+}
+
+// tile_rows < 0: several small tiles; 0: the default (small batches split GEMM columns).
+void expect_streaming_matches_reference(const ModelConfig& config, GemmBackend gemm, int threads,
+                                        int tile_rows = -1) {
+  auto model = Model::random(config, 5);
+  const int B = 7, T = 3 * config.history() + 2, din = config.input_dim, dout = config.output_dim;
+  ThreadPool pool(threads);
+  ContextOptions opt;
+  opt.max_batch = B;
+  opt.pool = &pool;
+  opt.gemm = gemm;
+  opt.tile_rows = tile_rows >= 0 ? tile_rows : config.arch == Arch::FlashNeRD ? 3 : 2 * config.nerd.window;
+  Context ctx(*model, opt);
+  auto in = random_inputs(size_t(T) * B, din, 17);
+  auto out = stream(*model, ctx, B, T, in);
+  for (int b = 0; b < B; ++b) {
+    auto seq = sequence(in, B, T, din, b);
+    auto ref = reference_forward(*model, seq.data(), T);
+    std::vector<float> got(out.begin() + long(b) * T * dout, out.begin() + long(b + 1) * T * dout);
+    EXPECT_LT(relative_error(got, ref), kTol) << "env " << b << " backend " << gemm_backend_name(gemm);
+  }
+  EXPECT_EQ(ctx.diverged_count(B), 0);
+}
+
+TEST(Engine, FlashStreamingMatchesFullWindowReference) {
+  expect_streaming_matches_reference(flash_test_config(), GemmBackend::Auto, 2);
+}
+TEST(Engine, ColumnSplitSmallBatchMatchesReference) {
+  expect_streaming_matches_reference(flash_test_config(), GemmBackend::Auto, 2, 0);
+  expect_streaming_matches_reference(nerd_test_config(), GemmBackend::Auto, 2, 0);
+}
+TEST(Engine, FlashLayerNormGegluMatchesReference) {
+  expect_streaming_matches_reference(flash_test_config(NormKind::LayerNorm, FfnActivation::GEGLU),
+                                     GemmBackend::OpenBLAS, 1);
+}
+TEST(Engine, FlashRegluEigenMatchesReference) {
+  expect_streaming_matches_reference(flash_test_config(NormKind::RMSNorm, FfnActivation::ReGLU),
+                                     GemmBackend::Eigen, 2);
+}
+TEST(Engine, NerdMatchesReference) {
+  expect_streaming_matches_reference(nerd_test_config(), GemmBackend::Auto, 2);
+  expect_streaming_matches_reference(nerd_test_config(), GemmBackend::OpenBLAS, 1);
+}
+
+// For t >= R − 1 with R >= the receptive field, the full-window evaluation of only the last
+// R frames gives the streaming output.
+TEST(Engine, RecomputingLastRFramesMatchesStreaming) {
+  for (const ModelConfig& config : {flash_test_config(), nerd_test_config()}) {
+    auto model = Model::random(config, 8);
+    const int R = config.history(), T = R + 9, din = config.input_dim, dout = config.output_dim;
+    ContextOptions opt;
+    opt.max_batch = 1;
+    Context ctx(*model, opt);
+    auto in = random_inputs(size_t(T), din, 3);
+    auto out = stream(*model, ctx, 1, T, in);
+    for (int t = R - 1; t < T; ++t) {
+      auto ref = reference_forward(*model, in.data() + size_t(t - R + 1) * din, R);
+      std::vector<double> last(ref.end() - dout, ref.end());
+      std::vector<float> got(out.begin() + long(t) * dout, out.begin() + long(t + 1) * dout);
+      EXPECT_LT(relative_error(got, last), kTol) << arch_name(config.arch) << " t=" << t;
+    }
+  }
+}
+
+TEST(Engine, PrimeEqualsSteppingAndNormalizedEqualsRaw) {
+  for (const ModelConfig& config : {flash_test_config(), nerd_test_config()}) {
+    auto model = Model::random(config, 9);
+    const int B = 4, R = 6, din = config.input_dim, dout = config.output_dim;
+    ContextOptions opt;
+    opt.max_batch = B;
+    Context a(*model, opt), b(*model, opt), n(*model, opt);
+    auto in = random_inputs(size_t(R) * B, din, 4);
+    std::vector<float> ya(size_t(B) * dout), yb(ya.size()), yn(ya.size());
+    prime(*model, a, B, R, in.data(), ya.data());
+    for (int t = 0; t < R; ++t) step(*model, b, B, in.data() + size_t(t) * B * din, yb.data());
+    EXPECT_EQ(ya, yb);
+    // pre-normalized inputs through step_normalized: same outputs
+    std::vector<float> xn(in.size());
+    for (size_t i = 0; i < in.size(); ++i)
+      xn[i] = (in[i] - model->input_mean()[i % din]) / model->input_std()[i % din];
+    for (int t = 0; t < R; ++t) step_normalized(*model, n, B, xn.data() + size_t(t) * B * din, yn.data());
+    EXPECT_EQ(yn, yb);
+    EXPECT_EQ(a.frames(0), R);
+  }
+}
+
+TEST(Engine, ResetOfOneEnvLeavesOthersBitIdentical) {
+  for (const ModelConfig& config : {flash_test_config(), nerd_test_config()}) {
+    auto model = Model::random(config, 10);
+    const int B = 6, T = 2 * config.history() + 3, din = config.input_dim, dout = config.output_dim;
+    const int reset_at = config.history() + 1, env = 2;
+    ContextOptions opt;
+    opt.max_batch = B;
+    Context a(*model, opt), b(*model, opt);
+    auto in = random_inputs(size_t(T) * B, din, 21);
+    std::vector<float> ya(size_t(B) * dout), yb(ya.size());
+    for (int t = 0; t < T; ++t) {
+      if (t == reset_at) reset_env(b, env);
+      step(*model, a, B, in.data() + size_t(t) * B * din, ya.data());
+      step(*model, b, B, in.data() + size_t(t) * B * din, yb.data());
+      for (int e = 0; e < B; ++e) {
+        if (e == env && t >= reset_at) continue;
+        for (int k = 0; k < dout; ++k) ASSERT_EQ(ya[size_t(e) * dout + k], yb[size_t(e) * dout + k]);
+      }
+    }
+    // the reset env now behaves as a fresh history started at reset_at
+    const int L = T - reset_at;
+    auto seq = sequence(in, B, T, din, env);
+    auto ref = reference_forward(*model, seq.data() + size_t(reset_at) * din, L);
+    std::vector<float> last(yb.begin() + env * dout, yb.begin() + (env + 1) * dout);
+    std::vector<double> ref_last(ref.end() - dout, ref.end());
+    EXPECT_LT(relative_error(last, ref_last), kTol);
+    EXPECT_EQ(b.frames(env), L);
+    EXPECT_EQ(b.frames(0), T);
+  }
+}
+
+TEST(Engine, NonFiniteInputFlagsOnlyThatEnv) {
+  for (const ModelConfig& config : {flash_test_config(), nerd_test_config()}) {
+    auto model = Model::random(config, 12);
+    const int B = 5, din = config.input_dim, dout = config.output_dim;
+    ContextOptions opt;
+    opt.max_batch = B;
+    Context ctx(*model, opt);
+    auto in = random_inputs(size_t(B), din, 1);
+    std::vector<float> y(size_t(B) * dout);
+    for (int t = 0; t < 3; ++t) step(*model, ctx, B, in.data(), y.data());
+    in[size_t(3) * din + 2] = std::numeric_limits<float>::quiet_NaN();
+    step(*model, ctx, B, in.data(), y.data());
+    in[size_t(3) * din + 2] = 0.5f;
+    for (int e = 0; e < B; ++e) EXPECT_EQ(ctx.diverged(e), e == 3) << "env " << e;
+    for (int t = 0; t < 2 * config.history(); ++t) step(*model, ctx, B, in.data(), y.data());
+    for (int e = 0; e < B; ++e) {
+      EXPECT_EQ(ctx.diverged(e), e == 3);
+      if (e != 3) {
+        for (int k = 0; k < dout; ++k) EXPECT_TRUE(std::isfinite(y[size_t(e) * dout + k]));
+      }
+    }
+    // an infinite input flags too, and reset clears the flag and the poisoned history
+    in[size_t(1) * din] = std::numeric_limits<float>::infinity();
+    step(*model, ctx, B, in.data(), y.data());
+    EXPECT_TRUE(ctx.diverged(1));
+    in[size_t(1) * din] = 0.f;
+    reset_env(ctx, 3);
+    reset_env(ctx, 1);
+    EXPECT_FALSE(ctx.diverged(3));
+    step(*model, ctx, B, in.data(), y.data());
+    EXPECT_EQ(ctx.diverged_count(B), 0);
+    for (float v : y) EXPECT_TRUE(std::isfinite(v));
+  }
+}
+
+TEST(Engine, MisuseThrowsClearErrors) {
+  auto model = Model::random(flash_test_config(), 1);
+  auto other = Model::random(flash_test_config(), 2);
+  ContextOptions opt;
+  opt.max_batch = 4;
+  Context ctx(*model, opt);
+  std::vector<float> x(size_t(8) * model->input_dim()), y(size_t(8) * model->output_dim());
+  try {
+    step(*model, ctx, 5, x.data(), y.data());
+    FAIL() << "batch > max_batch accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("max_batch"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("batch 5"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(step(*model, ctx, 0, x.data(), y.data()), Error);
+  try {
+    step(*other, ctx, 1, x.data(), y.data());
+    FAIL() << "context of another model accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("another model"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(step(*model, ctx, 1, nullptr, y.data()), Error);
+  EXPECT_THROW(reset_env(ctx, 4), Error);
+  opt.max_batch = 0;
+  EXPECT_THROW(Context(*model, opt), Error);
+}
+
+TEST(Engine, ThreadCountDoesNotChangeResultsBeyondRoundoff) {
+  for (const ModelConfig& config : {flash_test_config(), nerd_test_config()}) {
+    auto model = Model::random(config, 13);
+    const int B = 37, T = config.history() + 2, din = config.input_dim;
+    ThreadPool one(1), two(2);
+    ContextOptions opt;
+    opt.max_batch = B;
+    opt.pool = &one;
+    Context a(*model, opt);
+    opt.pool = &two;
+    opt.tile_rows = 5 * (config.arch == Arch::NeRD ? config.nerd.window : 1);
+    Context b(*model, opt);
+    auto in = random_inputs(size_t(T) * B, din, 2);
+    auto ya = stream(*model, a, B, T, in), yb = stream(*model, b, B, T, in);
+    EXPECT_LT(relative_error(ya, yb), 1e-6);
+  }
+}
+
+TEST(Engine, MemoryReport) {
+  ModelConfig c = synthetic_config(Arch::FlashNeRD, "paper-cartpole", 6, 4);
+  auto model = Model::random(c, 1);
+  ContextOptions opt;
+  opt.max_batch = 8;
+  Context ctx(*model, opt);
+  // Σ(S−1) = 9 slots of [k | v], 64 floats each
+  EXPECT_EQ(ctx.cache_bytes_per_env(), size_t(9 * 2 * 64 * 4));
+  EXPECT_GT(ctx.activation_bytes_per_env(), 0u);
+  EXPECT_GE(ctx.total_bytes(), ctx.cache_bytes_per_env() * 8);
+}
+
+}  // namespace
+}  // namespace flashnerd::engine

@@ -1,0 +1,71 @@
+// Small random models with odd sizes for the engine tests, and helpers.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/rng.h"
+#include "engine/engine.h"
+
+namespace flashnerd::engine::testing {
+
+// Odd sizes everywhere; non-trivial normalization so the (de)normalization is exercised.
+inline ModelConfig flash_test_config(NormKind norm = NormKind::RMSNorm,
+                                     FfnActivation act = FfnActivation::SwiGLU) {
+  ModelConfig c = synthetic_config(Arch::FlashNeRD, "tiny", 7, 5);
+  c.flash.d_model = 40;
+  c.flash.n_layers = 3;
+  c.flash.n_heads = 3;
+  c.flash.head_dim = 12;
+  c.flash.spans = {4, 2, 3};
+  c.flash.ffn_hidden = 37;
+  c.flash.readout_hidden = 23;
+  c.flash.norm = norm;
+  c.flash.activation = act;
+  Rng rng(11);
+  for (int i = 0; i < c.input_dim; ++i) {
+    c.norm.input_mean.push_back(float(rng.uniform(-0.5, 0.5)));
+    c.norm.input_std.push_back(float(rng.uniform(0.5, 2.0)));
+  }
+  for (int i = 0; i < c.output_dim; ++i) {
+    c.norm.target_mean.push_back(float(rng.uniform(-0.1, 0.1)));
+    c.norm.target_std.push_back(float(rng.uniform(0.05, 0.5)));
+  }
+  c.validate();
+  return c;
+}
+
+inline ModelConfig nerd_test_config() {
+  ModelConfig c = flash_test_config();
+  c.arch = Arch::NeRD;
+  c.nerd.d_model = 36;
+  c.nerd.n_layers = 2;
+  c.nerd.n_heads = 3;
+  c.nerd.window = 5;
+  c.nerd.mlp_hidden = 61;
+  c.nerd.head_hidden = 19;
+  c.validate();
+  return c;
+}
+
+// (n, dim) values, roughly the scale of raw features.
+inline std::vector<float> random_inputs(size_t n, int dim, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<float> x(n * size_t(dim));
+  for (auto& v : x) v = float(rng.normal(0.0, 1.5));
+  return x;
+}
+
+// max |a − b| / rms(b): the error measure of the equivalence tests.
+template <typename A, typename B>
+double relative_error(const A& a, const B& b) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    num = std::max(num, std::fabs(double(a[i]) - double(b[i])));
+    den += double(b[i]) * double(b[i]);
+  }
+  return num / std::sqrt(den / double(b.size()) + 1e-30);
+}
+
+}  // namespace flashnerd::engine::testing

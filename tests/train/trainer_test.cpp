@@ -1,0 +1,288 @@
+// The trainer end to end on the analytic pendulum: overfitting, bit-for-bit resume, the
+// files of a run, and the bad inputs the issue lists. No libtorch header here.
+#include "train/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/frame_features.h"
+#include "core/model_artifact.h"
+#include "core/plot_png.h"
+#include "pendulum.h"
+#include "train/train_data.h"
+
+namespace flashnerd::train {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::make_pendulum_dataset;
+using testing::PendulumOptions;
+
+std::string temp_dir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("flashnerd_trainer_test_" + name);
+  fs::remove_all(p);
+  return p.string();
+}
+
+TrainOptions quick_options(const std::string& dir, Arch arch) {
+  TrainOptions o;
+  o.arch = arch;
+  o.preset = "tiny";
+  o.out_dir = dir;
+  o.updates = 60;
+  o.batch = 16;
+  o.valid_every = 30;
+  o.progress = false;
+  o.seed = 5;
+  return o;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Trainer, TinyModelsOverfitThePendulum) {
+  const Dataset d = make_pendulum_dataset({16, 30, 2});
+  for (Arch arch : {Arch::FlashNeRD, Arch::NeRD}) {
+    TrainOptions o = quick_options(temp_dir(std::string("overfit_") + arch_name(arch)), arch);
+    o.updates = 500;
+    o.batch = 32;
+    o.lr = 3e-3;
+    o.valid_every = 250;
+    o.write_plot = false;
+    TrainResult r = train_model(d, o);
+    std::printf("  %s: loss %.3g -> %.3g, valid %.3g, rollout nrmse %.3g, %.0f windows/s, %.2f GFLOP/s\n",
+                arch_name(arch), r.first_loss, r.last_loss, r.valid_loss, r.valid_rollout_nrmse,
+                r.windows_per_second, r.gflops);
+    EXPECT_EQ(r.updates, 500);
+    EXPECT_GT(r.first_loss, 0.3);
+    EXPECT_LT(r.last_loss, 2e-3) << arch_name(arch);
+    EXPECT_LT(r.valid_loss, 1e-2) << arch_name(arch);
+    EXPECT_LT(r.valid_rollout_nrmse, 0.1) << arch_name(arch);
+    EXPECT_FALSE(r.artifact_dir.empty());
+  }
+}
+
+TEST(Trainer, ResumedRunEqualsUninterruptedBitForBit) {
+  const Dataset d = make_pendulum_dataset({12, 25, 3, "pendulum", 0.05});
+  for (Arch arch : {Arch::FlashNeRD, Arch::NeRD}) {
+    TrainOptions whole = quick_options(temp_dir(std::string("whole_") + arch_name(arch)), arch);
+    whole.updates = 30;
+    whole.checkpoint_every = 10;
+    whole.valid_every = 10;
+    TrainResult rw = train_model(d, whole);
+
+    TrainOptions part = whole;
+    part.out_dir = temp_dir(std::string("part_") + arch_name(arch));
+    part.stop_at = 17;  // "killed" after update 17: checkpoint written, no artifact
+    TrainResult r1 = train_model(d, part);
+    EXPECT_EQ(r1.updates, 17);
+    EXPECT_TRUE(r1.artifact_dir.empty());
+    EXPECT_FALSE(fs::exists(part.out_dir + "/weights.safetensors"));
+    part.stop_at = 0;
+    part.resume = true;
+    TrainResult r2 = train_model(d, part);
+    EXPECT_EQ(r2.updates, 30);
+    EXPECT_EQ(r2.first_loss, rw.first_loss);
+    EXPECT_EQ(r2.last_loss, rw.last_loss);
+    EXPECT_EQ(r2.valid_loss, rw.valid_loss);
+    EXPECT_EQ(read_file(part.out_dir + "/weights.safetensors"), read_file(whole.out_dir + "/weights.safetensors"))
+        << arch_name(arch) << ": resumed weights differ from the uninterrupted run";
+  }
+}
+
+TEST(Trainer, RunWritesArtifactLogAndPlot) {
+  const Dataset d = make_pendulum_dataset({10, 20, 4});
+  TrainOptions o = quick_options(temp_dir("files"), Arch::FlashNeRD);
+  o.data_path = "pendulum.h5";
+  TrainResult r = train_model(d, o);
+  ModelArtifact a = ModelArtifact::load(o.out_dir);
+  EXPECT_EQ(a.config.robot, "pendulum");
+  EXPECT_EQ(a.config.input_dim, 3);   // q, v, u
+  EXPECT_EQ(a.config.output_dim, 2);  // Δq, Δv
+  EXPECT_EQ(a.config.norm.input_std.size(), 3u);
+  EXPECT_EQ(a.config.norm.channel_std.size(), 2u);
+  EXPECT_EQ(a.config.training.at("dataset_fingerprint").get<std::string>(), dataset_fingerprint(d));
+  EXPECT_EQ(a.config.training.at("updates_done").get<int64_t>(), 60);
+  EXPECT_EQ(a.config.training.at("seed").get<uint64_t>(), 5u);
+  EXPECT_EQ(r.parameters, parameter_count(a.config));
+  // the log: a header and one row per update, validation on updates 30 and 60
+  std::ifstream csv(o.out_dir + "/train_log.csv");
+  std::string line;
+  int rows = 0, with_valid = 0;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "update,lr,train_loss,valid_loss,valid_rollout_nrmse,seconds");
+  while (std::getline(csv, line)) {
+    ++rows;
+    if (line.find(",,") == std::string::npos) ++with_valid;
+  }
+  EXPECT_EQ(rows, 60);
+  EXPECT_EQ(with_valid, 2);
+  const std::string png = read_file(o.out_dir + "/loss.png");
+  ASSERT_GT(png.size(), 100u);
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_TRUE(fs::exists(o.out_dir + "/checkpoint.pt"));
+}
+
+TEST(Trainer, BadInputsGiveClearMessages) {
+  const Dataset good = make_pendulum_dataset({8, 20, 6});
+  // every transition masked
+  Dataset masked = good;
+  std::fill(masked.valid.begin(), masked.valid.end(), 0);
+  std::string msg = error_of([&] { train_model(masked, quick_options(temp_dir("masked"), Arch::FlashNeRD)); });
+  EXPECT_NE(msg.find("every transition masked"), std::string::npos) << msg;
+
+  // resume without a checkpoint, and a fresh run over an existing one
+  TrainOptions o = quick_options(temp_dir("resume"), Arch::FlashNeRD);
+  o.updates = 4;
+  o.resume = true;
+  msg = error_of([&] { train_model(good, o); });
+  EXPECT_NE(msg.find("no checkpoint"), std::string::npos) << msg;
+  o.resume = false;
+  train_model(good, o);
+  msg = error_of([&] { train_model(good, o); });
+  EXPECT_NE(msg.find("--resume"), std::string::npos) << msg;
+
+  // resume with a dataset of another robot, with other data, other settings
+  o.resume = true;
+  o.updates = 8;
+  PendulumOptions other;
+  other.trajectories = 8;
+  other.steps = 20;
+  other.seed = 6;
+  other.robot = "acrobot";
+  msg = error_of([&] { train_model(make_pendulum_dataset(other), o); });
+  EXPECT_NE(msg.find("robot 'acrobot'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("trained on robot 'pendulum'"), std::string::npos) << msg;
+  msg = error_of([&] { train_model(make_pendulum_dataset({8, 20, 7}), o); });
+  EXPECT_NE(msg.find("not the one the checkpoint was trained on"), std::string::npos) << msg;
+  TrainOptions nerd = o;
+  nerd.arch = Arch::NeRD;
+  msg = error_of([&] { train_model(good, nerd); });
+  EXPECT_NE(msg.find("--arch flashnerd"), std::string::npos) << msg;
+  TrainOptions seed = o;
+  seed.seed = 99;
+  msg = error_of([&] { train_model(good, seed); });
+  EXPECT_NE(msg.find("--seed 5"), std::string::npos) << msg;
+  EXPECT_EQ(train_model(good, o).updates, 8);  // the right data resumes
+
+  // unwritable output directory (a path below a regular file)
+  const std::string file = temp_dir("plainfile");
+  write_file_atomic(file, "not a directory");
+  msg = error_of([&] { train_model(good, quick_options(file + "/run", Arch::FlashNeRD)); });
+  EXPECT_NE(msg.find("cannot create directory"), std::string::npos) << msg;
+
+  // probes requested but not recorded; unknown preset
+  TrainOptions probes = quick_options(temp_dir("probes"), Arch::FlashNeRD);
+  probes.probes = ProbeUse::On;
+  msg = error_of([&] { train_model(good, probes); });
+  EXPECT_NE(msg.find("no fixed probes"), std::string::npos) << msg;
+  TrainOptions preset = quick_options(temp_dir("preset"), Arch::FlashNeRD);
+  preset.preset = "huge";
+  msg = error_of([&] { train_model(good, preset); });
+  EXPECT_NE(msg.find("unknown preset 'huge'"), std::string::npos) << msg;
+}
+
+TEST(Trainer, DivergenceStopsAndKeepsTheLastGoodCheckpoint) {
+  const Dataset d = make_pendulum_dataset({8, 20, 8});
+  TrainOptions o = quick_options(temp_dir("nan"), Arch::FlashNeRD);
+  o.updates = 20;
+  o.checkpoint_every = 1;
+  o.lr = 1e30;  // the first step throws every weight to ~1e30: the next loss is not finite
+  std::string msg = error_of([&] { train_model(d, o); });
+  EXPECT_NE(msg.find("training diverged at update 2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("last good checkpoint (update 1)"), std::string::npos) << msg;
+  EXPECT_TRUE(fs::exists(o.out_dir + "/checkpoint.pt"));
+  EXPECT_FALSE(fs::exists(o.out_dir + "/weights.safetensors"));
+  // the checkpoint is intact: a resume loads it and, with the same learning rate, diverges again
+  o.resume = true;
+  msg = error_of([&] { train_model(d, o); });
+  EXPECT_NE(msg.find("training diverged at update 2"), std::string::npos) << msg;
+}
+
+TEST(TrainData, NormalizationUsesOnlyValidTrainingTransitions) {
+  Dataset d = make_pendulum_dataset({6, 10, 9, "pendulum", 0.3});
+  StateCodec codec(d.layout);
+  TransitionArrays a = build_transitions(d, codec, false);
+  std::vector<int64_t> traj = {0, 2, 3};
+  Normalization n = fit_normalization(d, a, codec, traj);
+  double sum = 0, sum2 = 0;
+  int count = 0;
+  for (int64_t tr : traj)
+    for (int64_t t = 0; t < d.steps; ++t)
+      if (d.is_valid(tr, t)) {
+        sum += d.q(tr, t)[0];
+        sum2 += d.q(tr, t)[0] * d.q(tr, t)[0];
+        ++count;
+      }
+  const double mean = sum / count, var = sum2 / count - mean * mean;
+  EXPECT_NEAR(n.input_mean[0], mean, 1e-5);
+  EXPECT_NEAR(n.input_std[0], std::sqrt(var + 1e-5), 1e-5);
+  EXPECT_NEAR(n.channel_std[0], std::sqrt(var + 1e-5), 1e-5);
+  Dataset masked = d;
+  std::fill(masked.valid.begin(), masked.valid.end(), 0);
+  TransitionArrays am = build_transitions(masked, codec, false);
+  EXPECT_THROW(fit_normalization(masked, am, codec, traj), Error);
+}
+
+TEST(TrainData, WindowsAreMaskedAfterTheFirstBrokenTransitionAndSampledPurely) {
+  Dataset d = make_pendulum_dataset({3, 12, 10});
+  for (auto& v : d.valid) v = 1;
+  d.valid[size_t(1 * 12 + 6)] = 0;  // trajectory 1, transition 6
+  StateCodec codec(d.layout);
+  TransitionArrays a = build_transitions(d, codec, false);
+  WindowIndex idx(a, {0, 1, 2}, 5);
+  EXPECT_EQ(idx.size(), 3 * 8 - 1);  // starts 0..7 each, minus the broken start
+  WindowBatch b;
+  gather_windows(a, {{1, 3}}, 5, b);
+  EXPECT_EQ(b.mask, (std::vector<float>{1, 1, 1, 0, 0}));
+  auto s1 = idx.sample(7, 42, 16), s2 = idx.sample(7, 42, 16), s3 = idx.sample(7, 43, 16);
+  bool same = true, differs = false;
+  for (size_t i = 0; i < s1.size(); ++i) {
+    same &= s1[i].trajectory == s2[i].trajectory && s1[i].start == s2[i].start;
+    differs |= s1[i].trajectory != s3[i].trajectory || s1[i].start != s3[i].start;
+  }
+  EXPECT_TRUE(same);
+  EXPECT_TRUE(differs);
+  // trajectories shorter than the window give one padded window
+  WindowIndex longer(a, {0}, 20);
+  EXPECT_EQ(longer.size(), 1);
+  gather_windows(a, {longer[0]}, 20, b);
+  EXPECT_EQ(std::count(b.mask.begin(), b.mask.end(), 1.0f), 12);
+  EXPECT_NE(dataset_fingerprint(d), dataset_fingerprint(make_pendulum_dataset({3, 12, 11})));
+}
+
+TEST(PlotPng, WritesAPngWithTheRequestedSize) {
+  PlotSeries s{"loss", {1, 2, 3, 4}, {1, 0.1, 0.01, NAN}, 0x1f77b4, true};
+  PlotOptions o;
+  o.title = "test 0.5";
+  o.log_y = true;
+  o.width = 320;
+  o.height = 200;
+  auto rgb = render_line_plot({s}, o);
+  EXPECT_EQ(rgb.size(), size_t(320 * 200 * 3));
+  EXPECT_LT(*std::min_element(rgb.begin(), rgb.end()), 50);  // something was drawn
+  const std::string path = temp_dir("plot.png");
+  write_line_plot_png(path, {s}, o);
+  const std::string png = read_file(path);
+  ASSERT_GT(png.size(), 24u);
+  auto be32 = [&](size_t at) {
+    return (uint32_t(uint8_t(png[at])) << 24) | (uint32_t(uint8_t(png[at + 1])) << 16) |
+           (uint32_t(uint8_t(png[at + 2])) << 8) | uint32_t(uint8_t(png[at + 3]));
+  };
+  EXPECT_EQ(be32(16), 320u);  // IHDR width
+  EXPECT_EQ(be32(20), 200u);  // IHDR height
+}
+
+}  // namespace
+}  // namespace flashnerd::train
