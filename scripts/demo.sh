@@ -3,27 +3,31 @@
 #   generate MuJoCo data -> train FlashNeRD and the NeRD baseline on the same data ->
 #   evaluate recursive-rollout NRMSE against MuJoCo -> render a rollout next to MuJoCo ->
 #   benchmark both engines -> summary table. Everything lands under out/demo/.
-# Sized for ~15 minutes on a 2-core machine. Environment overrides: UPDATES, TRAIN_TRAJ, PRESET.
+# Sized for ~12 minutes on a 2-core machine (after the build). Environment overrides: UPDATES, TRAIN_TRAJ, PRESET.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 ./scripts/build.sh build > /dev/null
 FN=./build/src/cli/flashnerd
 OUT=out/demo
-UPDATES="${UPDATES:-3000}"
+UPDATES="${UPDATES:-2000}"
 TRAIN_TRAJ="${TRAIN_TRAJ:-4000}"
 PRESET="${PRESET:-small}"
 mkdir -p "$OUT"
 
 echo "== 1/5 data: $TRAIN_TRAJ training trajectories of 100 steps, 512 held-out of 220 steps"
-$FN gen --robot cartpole --trajectories "$TRAIN_TRAJ" --steps 100 --seed 1 --out "$OUT/train.h5"
-$FN gen --robot cartpole --trajectories 512 --steps 220 --seed 2 --out "$OUT/test.h5"
+$FN gen --robot cartpole --trajectories "$TRAIN_TRAJ" --steps 100 --seed 1 --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
+$FN gen --robot cartpole --trajectories 512 --steps 220 --seed 2 --out "$OUT/test.h5" --json > "$OUT/gen_test.json"
 
-echo "== 2/5 training FlashNeRD and NeRD ($PRESET preset, $UPDATES updates each, same data and seed)"
+echo "== 2/5 training FlashNeRD and NeRD ($PRESET preset, $UPDATES updates each, same data and seed), one core each"
+pids=()
 for arch in flashnerd nerd; do
   $FN train --data "$OUT/train.h5" --arch $arch --preset "$PRESET" --updates "$UPDATES" --seed 1 \
-    --out "$OUT/$arch" --json > "$OUT/train_$arch.json"
+    --out "$OUT/$arch" --json > "$OUT/train_$arch.json" 2> "$OUT/train_$arch.log" &
+  pids+=($!)
 done
+for pid in "${pids[@]}"; do wait "$pid" || { echo "training failed; see $OUT/train_*.log"; exit 1; }; done
+tail -n 2 "$OUT/train_flashnerd.log" "$OUT/train_nerd.log"
 
 echo "== 3/5 rollout error against MuJoCo (H = 1, 15, 100, 200)"
 $FN eval --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" \
