@@ -20,10 +20,15 @@ mkdir -p "$OUT"
 
 [ -f "$OUT/train.h5" ] || $FN gen --robot "$ROBOT" --trajectories "$TRAIN" --steps 100 --seed 1 --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
 [ -f "$OUT/test.h5" ] || $FN gen --robot "$ROBOT" --trajectories "$TEST" --steps 220 --seed 2 --out "$OUT/test.h5" --json > "$OUT/gen_test.json"
-for arch in flashnerd nerd; do
-  [ -f "$OUT/$arch/config.json" ] || $FN train --data "$OUT/train.h5" --arch $arch --preset "$PRESET" \
-    --updates "$UPDATES" --seed 1 --out "$OUT/$arch" --json > "$OUT/train_$arch.json"
+pids=()
+for arch in flashnerd nerd; do  # one core each, concurrently
+  if [ ! -f "$OUT/$arch/config.json" ]; then
+    $FN train --data "$OUT/train.h5" --arch $arch --preset "$PRESET" --updates "$UPDATES" --seed 1 \
+      --out "$OUT/$arch" --json > "$OUT/train_$arch.json" 2> "$OUT/train_$arch.log" &
+    pids+=($!)
+  fi
 done
+for pid in "${pids[@]}"; do wait "$pid"; done
 $FN eval --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" --horizons 1,15,100,200 \
   --plots "$OUT/plots" --json > "$OUT/eval.json"
 $FN bench --arch both --model "$OUT/flashnerd" --batch 16,4096 --json > "$OUT/bench.json"
