@@ -15,7 +15,7 @@ namespace {
 
 // Default GEMM rows per tile (measured, docs/BENCHMARKS.md): large enough for OpenBLAS to
 // reach its rate, small enough that a tile's activations stay in L2/L3.
-int default_tile_rows(const ModelConfig& c) { return c.arch == Arch::FlashNeRD ? 64 : 320; }
+int default_tile_rows(const ModelConfig& c) { return c.arch == Arch::FlashNeRD ? 256 : 320; }
 
 // Below this many GEMM rows per thread, a batch is split by GEMM columns instead of by
 // environments (weights streamed once per step rather than once per thread).
