@@ -5,6 +5,7 @@
 // measured in the same run; memory per environment. Random weights of a preset's shape unless
 // --model gives a trained model.
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "core/model_artifact.h"
 #include "core/rng.h"
 #include "core/thread_pool.h"
+#include "core/plot_png.h"
 #include "engine/engine.h"
 
 namespace flashnerd::cli {
@@ -40,6 +42,7 @@ struct BenchOptions {
   int tile_rows = 0;
   double max_memory_gb = 0;
   uint64_t seed = 1;
+  std::string plot;  // PNG of Q(B) for each architecture
 };
 
 std::string fmt(double v, int precision) {
@@ -189,6 +192,28 @@ void run_bench(const BenchOptions& o) {
   if (!notes.empty()) summary["notes"] = notes;
   summary["groups"] = o.groups;
 
+  if (!o.plot.empty()) {
+    std::vector<PlotSeries> series;
+    for (Arch a : archs) {
+      PlotSeries ps;
+      ps.label = a == Arch::FlashNeRD ? "FlashNeRD" : "Optimized NeRD";
+      ps.rgb = a == Arch::FlashNeRD ? 0x1f77b4 : 0xd62728;
+      ps.markers = true;
+      for (const auto& r : results) {
+        if (r.arch != arch_name(a)) continue;
+        ps.x.push_back(std::log10(double(r.batch)));
+        ps.y.push_back(r.mtps);
+      }
+      series.push_back(ps);
+    }
+    PlotOptions po;
+    po.title = "Throughput Q(B), preset " + preset + " (" + std::to_string(pool.size()) + " CPU threads)";
+    po.x_label = "log10 batch B";
+    po.y_label = "million transitions / s";
+    po.log_y = true;
+    write_line_plot_png(o.plot, series, po);
+    summary["plot"] = o.plot;
+  }
   if (o.common.json) {
     std::cout << summary.dump() << std::endl;
     return;
@@ -247,6 +272,7 @@ void register_bench(CLI::App& app) {
   sub->add_option("--gemm", o->gemm, "GEMM backend: auto, openblas, eigen, naive")->capture_default_str();
   sub->add_option("--tile-rows", o->tile_rows, "GEMM rows per tile (0: engine default)")->capture_default_str();
   sub->add_option("--max-memory-gb", o->max_memory_gb, "Skip batches needing more (0: 60% of RAM)")->capture_default_str();
+  sub->add_option("--plot", o->plot, "Write a PNG plot of Q(B) for each architecture");
   sub->add_option("--seed", o->seed, "Seed of the random weights and inputs")->capture_default_str();
   sub->callback([o] { run_bench(*o); });
 }
