@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Markdown Table I analogue from out/experiments/ROBOT/*.json (written by scripts/experiment.sh).
+Usage: scripts/results_table.py [ROBOT ...]   (default: every robot with results)"""
+import json
+import os
+import sys
+
+ROOT = "out/experiments"
+
+
+def load(robot, name):
+    with open(os.path.join(ROOT, robot, name)) as f:
+        return json.load(f)
+
+
+def main(robots):
+    robots = robots or sorted(d for d in os.listdir(ROOT) if os.path.exists(os.path.join(ROOT, d, "eval.json")))
+    print("| robot | model | params | updates | train s | NRMSE H=1 | H=15 | H=100 | H=200 | diverged | Q(16) M/s | Q(4096) M/s |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for robot in robots:
+        ev = load(robot, "eval.json")
+        bench = load(robot, "bench.json")
+        models = {m["arch"]: m for m in ev["models"]}
+        q = {(r["arch"], r["batch"]): r["mtransitions_per_s"] for r in bench["results"]}
+        for arch, label in (("flashnerd", "FlashNeRD"), ("nerd", "Optimized NeRD")):
+            m, t = models[arch], load(robot, f"train_{arch}.json")
+            cells = ["%.4g" % x for x in m["nrmse"]]
+            print("| %s | %s | %.2fM | %d | %.0f | %s | %d | %.3g | %.3g |" % (
+                robot, label, t["parameters"] / 1e6, t["updates"], t["seconds"], " | ".join(cells),
+                m["diverged"], q.get((arch, 16), float("nan")), q.get((arch, 4096), float("nan"))))
+        f, n = models["flashnerd"]["nrmse"], models["nerd"]["nrmse"]
+        change = ["%+.1f%%" % (100 * (a - b) / b) for a, b in zip(f, n)]
+        ratio16 = q.get(("flashnerd", 16), 0) / q.get(("nerd", 16), 1)
+        ratio4k = q.get(("flashnerd", 4096), 0) / q.get(("nerd", 4096), 1)
+        print("| %s | **change** | | | | %s | | **%.1fx** | **%.1fx** |" % (robot, " | ".join(change), ratio16, ratio4k))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
