@@ -11,6 +11,15 @@
 #include "engine/engine.h"
 #include "engine/test_models.h"
 
+// AddressSanitizer owns malloc: interposing it as well crashes at start-up, so the sanitizer
+// build skips these tests (they run in the Release suite that CI runs).
+#if defined(__SANITIZE_ADDRESS__)
+#define FLASHNERD_COUNT_ALLOCATIONS 0
+#else
+#define FLASHNERD_COUNT_ALLOCATIONS 1
+#endif
+
+#if FLASHNERD_COUNT_ALLOCATIONS
 extern "C" {
 void* __libc_malloc(size_t);
 void* __libc_calloc(size_t, size_t);
@@ -18,6 +27,7 @@ void* __libc_realloc(void*, size_t);
 void* __libc_memalign(size_t, size_t);
 void __libc_free(void*);
 }
+#endif
 
 namespace {
 std::atomic<bool> g_counting{false};
@@ -27,6 +37,7 @@ inline void count() {
 }
 }  // namespace
 
+#if FLASHNERD_COUNT_ALLOCATIONS
 extern "C" {
 void* malloc(size_t n) {
   count();
@@ -55,6 +66,7 @@ int posix_memalign(void** p, size_t a, size_t n) {
 }
 void free(void* p) { __libc_free(p); }
 }
+#endif
 
 namespace flashnerd::engine {
 namespace {
@@ -85,6 +97,7 @@ long allocations_over_steps(const ModelConfig& config, GemmBackend gemm, int B, 
 }
 
 TEST(Allocation, CountingHookSeesAllocations) {
+  if (!FLASHNERD_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
   g_allocations = 0;
   g_counting = true;
   auto* v = new std::vector<float>(100);
@@ -94,6 +107,7 @@ TEST(Allocation, CountingHookSeesAllocations) {
 }
 
 TEST(Allocation, NoHeapAllocationInFlashStep) {
+  if (!FLASHNERD_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
   // tile rows 32 exercise OpenBLAS (rows > 16), the rest the own small kernel
   EXPECT_EQ(allocations_over_steps(testing::flash_test_config(), GemmBackend::Auto, 70, 32), 0);
   EXPECT_EQ(allocations_over_steps(testing::flash_test_config(NormKind::LayerNorm, FfnActivation::GEGLU),
@@ -102,6 +116,7 @@ TEST(Allocation, NoHeapAllocationInFlashStep) {
 }
 
 TEST(Allocation, NoHeapAllocationInNerdStep) {
+  if (!FLASHNERD_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
   EXPECT_EQ(allocations_over_steps(testing::nerd_test_config(), GemmBackend::Auto, 40, 0), 0);
 }
 
