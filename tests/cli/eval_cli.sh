@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# End to end through the executable: gen -> train (tiny, both archs) -> eval -> rollout -> bench,
+# and evaluation's refusals: a dataset of another robot, a horizon longer than the held-out
+# trajectories. Usage: eval_cli.sh PATH/TO/flashnerd
+set -uo pipefail
+FN="$1"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+expect_error() {
+  local needle="$1"; shift
+  if "$FN" "$@" > "$TMP/out.txt" 2>&1; then fail "expected failure: $*"; fi
+  grep -q -- "$needle" "$TMP/out.txt" || { cat "$TMP/out.txt"; fail "message lacks '$needle': $*"; }
+}
+
+"$FN" gen --robot cartpole --trajectories 200 --steps 40 --seed 1 --out "$TMP/train.h5" --json > /dev/null || fail "gen"
+"$FN" gen --robot cartpole --trajectories 16 --steps 60 --seed 2 --out "$TMP/test.h5" --json > /dev/null || fail "gen test"
+"$FN" gen --robot arm7 --trajectories 4 --steps 60 --seed 2 --out "$TMP/arm.h5" --json > /dev/null || fail "gen arm"
+for arch in flashnerd nerd; do
+  "$FN" train --data "$TMP/train.h5" --arch $arch --preset tiny --updates 40 --out "$TMP/$arch" --json \
+    > "$TMP/train_$arch.json" 2> /dev/null || fail "train $arch"
+  grep -q '"updates":40' "$TMP/train_$arch.json" || fail "train summary: $(cat "$TMP/train_$arch.json")"
+done
+
+"$FN" eval --model "$TMP/flashnerd" --data "$TMP/test.h5" --horizons 1,15,50 --json > "$TMP/eval.json" || fail "eval"
+python3 - "$TMP/eval.json" <<'PY' || fail "eval JSON: $(cat "$TMP/eval.json")"
+import json, math, sys
+e = json.load(open(sys.argv[1]))
+assert e["trajectories"] == 16 and e["horizons"] == [1, 15, 50], e
+assert len(e["nrmse"]) == 3 and all(math.isfinite(x) and x > 0 for x in e["nrmse"]), e
+assert e["nrmse"][0] < e["nrmse"][2], "error should grow with the horizon"
+assert "joint_position" in e["groups"] and "velocity" in e["groups"], e
+PY
+"$FN" eval --model "$TMP/flashnerd" --model "$TMP/nerd" --data "$TMP/test.h5" --horizons 1,10 --plots "$TMP/plots" > "$TMP/table.txt" || fail "eval two models"
+grep -q "NRMSE@10" "$TMP/table.txt" || fail "eval table: $(cat "$TMP/table.txt")"
+[ -s "$TMP/plots/nrmse_vs_horizon.png" ] || fail "no NRMSE plot"
+
+expect_error "is for robot 'arm7'" eval --model "$TMP/flashnerd" --data "$TMP/arm.h5"
+expect_error "generate longer held-out" eval --model "$TMP/flashnerd" --data "$TMP/test.h5" --horizons 1,500
+expect_error "does not exist" eval --model "$TMP/nope" --data "$TMP/test.h5"
+# a truncated artifact is refused, naming the file
+cp -r "$TMP/flashnerd" "$TMP/broken"
+truncate -s 100 "$TMP/broken/weights.safetensors"
+expect_error "weights.safetensors" eval --model "$TMP/broken" --data "$TMP/test.h5"
+
+"$FN" rollout --model "$TMP/flashnerd" --data "$TMP/test.h5" --steps 30 --frames 3 --width 96 --height 72 \
+  --out "$TMP/render" --json > "$TMP/rollout.json" || fail "rollout"
+[ -s "$TMP/render/rollout_strip.png" ] && [ -s "$TMP/render/rollout.mp4" ] || fail "rollout outputs missing"
+
+"$FN" bench --arch both --model "$TMP/flashnerd" --batch 1,8 --groups 3 --group-seconds 0.02 \
+  --warmup-seconds 0.1 --json > "$TMP/bench.json" || fail "bench"
+grep -q '"mtransitions_per_s"' "$TMP/bench.json" || fail "bench JSON: $(cat "$TMP/bench.json")"
+echo "eval_cli: all checks passed"
