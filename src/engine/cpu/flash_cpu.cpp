@@ -115,12 +115,18 @@ void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0,
   ctx.gemm(M, dout, rh, s.r, s.ldr, w.head_w, rh, 0.f, s.o, s.ldo);
   add_bias(M, dout, w.head_b, s.o, s.ldo);
 
-  // de-normalize, flag, advance the histories
+  finish_tile(model, ctx, s, env0, env1);
+}
+
+void finish_tile(const Model& model, Context& ctx, const Context::Scratch& s, int env0, int env1) {
+  const Context::Job& job = ctx.job();
+  const int dout = model.output_dim();
+  int64_t* frames = ctx.frames_data();
+  uint8_t* diverged = ctx.diverged_data();
   const float* tm = model.target_mean();
   const float* ts = model.target_std();
-  for (int m = 0; m < M; ++m) {
-    const int e = env0 + m;
-    const float* o = s.o + size_t(m) * s.ldo;
+  for (int e = env0; e < env1; ++e) {
+    const float* o = s.o + size_t(e - env0) * s.ldo;
     bool finite = true;
     float* out = job.outputs ? job.outputs + size_t(e) * dout : nullptr;
     for (int k = 0; k < dout; ++k) {

@@ -105,21 +105,7 @@ void nerd_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, 
   ctx.gemm(M, dout, hh, s.r, s.ldr, w.fc2, hh, 0.f, s.o, s.ldo);
   add_bias(M, dout, w.fc2_b, s.o, s.ldo);
 
-  const float* tm = model.target_mean();
-  const float* ts = model.target_std();
-  for (int m = 0; m < M; ++m) {
-    const int e = env0 + m;
-    const float* o = s.o + size_t(m) * s.ldo;
-    float* out = job.outputs ? job.outputs + size_t(e) * dout : nullptr;
-    bool finite = true;
-    for (int k = 0; k < dout; ++k) {
-      const float v = o[k] * ts[k] + tm[k];
-      finite &= std::isfinite(v);
-      if (out) out[k] = v;
-    }
-    if (!finite) diverged[e] = 1;
-    ++frames[e];
-  }
+  finish_tile(model, ctx, s, env0, env1);
 }
 
 }  // namespace flashnerd::engine::cpu
