@@ -611,6 +611,21 @@ def hand(with_cube):
                          "spawn": "home pose (resting on the palm) with a random yaw and ~5 mm position noise, zero velocity"}],
             "notes": "robot = palm subtree (palm static, no joint); the cube is a separate tree whose free joint comes after the 16 hand joints in qpos/qvel. Probes: 4 fingertip spheres + 4 points on the palm face.",
         })
+    else:
+        write_json("hand16_alone.json", {
+            "name": "hand16_alone", "stands_for": "Allegro hand (16 DoF) alone: free dynamics for coupling",
+            "mjcf": "hand16_alone.xml", "base": "fixed",
+            "control_timestep": 1.0 / 240.0, "actuator_model": "position_pd",
+            "robot_root_body": "palm",
+            "command": {"process": "ar1", "hold_steps": 1, "ar1_coefficient": 0.95, "ar1_amplitude": 0.6, "nominal": "home"},
+            "state": {"nominal": "home", "nominal_fraction": 0.5, "nominal_perturbation": 0.3,
+                      "unlimited_joint_range": math.pi,
+                      "qvel_uniform": 1.0, "qvel_gaussian_std": 0.5, "qvel_uniform_fraction": 0.5,
+                      "max_initial_penetration": 0.01},
+            "trajectory_steps": 100,
+            "probes": [], "probe_threshold": 0.1, "contact_capacity": 16,
+            "notes": "the hand of hand16 without the cube; 'flashnerd gen --free-dynamics' records its pre-constraint velocity increments, the targets of the coupled model (DESIGN section 5).",
+        })
 
 if __name__ == "__main__":
     cartpole()

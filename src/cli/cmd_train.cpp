@@ -27,6 +27,7 @@ struct TrainArgs {
   int64_t valid_every = 200;
   int64_t checkpoint_every = 0;
   std::string probes = "auto";
+  std::string target = "increment";
   int window = 0;
   bool quiet = false;
 };
@@ -54,6 +55,7 @@ void run_train(const TrainArgs& a) {
   o.checkpoint_every = a.checkpoint_every;
   o.window = a.window;
   o.progress = !a.quiet;
+  o.target = a.target;
   if (a.probes == "on") {
     o.probes = train::ProbeUse::On;
   } else if (a.probes == "off") {
@@ -102,6 +104,8 @@ void register_train(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--checkpoint-every", args->checkpoint_every,
                   "Checkpoint every K updates (default: --valid-every)");
+  sub->add_option("--target", args->target, "What the model predicts: increment, or free_velocity (coupling)")
+      ->check(CLI::IsMember({"increment", "free_velocity"}))->capture_default_str();
   sub->add_option("--probes", args->probes, "Fixed-probe inputs: auto (when recorded), on, off")
       ->capture_default_str();
   sub->add_option("--window", args->window, "Training window in frames (default: the model's history)");

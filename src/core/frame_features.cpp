@@ -29,17 +29,20 @@ void FrameFeatures::target(const double* q0, const double* v0, const double* q1,
   for (int i = 0; i < od; ++i) out[i] = float(inc[i]);
 }
 
-TransitionArrays build_transitions(const Dataset& d, const StateCodec& codec, bool use_probes) {
+TransitionArrays build_transitions(const Dataset& d, const StateCodec& codec, bool use_probes,
+                                  bool free_velocity) {
   FN_CHECK(codec.layout() == d.layout, "dataset of robot '", d.robot,
            "' has a state layout that does not match the model's");
   FN_CHECK(!use_probes || d.probe_count > 0, "the model uses fixed probes but dataset of robot '",
            d.robot, "' has none recorded; regenerate it with probes");
+  FN_CHECK(!free_velocity || !d.free_dv.empty(), "a free-velocity model needs free-dynamics targets, but "
+           "dataset of robot '", d.robot, "' has none; generate it with 'flashnerd gen --free-dynamics'");
   FrameFeatures ff(codec, use_probes ? d.probe_count : 0);
   TransitionArrays a;
   a.trajectories = d.trajectories;
   a.steps = d.steps;
   a.input_dim = ff.input_dim();
-  a.output_dim = ff.output_dim();
+  a.output_dim = free_velocity ? d.layout.nv : ff.output_dim();
   a.inputs.resize(size_t(d.trajectories * d.steps * a.input_dim));
   a.targets.resize(size_t(d.trajectories * d.steps * a.output_dim));
   a.mask.resize(size_t(d.trajectories * d.steps));
@@ -56,7 +59,11 @@ TransitionArrays build_transitions(const Dataset& d, const StateCodec& codec, bo
         continue;
       }
       ff.input(d.q(n, t), d.v(n, t), d.u(n, t), use_probes ? d.probe(n, t) : nullptr, x);
-      ff.target(d.q(n, t), d.v(n, t), d.q(n, t + 1), d.v(n, t + 1), y);
+      if (free_velocity) {
+        for (int k = 0; k < a.output_dim; ++k) y[k] = float(d.free_dv[size_t(i * a.output_dim + k)]);
+      } else {
+        ff.target(d.q(n, t), d.v(n, t), d.q(n, t + 1), d.v(n, t + 1), y);
+      }
     }
   }
   return a;

@@ -40,8 +40,10 @@ struct TransitionArrays {
   std::vector<float> targets;  // (N, T, output_dim)
   std::vector<uint8_t> mask;   // (N, T)
 };
-// use_probes: include the dataset's fixed-probe features in the inputs.
-TransitionArrays build_transitions(const Dataset& d, const StateCodec& codec, bool use_probes);
+// use_probes: include the dataset's fixed-probe features in the inputs. free_velocity: the
+// targets are the recorded free_dv (nv) instead of the codec's increments.
+TransitionArrays build_transitions(const Dataset& d, const StateCodec& codec, bool use_probes,
+                                  bool free_velocity = false);
 
 // Deterministic split by trajectory: every trajectory n whose seeded hash falls below
 // `valid_fraction` is held out. Returns (train indices, validation indices), both sorted.

@@ -49,6 +49,10 @@ void ModelConfig::validate() const {
            " output_dim=", output_dim, " must be positive");
   FN_CHECK(input_dim == state_dim + layout.nu + probe_dim, "model config: input_dim=", input_dim,
            " but state_dim + nu + probe_dim = ", state_dim + layout.nu + probe_dim);
+  FN_CHECK(target == "increment" || target == "free_velocity", "model config: target '", target,
+           "' is neither 'increment' nor 'free_velocity'");
+  FN_CHECK(target != "free_velocity" || output_dim == layout.nv, "model config: a free_velocity model "
+           "predicts nv=", layout.nv, " values, but output_dim=", output_dim);
   FN_CHECK(timestep > 0, "model config: timestep must be positive, got ", timestep);
   if (arch == Arch::FlashNeRD) {
     const FlashConfig& f = flash;
@@ -91,6 +95,7 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
                {"probe", c.probe_dim},
                {"input", c.input_dim},
                {"output", c.output_dim}};
+  j["target"] = c.target;
   if (c.arch == Arch::FlashNeRD) {
     const FlashConfig& f = c.flash;
     j["flashnerd"] = {{"d_model", f.d_model},         {"n_layers", f.n_layers},
@@ -131,6 +136,7 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   c.probe_dim = d.at("probe").get<int>();
   c.input_dim = d.at("input").get<int>();
   c.output_dim = d.at("output").get<int>();
+  c.target = j.value("target", "increment");
   if (c.arch == Arch::FlashNeRD) {
     const auto& f = j.at("flashnerd");
     c.flash.d_model = f.at("d_model").get<int>();

@@ -76,7 +76,11 @@ struct ModelConfig {
   int state_dim = 0;
   int probe_dim = 0;
   int input_dim = 0;
-  int output_dim = 0;          // increment_dim of the codec
+  int output_dim = 0;          // increment_dim of the codec, or nv for free_velocity
+  // What the model predicts: "increment" (the codec's one-step increment, contacts included)
+  // or "free_velocity" (the robot's pre-constraint velocity increment qacc_smooth·dt, for
+  // two-way coupling, DESIGN section 5).
+  std::string target = "increment";
   FlashConfig flash;
   NerdConfig nerd;
   Normalization norm;

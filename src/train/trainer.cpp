@@ -292,7 +292,8 @@ void check_options(const TrainOptions& o) {
 
 // ---------------------------------------------------------------------------------------
 
-ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes) {
+ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes,
+                              const std::string& target) {
   FN_CHECK(!use_probes || d.probe_count > 0, "dataset of robot '", d.robot,
            "' has no fixed probes recorded; train without probes (--probes off) or regenerate it with probes");
   StateCodec codec(d.layout);
@@ -306,7 +307,8 @@ ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& pr
   c.state_dim = codec.feature_dim();
   c.probe_dim = use_probes ? d.probe_count * kProbeFeatureDim : 0;
   c.input_dim = c.state_dim + d.layout.nu + c.probe_dim;
-  c.output_dim = codec.increment_dim();
+  c.target = target;
+  c.output_dim = target == "free_velocity" ? d.layout.nv : codec.increment_dim();
   apply_preset(preset, c);
   return c;
 }
@@ -371,7 +373,7 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     FN_CHECK(!std::filesystem::exists(ckpt_path), opts.out_dir,
              " already holds a training checkpoint; pass --resume to continue it, or choose another --out");
     const bool use_probes = opts.probes == ProbeUse::On || (opts.probes == ProbeUse::Auto && data.probe_count > 0);
-    config = make_model_config(data, opts.arch, opts.preset, use_probes);
+    config = make_model_config(data, opts.arch, opts.preset, use_probes, opts.target);
     if (opts.customize) opts.customize(config);
   }
   const int window = opts.window > 0 ? opts.window : config.history();
@@ -379,7 +381,8 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
            " exceeds NeRD's ", config.nerd.window, " learned positions");
 
   // ---- data: transitions, split, normalization, windows
-  TransitionArrays arrays = build_transitions(data, codec, config.probe_dim > 0);
+  const bool free_velocity = config.target == "free_velocity";
+  TransitionArrays arrays = build_transitions(data, codec, config.probe_dim > 0, free_velocity);
   {
     int64_t valid = 0;
     for (uint8_t m : arrays.mask) valid += m;
@@ -399,8 +402,10 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   WindowIndex valid_index(arrays, valid_traj, window);
   WindowBatch valid_batch;
   gather_windows(arrays, valid_index.evenly(opts.valid_windows), window, valid_batch);
+  // open-loop rollouts decode increments; a free-velocity model is validated one step at a time
   const std::vector<WindowRef> rollouts =
-      rollout_starts(arrays, valid_traj, config.history(), opts.rollout_steps, opts.rollout_count);
+      free_velocity ? std::vector<WindowRef>{}
+                    : rollout_starts(arrays, valid_traj, config.history(), opts.rollout_steps, opts.rollout_count);
 
   nlohmann::json settings = {{"dataset", opts.data_path},
                              {"dataset_fingerprint", fingerprint},

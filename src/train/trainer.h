@@ -43,6 +43,7 @@ struct TrainOptions {
   int rollout_steps = 10;           // open-loop validation horizon
   int rollout_count = 64;           // validation rollouts
   ProbeUse probes = ProbeUse::Auto;
+  std::string target = "increment";  // or "free_velocity" (coupling, needs free_dv in the data)
   int window = 0;                   // training window in frames; 0 = the model's history
   double grad_clip = 1.0;
   bool progress = true;             // progress line on stderr
@@ -70,7 +71,8 @@ struct TrainResult {
 
 // ModelConfig for a dataset: robot identity, layout, timestep, actuator model, input and
 // output widths from the codec (+ probes), then the preset's sizes.
-ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes);
+ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes,
+                              const std::string& target = "increment");
 
 // Runs (or resumes) training; throws flashnerd::Error with a clear message on bad input,
 // I/O failure or divergence.

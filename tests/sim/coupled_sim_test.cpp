@@ -15,18 +15,7 @@
 namespace flashnerd::sim {
 namespace {
 
-struct Scene {
-  std::shared_ptr<const Robot> scene = Robot::load("hand16");
-  std::shared_ptr<const Robot> alone = Robot::load("hand16_alone.json");
-};
-
-std::shared_ptr<const Robot> load_alone() {
-  // hand16_alone has no spec file of its own: the hand16 spec with the robot-only MJCF
-  RobotSpec spec = RobotSpec::load(robots_directory() + "/hand16.json");
-  spec.name = "hand16_alone";
-  spec.mjcf = robots_directory() + "/hand16_alone.xml";
-  return Robot::from_spec(spec);
-}
+std::shared_ptr<const Robot> load_alone() { return Robot::load("hand16_alone"); }
 
 // Scripted commands: AR(1) targets around the home pose (fingers sweep through the cube).
 std::vector<double> commands(const Robot& r, int steps, uint64_t seed) {
