@@ -33,5 +33,6 @@ void register_train(CLI::App& app);
 void register_eval(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_rollout(CLI::App& app);
+void register_couple(CLI::App& app);
 
 }  // namespace flashnerd::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   flashnerd::cli::register_eval(app);
   flashnerd::cli::register_bench(app);
   flashnerd::cli::register_rollout(app);
+  flashnerd::cli::register_couple(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
