@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/plot_png.h"
 #include "eval/coupled_rollout.h"
+#include "sim/renderer.h"
 
 namespace flashnerd::cli {
 
@@ -83,6 +84,22 @@ void run_couple(const CoupleArgs& a) {
     std::string p = a.plots + "/coupling_cube_error.png";
     write_line_plot_png(p, series, po);
     j["plot"] = p;
+    // environment 0 in each mode: rows analytical, two-way, one-way at evenly spaced times
+    sim::Renderer renderer(*scene, 240, 180);
+    const int cols = 6, nq = scene->model()->nq;
+    std::vector<sim::Image> tiles;
+    const uint32_t bars[] = {0x000000, 0x1f77b4, 0xd62728};
+    for (int row = 0; row < 3; ++row) {
+      for (int c = 0; c < cols; ++c) {
+        int t = c * (a.steps - 1) / (cols - 1);
+        sim::Image img = renderer.render(r.modes[size_t(row)].first_env_qpos.data() + size_t(t) * nq, true);
+        sim::mark_image(img, bars[row]);
+        tiles.push_back(std::move(img));
+      }
+    }
+    std::string strip = a.plots + "/coupling_strip.png";
+    sim::write_png(strip, sim::tile_images(tiles, 3, cols));
+    j["strip"] = strip;
   }
   if (a.common.json) {
     std::printf("%s\n", j.dump().c_str());
@@ -92,7 +109,8 @@ void run_couple(const CoupleArgs& a) {
               a.motion.c_str(), a.envs, a.steps, seconds,
               format_table({"mode", "cube pos err (m)", "cube rot err (rad)", "hand err (rad)", "env steps/s"}, rows).c_str());
   std::printf("hand deflection by the cube (two-way vs one-way, RMS joint angle): %.4g rad\n", r.hand_deflection.back());
-  if (j.contains("plot")) std::printf("plot: %s\n", j["plot"].get<std::string>().c_str());
+  if (j.contains("plot")) std::printf("plot: %s\nstrip: %s (rows: MuJoCo, two-way, one-way)\n",
+                                      j["plot"].get<std::string>().c_str(), j["strip"].get<std::string>().c_str());
 }
 
 }  // namespace

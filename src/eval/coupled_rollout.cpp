@@ -140,6 +140,9 @@ CoupledResult run_coupled_comparison(std::shared_ptr<const sim::Robot> scene,
     CoupledModeResult r;
     r.mode = names[mode];
     r.steps_per_second = double(E) * T / seconds_since(t0);
+    for (int t = 0; t < T; ++t)
+      r.first_env_qpos.insert(r.first_env_qpos.end(), q.begin() + long(size_t(t) * E * nq),
+                              q.begin() + long(size_t(t) * E * nq + nq));
     traj.push_back(std::move(q));
     result.modes.push_back(r);
   }

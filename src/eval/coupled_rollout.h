@@ -33,6 +33,7 @@ struct CoupledModeResult {
   std::vector<double> cube_position_error;     // (steps) mean over envs, metres
   std::vector<double> cube_orientation_error;  // (steps) mean over envs, radians
   std::vector<double> hand_error;              // (steps) RMS joint angle error, radians
+  std::vector<double> first_env_qpos;          // (steps, scene nq) environment 0, for renders
 };
 
 struct CoupledResult {

@@ -26,8 +26,10 @@ class Renderer {
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
-  // Renders the robot at robot state (q, v); the camera tracks the robot's root body.
-  Image render(const double* qpos);
+  // Renders the robot at its generalized coordinates (robot nq, objects at their defaults),
+  // or the whole scene when full_nq is true (qpos of size model nq); the camera looks at the
+  // robot's root body.
+  Image render(const double* qpos, bool full_nq = false);
 
  private:
   struct Impl;
