@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/frame_features.h"
 #include "sim/probe_features.h"
+#include "sim/scene.h"
 
 namespace flashnerd::eval {
 
@@ -24,11 +25,14 @@ std::vector<int64_t> eligible_trajectories(const Dataset& data, int history, int
 
 namespace {
 
-// Per-thread MuJoCo data for recomputing probes at predicted states.
+// Per-thread MuJoCo data for recomputing probes at predicted states, with a private model
+// when every trajectory has its own scene (a randomized platform).
 struct ProbeWorker {
+  mjModel* model = nullptr;  // owned copy, or nullptr: the robot's shared model
   mjData* data = nullptr;
   ~ProbeWorker() {
     if (data) mj_deleteData(data);
+    if (model) mj_deleteModel(model);
   }
 };
 
@@ -65,8 +69,13 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
   res.diverged_at.assign(size_t(res.trajectories), -1);
 
   std::vector<ProbeWorker> workers(size_t(pool.size()));
-  if (probe_count > 0)
-    for (auto& w : workers) w.data = mj_makeData(o.robot->model());
+  const bool per_trajectory_scene = probe_count > 0 && sim::randomizes_scene(*o.robot);
+  if (probe_count > 0) {
+    for (auto& w : workers) {
+      if (per_trajectory_scene) w.model = o.robot->copy_model();
+      w.data = mj_makeData(o.robot->model());
+    }
+  }
   const auto& probe_set = probe_count > 0 ? o.robot->probes(o.climbing_probes) : std::vector<sim::ResolvedProbe>{};
 
   const int B = std::max(1, std::min<int>(o.batch, int(res.trajectories)));
@@ -124,8 +133,11 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
           std::memcpy(res.qvel.data() + size_t((row * H + h) * nv), vn, sizeof(double) * size_t(nv));
           if (probe_count) {
             // collision geometry at the predicted state
-            mjData* md = workers[size_t(wi)].data;
-            const mjModel* m = o.robot->model();
+            ProbeWorker& w = workers[size_t(wi)];
+            mjData* md = w.data;
+            const mjModel* m = w.model ? w.model : o.robot->model();
+            if (per_trajectory_scene)
+              sim::apply_trajectory_scene(*o.robot, w.model, data.seed, res.source[size_t(row)]);
             std::memcpy(md->qpos, qn, sizeof(double) * size_t(nq));
             mj_kinematics(m, md);
             sim::build_probe_features(*o.robot, m, md, probe_set, o.robot->spec().probe_threshold,

@@ -13,6 +13,7 @@
 #include "sim/contact_rows.h"
 #include "sim/probe_features.h"
 #include "sim/samplers.h"
+#include "sim/scene.h"
 
 namespace flashnerd::sim {
 
@@ -23,20 +24,6 @@ int warning_total(const mjData* d) {
   for (int i = 0; i < mjNWARNING; ++i) n += d->warning[i].number;
   return n;
 }
-
-// Places the platform (a box geom) at a random height and distance for one trajectory.
-void randomize_platform(const PlatformSpec& p, mjModel* m, Rng& rng) {
-  int g = mj_name2id(m, mjOBJ_GEOM, p.geom.c_str());
-  double height = rng.uniform(p.height[0], p.height[1]);
-  double distance = rng.uniform(p.distance[0], p.distance[1]);
-  double* size = m->geom_size + 3 * g;
-  size[2] = 0.5 * height;
-  double* pos = m->geom_pos + 3 * g;
-  pos[0] = distance + size[0];
-  pos[2] = 0.5 * height;
-  m->geom_rbound[g] = std::sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
-}
-
 
 // Deepest penetration (>= 0) of a robot geom into anything, at md's positions.
 double robot_penetration(const Robot& robot, const mjModel* m, mjData* md) {
@@ -116,7 +103,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
 
   const int nq = d.layout.nq, nv = d.layout.nv, nu = d.layout.nu;
   const int K = d.contact_capacity, P = d.probe_count;
-  const bool randomized = spec.platform.has_value();
+  const bool randomized = randomizes_scene(robot);
   std::vector<Worker> workers(size_t(pool.size()));
   for (auto& w : workers) {
     w.owns_model = randomized;
@@ -136,7 +123,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
     std::vector<double> q0(static_cast<size_t>(nq)), v0(static_cast<size_t>(nv));
     for (int64_t n = begin; n < end; ++n) {
       Rng rng = Rng::stream(o.seed, uint64_t(n));
-      if (randomized) randomize_platform(*spec.platform, m, rng);
+      if (randomized) apply_scene(robot, m, rng);  // first draws of the stream: see sim/scene.h
       auto restart = [&] {
         mj_resetData(m, md);
         states.sample(rng, q0.data(), v0.data());
