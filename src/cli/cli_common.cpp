@@ -48,6 +48,12 @@ void print_summary(const CommonOptions& opts, const std::string& title, const nl
   std::cout << "\n" << title << "\n" << format_table({"quantity", "value"}, rows) << std::flush;
 }
 
+std::string format_number(double x, const char* printf_format) {
+  char b[64];
+  std::snprintf(b, sizeof b, printf_format, x);
+  return b;
+}
+
 std::vector<int64_t> parse_int_list(const std::string& text, const std::string& option) {
   std::vector<int64_t> out;
   std::stringstream ss(text);

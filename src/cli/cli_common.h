@@ -24,6 +24,9 @@ void print_summary(const CommonOptions& opts, const std::string& title, const nl
 std::string format_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows);
 
+// A number for a table cell, printf-formatted ("%.4g" by default).
+std::string format_number(double x, const char* printf_format = "%.4g");
+
 // Parses "1,16,256" into integers; throws flashnerd::Error naming the option on bad input.
 std::vector<int64_t> parse_int_list(const std::string& text, const std::string& option);
 

@@ -28,12 +28,6 @@ struct CoupleArgs {
   std::string plots;
 };
 
-std::string fmt(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.4g", x);
-  return b;
-}
-
 void run_couple(const CoupleArgs& a) {
   FN_CHECK(a.envs > 0 && a.steps > 0, "--envs and --steps must be positive");
   auto scene = sim::Robot::load(a.scene);
@@ -56,8 +50,8 @@ void run_couple(const CoupleArgs& a) {
                      {"cube_orientation_error_rad", m.cube_orientation_error.back()},
                      {"hand_error_rad", m.hand_error.back()},
                      {"steps_per_second", m.steps_per_second}});
-    rows.push_back({m.mode, fmt(m.cube_position_error.back()), fmt(m.cube_orientation_error.back()),
-                    fmt(m.hand_error.back()), fmt(m.steps_per_second)});
+    rows.push_back({m.mode, format_number(m.cube_position_error.back()), format_number(m.cube_orientation_error.back()),
+                    format_number(m.hand_error.back()), format_number(m.steps_per_second)});
   }
   nlohmann::json j = {{"scene", a.scene}, {"motion", a.motion}, {"envs", a.envs}, {"steps", a.steps},
                       {"seconds", seconds}, {"modes", modes},

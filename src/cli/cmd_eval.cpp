@@ -37,12 +37,6 @@ std::string model_label(const ModelConfig& c, const std::string& dir) {
   return std::string(arch_name(c.arch)) + " (" + std::filesystem::path(dir).filename().string() + ")";
 }
 
-std::string fmt(double x, const char* f = "%.4g") {
-  char b[32];
-  std::snprintf(b, sizeof b, f, x);
-  return b;
-}
-
 void run_eval(const EvalArgs& a) {
   FN_CHECK(!a.models.empty(), "give at least one --model DIR");
   std::vector<int> horizons;
@@ -102,7 +96,7 @@ void run_eval(const EvalArgs& a) {
     results.push_back(j);
     std::vector<std::string> row = {model_label(cfg, a.models[mi]), std::to_string(errors.trajectories),
                                     std::to_string(errors.diverged)};
-    for (const auto& he : errors.horizons) row.push_back(fmt(he.nrmse));
+    for (const auto& he : errors.horizons) row.push_back(format_number(he.nrmse));
     table.push_back(row);
     // prefix-averaged NRMSE for every h = 1..H
     PlotSeries s;

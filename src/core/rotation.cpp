@@ -77,6 +77,13 @@ void rotvec_to_quat(const double r[3], double out[4]) {
   out[3] = r[2] * scale;
 }
 
+void orientation_error(const double q_pred[4], const double q_true[4], double out[3]) {
+  double c[4], d[4];
+  quat_conj(q_true, c);
+  quat_mul(c, q_pred, d);
+  quat_to_rotvec(d, out);
+}
+
 double wrap_angle(double a) {
   constexpr double kPi = 3.14159265358979323846;
   double w = std::fmod(a + kPi, 2 * kPi);

@@ -17,6 +17,9 @@ void quat_rotate_inv(const double q[4], const double v[3], double out[3]);
 void quat_to_rotvec(const double q[4], double out[3]);
 // Unit quaternion of the rotation vector r (exact for any angle).
 void rotvec_to_quat(const double r[3], double out[4]);
+// Orientation error of q_pred against q_true: the canonical rotation vector of
+// conj(q_true) ⊗ q_pred (in q_true's frame).
+void orientation_error(const double q_pred[4], const double q_true[4], double out[3]);
 // Wraps an angle to [-π, π).
 double wrap_angle(double a);
 

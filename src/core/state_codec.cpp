@@ -226,10 +226,7 @@ void StateCodec::channel_error(const double* q_pred, const double* v_pred, const
   const double* qjt = q_true;
   if (l.floating_base) {
     for (int i = 0; i < 3; ++i) err[i] = q_pred[i] - q_true[i];
-    double c[4], d[4];
-    rot::quat_conj(q_true + 3, c);
-    rot::quat_mul(c, q_pred + 3, d);
-    rot::quat_to_rotvec(d, err + 3);
+    rot::orientation_error(q_pred + 3, q_true + 3, err + 3);
     o = 6;
     qjp += 7;
     qjt += 7;

@@ -79,7 +79,7 @@ CoupledResult run_coupled_comparison(std::shared_ptr<const sim::Robot> scene,
   const int obj_q = m->jnt_qposadr[m->body_jntadr[object]];
   FN_CHECK(m->body_jntnum[object] == 1 && m->jnt_type[m->body_jntadr[object]] == mjJNT_FREE,
            "object '", o.object_body, "' must have one free joint");
-  const int E = o.envs, T = o.steps, nu = m->nu, nq = m->nq, nv = m->nv;
+  const int E = o.envs, T = o.steps, nu = m->nu, nq = m->nq;
   const int nq_r = scene->layout().nq, nv_r = scene->layout().nv;
   const auto commands = scripted_commands(*scene, o);
   const int key = mj_name2id(m, mjOBJ_KEY, "home");
@@ -146,7 +146,6 @@ CoupledResult run_coupled_comparison(std::shared_ptr<const sim::Robot> scene,
     traj.push_back(std::move(q));
     result.modes.push_back(r);
   }
-  (void)nv;
 
   // errors against the analytical reference, mean over environments, per step
   const auto& ref = traj[0];
@@ -159,10 +158,8 @@ CoupledResult run_coupled_comparison(std::shared_ptr<const sim::Robot> scene,
         const double* b = ref.data() + (size_t(t) * E + e) * nq;
         double dp[3] = {a[obj_q] - b[obj_q], a[obj_q + 1] - b[obj_q + 1], a[obj_q + 2] - b[obj_q + 2]};
         pos += std::sqrt(dp[0] * dp[0] + dp[1] * dp[1] + dp[2] * dp[2]);
-        double c[4], dq[4], rv[3];
-        rot::quat_conj(b + obj_q + 3, c);
-        rot::quat_mul(c, a + obj_q + 3, dq);
-        rot::quat_to_rotvec(dq, rv);
+        double rv[3];
+        rot::orientation_error(a + obj_q + 3, b + obj_q + 3, rv);
         ang += std::sqrt(rv[0] * rv[0] + rv[1] * rv[1] + rv[2] * rv[2]);
         for (int i = 0; i < nq_r; ++i) hand += (a[i] - b[i]) * (a[i] - b[i]);
       }
@@ -180,7 +177,6 @@ CoupledResult run_coupled_comparison(std::shared_ptr<const sim::Robot> scene,
     }
     result.hand_deflection.push_back(std::sqrt(s / (double(E) * nq_r)));
   }
-  (void)nv_r;
   return result;
 }
 

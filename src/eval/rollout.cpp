@@ -57,7 +57,7 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
            " frames of priming needs trajectories of at least ", R + H - 1,
            " steps; the dataset has ", data.steps, "; generate longer held-out trajectories (--steps)");
 
-  const int nq = data.layout.nq, nv = data.layout.nv, nu = data.layout.nu;
+  const int nq = data.layout.nq, nv = data.layout.nv;
   const int din = model.input_dim(), dout = model.output_dim();
   RolloutResult res;
   res.trajectories = int64_t(trajectories.size());
@@ -81,6 +81,7 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
   const int B = std::max(1, std::min<int>(o.batch, int(res.trajectories)));
   std::vector<float> inputs(size_t(B) * din), outputs(size_t(B) * dout);
   std::vector<double> q(size_t(B) * nq), v(size_t(B) * nv), q_next(size_t(B) * nq), v_next(size_t(B) * nv);
+  std::vector<double> increments(size_t(B) * dout);  // outputs in double for the codec
   std::vector<float> probe_buf(size_t(B) * size_t(std::max(1, probe_count * kProbeFeatureDim)));
 
   for (int64_t first = 0; first < res.trajectories; first += B) {
@@ -113,13 +114,13 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
       }
       model.step(b, inputs.data(), outputs.data());
       pool.parallel_for(b, [&](int64_t e0, int64_t e1, int wi) {
-        std::vector<double> local_inc(static_cast<size_t>(dout));
         for (int64_t e = e0; e < e1; ++e) {
           const int64_t row = first + e;
-          for (int i = 0; i < dout; ++i) local_inc[size_t(i)] = outputs[size_t(e) * dout + size_t(i)];
+          double* inc = increments.data() + size_t(e) * dout;
+          for (int i = 0; i < dout; ++i) inc[i] = outputs[size_t(e) * dout + size_t(i)];
           double* qn = q_next.data() + size_t(e) * nq;
           double* vn = v_next.data() + size_t(e) * nv;
-          codec.apply(q.data() + size_t(e) * nq, v.data() + size_t(e) * nv, local_inc.data(), qn, vn);
+          codec.apply(q.data() + size_t(e) * nq, v.data() + size_t(e) * nv, inc, qn, vn);
           bool finite = true;
           for (int i = 0; i < nq && finite; ++i) finite = std::isfinite(qn[i]);
           for (int i = 0; i < nv && finite; ++i) finite = std::isfinite(vn[i]);
@@ -149,7 +150,6 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
       std::swap(v, v_next);
     }
   }
-  (void)nu;
   return res;
 }
 

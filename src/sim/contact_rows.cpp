@@ -24,12 +24,11 @@ void point_velocity(const mjModel* m, const mjData* d, int b, const double p[3],
   out[2] = v[2] + w[0] * r[1] - w[1] * r[0];
 }
 
-// out = R^T x (world vector into the base frame)
-void to_base(const double mat[9], const double x[3], float out[3]) {
+}  // namespace
+
+void world_to_base(const double mat[9], const double x[3], float out[3]) {
   for (int i = 0; i < 3; ++i) out[i] = float(mat[i] * x[0] + mat[3 + i] * x[1] + mat[6 + i] * x[2]);
 }
-
-}  // namespace
 
 void robot_base_frame(const Robot& robot, const mjData* d, double pos[3], double mat[9]) {
   const int b = robot.root_body();
@@ -55,20 +54,20 @@ void build_contact_rows(const Robot& robot, const mjModel* m, const mjData* d, i
                                               : kDynamic;
       k.row[kind] = 1.0f;
       double rel[3] = {c.pos[0] - base_pos[0], c.pos[1] - base_pos[1], c.pos[2] - base_pos[2]};
-      to_base(base_mat, rel, k.row + 3);
+      world_to_base(base_mat, rel, k.row + 3);
       // frame[0:3] points from geom1 to geom2: into geom2, out of geom1
       double sign = side == 1 ? 1.0 : -1.0;
       double n[3] = {sign * c.frame[0], sign * c.frame[1], sign * c.frame[2]};
-      to_base(base_mat, n, k.row + 6);
+      world_to_base(base_mat, n, k.row + 6);
       const double* com = d->xipos + 3 * b;
       double lever[3] = {c.pos[0] - com[0], c.pos[1] - com[1], c.pos[2] - com[2]};
-      to_base(base_mat, lever, k.row + 9);
+      world_to_base(base_mat, lever, k.row + 9);
       k.row[12] = float(c.dist);
       double vb[3], vo[3];
       point_velocity(m, d, b, c.pos, vb);
       point_velocity(m, d, other, c.pos, vo);
       double dv[3] = {vb[0] - vo[0], vb[1] - vo[1], vb[2] - vo[2]};
-      to_base(base_mat, dv, k.row + 13);
+      world_to_base(base_mat, dv, k.row + 13);
       k.link = robot.link_index(b);
       k.gap = float(c.dist);
       cand.push_back(k);

@@ -31,6 +31,9 @@ struct ContactScratch {
   std::vector<Candidate> candidates;
 };
 
+// out = Rᵀ x: a world vector in the base frame whose rotation matrix (row-major, MuJoCo's
+// xmat) is `mat`. Contact rows and probes both use it.
+void world_to_base(const double mat[9], const double x[3], float out[3]);
 // The robot base frame: root body position and orientation (world).
 void robot_base_frame(const Robot& robot, const mjData* d, double pos[3], double mat[9]);
 

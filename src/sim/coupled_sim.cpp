@@ -30,7 +30,8 @@ CoupledSim::CoupledSim(std::shared_ptr<const Robot> scene, std::shared_ptr<const
   alone_hybrid_->opt.disableflags |= mjDSBL_ACTUATION;
   for (int e = 0; e < envs; ++e) {
     scene_data_.push_back(mj_makeData(hybrid_model_));
-    alone_data_.push_back(mj_makeData(alone_->model()));
+    alone_data_.push_back(mj_makeData(alone_hybrid_));
+    oracle_data_.push_back(mj_makeData(alone_->model()));
   }
   ctrl_.assign(size_t(envs) * size_t(nu_), 0.0);
   scratch_.assign(size_t(envs) * size_t(hybrid_model_->nv), 0.0);
@@ -40,6 +41,7 @@ CoupledSim::CoupledSim(std::shared_ptr<const Robot> scene, std::shared_ptr<const
 CoupledSim::~CoupledSim() {
   for (auto* d : scene_data_) mj_deleteData(d);
   for (auto* d : alone_data_) mj_deleteData(d);
+  for (auto* d : oracle_data_) mj_deleteData(d);
   mj_deleteModel(hybrid_model_);
   mj_deleteModel(alone_hybrid_);
 }
@@ -51,7 +53,7 @@ void CoupledSim::set_state(int env, const double* qpos, const double* qvel) {
   std::memcpy(d->qpos, qpos, sizeof(double) * size_t(hybrid_model_->nq));
   std::memcpy(d->qvel, qvel, sizeof(double) * size_t(hybrid_model_->nv));
   mjData* a = alone_data_[size_t(env)];
-  mj_resetData(alone_->model(), a);
+  mj_resetData(alone_hybrid_, a);
   std::memcpy(a->qpos, qpos, sizeof(double) * size_t(nq_r_));
   std::memcpy(a->qvel, qvel, sizeof(double) * size_t(nv_r_));
 }
@@ -118,24 +120,16 @@ void CoupledSim::oracle_free_dv(double* dv_free) {
   const double dt = m->opt.timestep;
   pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {
     for (int64_t e = e0; e < e1; ++e) {
-      // a scratch robot-only state: the scene's robot state (the oracle must not advance it)
-      mjData* a = alone_data_[size_t(e)];
-      if (coupling_ == Coupling::TwoWay) {
-        const mjData* d = scene_data_[size_t(e)];
-        std::memcpy(a->qpos, d->qpos, sizeof(double) * size_t(nq_r_));
-        std::memcpy(a->qvel, d->qvel, sizeof(double) * size_t(nv_r_));
-      }
+      // the robot alone, actuators on, at the current robot state: its smooth acceleration
+      mjData* a = oracle_data_[size_t(e)];
+      std::memcpy(a->qpos, robot_qpos(int(e)), sizeof(double) * size_t(nq_r_));
+      std::memcpy(a->qvel, robot_qvel(int(e)), sizeof(double) * size_t(nv_r_));
       std::memcpy(a->ctrl, ctrl_.data() + e * nu_, sizeof(double) * size_t(nu_));
-      mju_zero(a->qfrc_applied, m->nv);  // one-way: the last step's imposed force is not the robot's
       mj_fwdPosition(m, a);
       mj_fwdVelocity(m, a);
       mj_fwdActuation(m, a);
       mj_fwdAcceleration(m, a);
       for (int i = 0; i < nv_r_; ++i) dv_free[e * nv_r_ + i] = a->qacc_smooth[i] * dt;
-      if (coupling_ == Coupling::OneWay) {
-        // the one-way robot data was stepped by begin_step on the hybrid model; redo it
-        mj_step1(alone_hybrid_, a);
-      }
     }
   });
 }

@@ -65,7 +65,8 @@ class CoupledSim {
   ThreadPool* pool_;
   int nq_r_, nv_r_, nu_;
   std::vector<mjData*> scene_data_;   // per env: the coupled scene
-  std::vector<mjData*> alone_data_;   // per env: robot alone (oracle, one-way robot)
+  std::vector<mjData*> alone_data_;   // per env: the one-way robot, stepped without objects
+  std::vector<mjData*> oracle_data_;  // per env: scratch for MuJoCo's own free dynamics
   std::vector<double> ctrl_;          // (envs, nu)
   std::vector<double> scratch_;       // (envs, scene nv) M·a input
   std::vector<double> resolved_;      // (envs, robot nv) one-way: the robot's resolved Δv

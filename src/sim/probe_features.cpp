@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/dataset.h"
+#include "sim/contact_rows.h"
 
 namespace flashnerd::sim {
 
@@ -120,10 +121,6 @@ void build_probe_features(const Robot& robot, const mjModel* m, const mjData* d,
                           const std::vector<ResolvedProbe>& probes, double threshold, float* out) {
   const int base = robot.root_body();
   const double* base_mat = d->xmat + 9 * base;
-  auto to_base = [&](const double x[3], float* o) {
-    for (int i = 0; i < 3; ++i)
-      o[i] = float(base_mat[i] * x[0] + base_mat[3 + i] * x[1] + base_mat[6 + i] * x[2]);
-  };
   for (size_t k = 0; k < probes.size(); ++k) {
     const ResolvedProbe& pr = probes[k];
     float* f = out + k * kProbeFeatureDim;
@@ -146,8 +143,8 @@ void build_probe_features(const Robot& robot, const mjModel* m, const mjData* d,
     best -= pr.radius;
     if (best > threshold) continue;
     double rel[3] = {best_near[0] - p[0], best_near[1] - p[1], best_near[2] - p[2]};
-    to_base(rel, f);
-    to_base(best_normal, f + 3);
+    world_to_base(base_mat, rel, f);
+    world_to_base(base_mat, best_normal, f + 3);
     f[6] = float(best);
   }
 }

@@ -2,16 +2,7 @@
 # End to end through the executable: gen -> train (tiny, both archs) -> eval -> rollout -> bench,
 # and evaluation's refusals: a dataset of another robot, a horizon longer than the held-out
 # trajectories. Usage: eval_cli.sh PATH/TO/flashnerd
-set -uo pipefail
-FN="$1"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-expect_error() {
-  local needle="$1"; shift
-  if "$FN" "$@" > "$TMP/out.txt" 2>&1; then fail "expected failure: $*"; fi
-  grep -q -- "$needle" "$TMP/out.txt" || { cat "$TMP/out.txt"; fail "message lacks '$needle': $*"; }
-}
+source "$(dirname "$0")/common.bash" "$1"
 
 "$FN" gen --robot cartpole --trajectories 200 --steps 40 --seed 1 --out "$TMP/train.h5" --json > /dev/null || fail "gen"
 "$FN" gen --robot cartpole --trajectories 16 --steps 60 --seed 2 --out "$TMP/test.h5" --json > /dev/null || fail "gen test"

@@ -2,18 +2,7 @@
 # End-to-end checks of `flashnerd gen`: a small run with --json, determinism across thread
 # counts, and bad inputs answered with a clear error and no output file.
 # Usage: gen_cli.sh PATH/TO/flashnerd
-set -uo pipefail
-FN="$1"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-
-# expect_error "needle" args...: non-zero exit, message contains needle, no output file
-expect_error() {
-  local needle="$1"; shift
-  if "$FN" "$@" > "$TMP/out.txt" 2>&1; then fail "expected failure: $*"; fi
-  grep -q -- "$needle" "$TMP/out.txt" || { cat "$TMP/out.txt"; fail "message lacks '$needle': $*"; }
-}
+source "$(dirname "$0")/common.bash" "$1"
 
 # a good run, twice with different thread counts: identical files
 "$FN" gen --robot cartpole --trajectories 16 --steps 20 --seed 3 --threads 1 --out "$TMP/a.h5" --json > "$TMP/a.json" || fail "gen failed"

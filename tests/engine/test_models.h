@@ -10,6 +10,20 @@
 
 namespace flashnerd::engine::testing {
 
+// Non-trivial normalization statistics for c's input and output widths, from Rng(seed).
+inline void random_normalization(ModelConfig& c, uint64_t seed) {
+  c.norm = Normalization{};
+  Rng rng(seed);
+  for (int i = 0; i < c.input_dim; ++i) {
+    c.norm.input_mean.push_back(float(rng.uniform(-0.5, 0.5)));
+    c.norm.input_std.push_back(float(rng.uniform(0.5, 2.0)));
+  }
+  for (int i = 0; i < c.output_dim; ++i) {
+    c.norm.target_mean.push_back(float(rng.uniform(-0.1, 0.1)));
+    c.norm.target_std.push_back(float(rng.uniform(0.05, 0.5)));
+  }
+}
+
 // Odd sizes everywhere; non-trivial normalization so the (de)normalization is exercised.
 inline ModelConfig flash_test_config(NormKind norm = NormKind::RMSNorm,
                                      FfnActivation act = FfnActivation::SwiGLU) {
@@ -23,15 +37,7 @@ inline ModelConfig flash_test_config(NormKind norm = NormKind::RMSNorm,
   c.flash.readout_hidden = 23;
   c.flash.norm = norm;
   c.flash.activation = act;
-  Rng rng(11);
-  for (int i = 0; i < c.input_dim; ++i) {
-    c.norm.input_mean.push_back(float(rng.uniform(-0.5, 0.5)));
-    c.norm.input_std.push_back(float(rng.uniform(0.5, 2.0)));
-  }
-  for (int i = 0; i < c.output_dim; ++i) {
-    c.norm.target_mean.push_back(float(rng.uniform(-0.1, 0.1)));
-    c.norm.target_std.push_back(float(rng.uniform(0.05, 0.5)));
-  }
+  random_normalization(c, 11);
   c.validate();
   return c;
 }

@@ -9,6 +9,7 @@
 #include "core/rng.h"
 #include "engine/engine.h"
 #include "engine/reference.h"
+#include "engine/test_models.h"
 #include "train/models.h"
 
 namespace flashnerd::train {
@@ -42,26 +43,9 @@ ModelConfig equivalence_config(Arch arch, NormKind norm, FfnActivation act) {
   c.nerd.window = 5;
   c.nerd.mlp_hidden = 61;
   c.nerd.head_hidden = 19;
-  Rng rng(17);
-  for (int i = 0; i < c.input_dim; ++i) {
-    c.norm.input_mean.push_back(float(rng.uniform(-0.5, 0.5)));
-    c.norm.input_std.push_back(float(rng.uniform(0.5, 2.0)));
-  }
-  for (int i = 0; i < c.output_dim; ++i) {
-    c.norm.target_mean.push_back(float(rng.uniform(-0.1, 0.1)));
-    c.norm.target_std.push_back(float(rng.uniform(0.05, 0.5)));
-  }
+  engine::testing::random_normalization(c, 17);
   c.validate();
   return c;
-}
-
-double relative_error(const std::vector<double>& a, const std::vector<double>& b) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < b.size(); ++i) {
-    num = std::max(num, std::fabs(a[i] - b[i]));
-    den += b[i] * b[i];
-  }
-  return num / std::sqrt(den / double(b.size()) + 1e-30);
 }
 
 void expect_engine_matches_torch(const ModelConfig& c) {
@@ -118,7 +102,7 @@ void expect_engine_matches_torch(const ModelConfig& c) {
     for (int b = 0; b < B; ++b)
       for (int k = 0; k < dout; ++k) got[(size_t(b) * T + t) * dout + k] = out[size_t(b) * dout + k];
   }
-  EXPECT_LT(relative_error(got, want), kTol) << arch_name(c.arch) << ": engine streaming vs torch";
+  EXPECT_LT(engine::testing::relative_error(got, want), kTol) << arch_name(c.arch) << ": engine streaming vs torch";
   // engine reference (double) on each environment's sequence
   for (int b = 0; b < B; ++b) {
     std::vector<float> seq(size_t(T) * din);
@@ -126,7 +110,7 @@ void expect_engine_matches_torch(const ModelConfig& c) {
       std::copy_n(raw.data() + (size_t(t) * B + b) * din, din, seq.data() + size_t(t) * din);
     std::vector<double> ref = engine::reference_forward(*engine_model, seq.data(), T);
     std::vector<double> mine(want.begin() + long(b) * T * dout, want.begin() + long(b + 1) * T * dout);
-    EXPECT_LT(relative_error(mine, ref), kTol) << arch_name(c.arch) << ": torch vs engine reference, env " << b;
+    EXPECT_LT(engine::testing::relative_error(mine, ref), kTol) << arch_name(c.arch) << ": torch vs engine reference, env " << b;
   }
 }
 

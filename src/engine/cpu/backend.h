@@ -32,6 +32,9 @@ namespace cpu {
 // Process environments [env0, env1) of the context's current job.
 void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, int env1);
 void nerd_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, int env1);
+// Shared head of both tiles: frame x (input_dim) of environment env from the job, normalized
+// unless the job's inputs already are; returns false when a feature is not finite.
+bool normalize_frame(const Model& model, const Context::Job& job, int env, float* x);
 // Shared tail of both tiles: de-normalize the standardized increments s.o into the job's
 // outputs, flag environments with a non-finite result, count the frame in every history.
 void finish_tile(const Model& model, Context& ctx, const Context::Scratch& s, int env0, int env1);

@@ -25,20 +25,8 @@ void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0,
   uint8_t* diverged = ctx.diverged_data();
 
   // inputs -> x̂ (M, din); a non-finite feature marks the environment
-  const float* mean = model.input_mean();
-  const float* sd = model.input_std();
-  for (int m = 0; m < M; ++m) {
-    const float* in = job.inputs + size_t(env0 + m) * din;
-    float* x = s.x + size_t(m) * s.ldx;
-    bool finite = true;
-    if (job.normalized) {
-      for (int k = 0; k < din; ++k) x[k] = in[k];
-    } else {
-      for (int k = 0; k < din; ++k) x[k] = (in[k] - mean[k]) / sd[k];
-    }
-    for (int k = 0; k < din; ++k) finite &= std::isfinite(x[k]);
-    if (!finite) diverged[env0 + m] = 1;
-  }
+  for (int m = 0; m < M; ++m)
+    if (!normalize_frame(model, job, env0 + m, s.x + size_t(m) * s.ldx)) diverged[env0 + m] = 1;
 
   // embedding h = x̂ Eᵀ + b (M, d)
   ctx.gemm(M, d, din, s.x, s.ldx, w.embed_w, din, 0.f, s.h, s.ldh);
@@ -116,6 +104,19 @@ void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0,
   add_bias(M, dout, w.head_b, s.o, s.ldo);
 
   finish_tile(model, ctx, s, env0, env1);
+}
+
+bool normalize_frame(const Model& model, const Context::Job& job, int env, float* x) {
+  const int din = model.input_dim();
+  const float* in = job.inputs + size_t(env) * din;
+  const float* mean = model.input_mean();
+  const float* sd = model.input_std();
+  bool finite = true;
+  for (int k = 0; k < din; ++k) {
+    x[k] = job.normalized ? in[k] : (in[k] - mean[k]) / sd[k];
+    finite &= std::isfinite(x[k]);
+  }
+  return finite;
 }
 
 void finish_tile(const Model& model, Context& ctx, const Context::Scratch& s, int env0, int env1) {

@@ -27,20 +27,11 @@ void nerd_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, 
   float* ring = ctx.cache();  // (max_batch, W, din)
 
   // new frame -> ring; window -> tokens x (T, din), oldest first
-  const float* mean = model.input_mean();
-  const float* sd = model.input_std();
   for (int m = 0; m < M; ++m) {
     const int e = env0 + m;
     const int64_t t = frames[e];
-    const float* in = job.inputs + size_t(e) * din;
     float* er = ring + size_t(e) * W * din;
-    float* slot = er + size_t(t % W) * din;
-    bool finite = true;
-    for (int k = 0; k < din; ++k) {
-      slot[k] = job.normalized ? in[k] : (in[k] - mean[k]) / sd[k];
-      finite &= std::isfinite(slot[k]);
-    }
-    if (!finite) diverged[e] = 1;
+    if (!normalize_frame(model, job, e, er + size_t(t % W) * din)) diverged[e] = 1;
     const int len = int(std::min<int64_t>(t + 1, W));
     for (int p = 0; p < W; ++p) {
       float* x = s.x + size_t(m * W + p) * s.ldx;
