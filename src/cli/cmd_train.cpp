@@ -27,6 +27,7 @@ struct TrainArgs {
   int64_t valid_every = 200;
   int64_t checkpoint_every = 0;
   std::string probes = "auto";
+  bool variable_contacts = false;
   std::string target = "increment";
   int window = 0;
   bool quiet = false;
@@ -56,6 +57,9 @@ void run_train(const TrainArgs& a) {
   o.window = a.window;
   o.progress = !a.quiet;
   o.target = a.target;
+  o.variable_contacts = a.variable_contacts;
+  FN_CHECK(!a.variable_contacts || a.probes != "on", "--variable-contacts replaces fixed probes; drop --probes on");
+  if (a.variable_contacts && a.probes == "auto") o.probes = train::ProbeUse::Off;
   if (a.probes == "on") {
     o.probes = train::ProbeUse::On;
   } else if (a.probes == "off") {
@@ -108,6 +112,8 @@ void register_train(CLI::App& app) {
       ->check(CLI::IsMember({"increment", "free_velocity"}))->capture_default_str();
   sub->add_option("--probes", args->probes, "Fixed-probe inputs: auto (when recorded), on, off")
       ->capture_default_str();
+  sub->add_flag("--variable-contacts", args->variable_contacts,
+                "FlashNeRD reads the detector's contact rows through the set encoder (no fixed probes)");
   sub->add_option("--window", args->window, "Training window in frames (default: the model's history)");
   sub->add_flag("--quiet", args->quiet, "No progress line");
   sub->callback([args] { run_train(*args); });

@@ -9,18 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/contact_row.h"
 #include "core/state_layout.h"
 
 namespace flashnerd {
 
 constexpr int kDatasetSchemaVersion = 1;
-// One contact row (DESIGN section 4), in the robot base frame:
-// [kind_robot, kind_static, kind_dynamic, pos(3), normal into the link(3), lever arm(3),
-//  gap, relative surface velocity(3)]; the link index is stored separately.
-constexpr int kContactRowDim = 16;
-// One fixed probe: [nearest point − probe point (3), normal (3), signed distance], base
-// frame, all zero when the distance exceeds the probe threshold.
-constexpr int kProbeFeatureDim = 7;
 
 struct Dataset {
   // identity and provenance (HDF5 attributes)

@@ -1,5 +1,7 @@
 #include "core/frame_features.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "core/rng.h"
 
@@ -30,7 +32,7 @@ void FrameFeatures::target(const double* q0, const double* v0, const double* q1,
 }
 
 TransitionArrays build_transitions(const Dataset& d, const StateCodec& codec, bool use_probes,
-                                  bool free_velocity) {
+                                  bool free_velocity, bool use_contacts) {
   FN_CHECK(codec.layout() == d.layout, "dataset of robot '", d.robot,
            "' has a state layout that does not match the model's");
   FN_CHECK(!use_probes || d.probe_count > 0, "the model uses fixed probes but dataset of robot '",
@@ -63,6 +65,33 @@ TransitionArrays build_transitions(const Dataset& d, const StateCodec& codec, bo
         for (int k = 0; k < a.output_dim; ++k) y[k] = float(d.free_dv[size_t(i * a.output_dim + k)]);
       } else {
         ff.target(d.q(n, t), d.v(n, t), d.q(n, t + 1), d.v(n, t + 1), y);
+      }
+    }
+  }
+  if (use_contacts) {
+    FN_CHECK(d.contact_capacity > 0, "dataset of robot '", d.robot, "' has no contact rows recorded; "
+             "regenerate it with --contacts on, or train without variable contacts");
+    a.contact_capacity = d.contact_capacity;
+    const int K = d.contact_capacity;
+    a.contact_offset.assign(size_t(d.trajectories * d.steps + 1), 0);
+    for (int pass = 0; pass < 2; ++pass) {  // count, then fill
+      int64_t r = 0;
+      for (int64_t n = 0; n < d.trajectories; ++n)
+        for (int64_t t = 0; t < d.steps; ++t) {
+          const int64_t i = n * d.steps + t, f = n * d.frames() + t;
+          a.contact_offset[size_t(i)] = r;
+          const int count = a.mask[size_t(i)] ? d.contact_count[size_t(f)] : 0;
+          if (pass == 1) {
+            std::copy_n(&d.contact_rows[size_t(f * K * kContactRowDim)], size_t(count) * kContactRowDim,
+                        &a.contact_rows[size_t(r * kContactRowDim)]);
+            std::copy_n(&d.contact_link[size_t(f * K)], size_t(count), &a.contact_link[size_t(r)]);
+          }
+          r += count;
+        }
+      a.contact_offset.back() = r;
+      if (pass == 0) {
+        a.contact_rows.resize(size_t(r) * kContactRowDim);
+        a.contact_link.resize(size_t(r));
       }
     }
   }

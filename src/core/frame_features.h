@@ -39,11 +39,19 @@ struct TransitionArrays {
   std::vector<float> inputs;   // (N, T, input_dim)
   std::vector<float> targets;  // (N, T, output_dim)
   std::vector<uint8_t> mask;   // (N, T)
+  // Contact rows of each transition's input frame, packed (only valid rows): transition i
+  // owns rows contact_offset[i] .. contact_offset[i+1]−1. Empty without contacts.
+  int contact_capacity = 0;             // K of the dataset (0: no contact rows)
+  std::vector<int64_t> contact_offset;  // (N·T + 1)
+  std::vector<float> contact_rows;      // (rows, kContactRowDim)
+  std::vector<int32_t> contact_link;    // (rows)
+  int64_t contact_count(int64_t i) const { return contact_offset[size_t(i + 1)] - contact_offset[size_t(i)]; }
 };
 // use_probes: include the dataset's fixed-probe features in the inputs. free_velocity: the
-// targets are the recorded free_dv (nv) instead of the codec's increments.
+// targets are the recorded free_dv (nv) instead of the codec's increments. use_contacts:
+// pack the dataset's contact rows (it must have them).
 TransitionArrays build_transitions(const Dataset& d, const StateCodec& codec, bool use_probes,
-                                  bool free_velocity = false);
+                                  bool free_velocity = false, bool use_contacts = false);
 
 // Deterministic split by trajectory: every trajectory n whose seeded hash falls below
 // `valid_fraction` is held out. Returns (train indices, validation indices), both sorted.

@@ -2,6 +2,7 @@
 
 #include <numeric>
 
+#include "core/contact_row.h"
 #include "core/error.h"
 
 namespace flashnerd {
@@ -70,6 +71,14 @@ void ModelConfig::validate() const {
     FN_CHECK(n.d_model % n.n_heads == 0, "model config: nerd d_model=", n.d_model,
              " is not divisible by n_heads=", n.n_heads);
   }
+  if (contact.enabled()) {
+    const ContactEncoderConfig& k = contact;
+    FN_CHECK(arch == Arch::FlashNeRD, "model config: variable contacts (contact.capacity=", k.capacity,
+             ") exist only for the flashnerd architecture; NeRD reads fixed probes");
+    FN_CHECK(k.slots > 0 && k.link_count > 0 && k.link_embed > 0 && k.row_hidden > 0 && k.row_width > 0,
+             "model config: contact encoder sizes (slots, link_count, link_embed, row_hidden, "
+             "row_width) must be positive");
+  }
   auto check_len = [](const auto& v, int n, const char* name) {
     FN_CHECK(v.empty() || int(v.size()) == n, "model config: normalization.", name, " has ",
              v.size(), " entries, expected ", n);
@@ -78,6 +87,8 @@ void ModelConfig::validate() const {
   check_len(norm.input_std, input_dim, "input_std");
   check_len(norm.target_mean, output_dim, "target_mean");
   check_len(norm.target_std, output_dim, "target_std");
+  check_len(norm.contact_mean, contact.enabled() ? kContactRowDim : 0, "contact_mean");
+  check_len(norm.contact_std, contact.enabled() ? kContactRowDim : 0, "contact_std");
 }
 
 void to_json(nlohmann::json& j, const ModelConfig& c) {
@@ -103,6 +114,12 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
                       {"spans", f.spans},             {"ffn_hidden", f.ffn_hidden},
                       {"activation", activation_name(f.activation)},
                       {"norm", norm_name(f.norm)},    {"readout_hidden", f.readout_hidden}};
+    if (c.contact.enabled()) {
+      const ContactEncoderConfig& k = c.contact;
+      j["contact"] = {{"capacity", k.capacity},     {"slots", k.slots},
+                      {"link_count", k.link_count}, {"link_embed", k.link_embed},
+                      {"row_hidden", k.row_hidden}, {"row_width", k.row_width}};
+    }
   } else {
     const NerdConfig& n = c.nerd;
     j["nerd"] = {{"d_model", n.d_model},       {"n_layers", n.n_layers},
@@ -115,6 +132,10 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
                         {"target_mean", c.norm.target_mean},
                         {"target_std", c.norm.target_std},
                         {"channel_std", c.norm.channel_std}};
+  if (c.contact.enabled()) {
+    j["normalization"]["contact_mean"] = c.norm.contact_mean;
+    j["normalization"]["contact_std"] = c.norm.contact_std;
+  }
   j["training"] = c.training;
 }
 
@@ -148,6 +169,15 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
     c.flash.activation = parse_activation(f.at("activation").get<std::string>());
     c.flash.norm = parse_norm(f.at("norm").get<std::string>());
     c.flash.readout_hidden = f.at("readout_hidden").get<int>();
+    if (j.contains("contact")) {
+      const auto& k = j.at("contact");
+      c.contact.capacity = k.at("capacity").get<int>();
+      c.contact.slots = k.at("slots").get<int>();
+      c.contact.link_count = k.at("link_count").get<int>();
+      c.contact.link_embed = k.at("link_embed").get<int>();
+      c.contact.row_hidden = k.at("row_hidden").get<int>();
+      c.contact.row_width = k.at("row_width").get<int>();
+    }
   } else {
     const auto& n = j.at("nerd");
     c.nerd.d_model = n.at("d_model").get<int>();
@@ -163,6 +193,8 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   c.norm.target_mean = nm.at("target_mean").get<std::vector<float>>();
   c.norm.target_std = nm.at("target_std").get<std::vector<float>>();
   c.norm.channel_std = nm.value("channel_std", std::vector<double>{});
+  c.norm.contact_mean = nm.value("contact_mean", std::vector<float>{});
+  c.norm.contact_std = nm.value("contact_std", std::vector<float>{});
   c.training = j.value("training", nlohmann::json::object());
 }
 
@@ -198,6 +230,22 @@ std::vector<TensorSpec> model_tensors(const ModelConfig& c) {
     add("readout.fc.bias", {f.readout_hidden});
     add("head.weight", {dout, f.readout_hidden});
     add("head.bias", {dout});
+    if (c.contact.enabled()) {
+      const ContactEncoderConfig& k = c.contact;
+      const int64_t pd = k.pooled_dim();
+      add("contact.link_embed", {k.link_count, k.link_embed});
+      add("contact.row.fc1.weight", {k.row_hidden, kContactRowDim + k.link_embed});
+      add("contact.row.fc1.bias", {k.row_hidden});
+      add("contact.row.fc2.weight", {k.row_width, k.row_hidden});
+      add("contact.row.fc2.bias", {k.row_width});
+      add("contact.pool.queries", {k.slots, k.row_width});
+      const std::pair<const char*, int64_t> gates[] = {
+          {"contact_embed", d}, {"contact_readout", f.readout_hidden}, {"contact_head", dout}};
+      for (const auto& [name, out] : gates) {
+        add(std::string(name) + ".value.weight", {out, pd});
+        add(std::string(name) + ".gate.weight", {out, pd});
+      }
+    }
   } else {
     const NerdConfig& n = c.nerd;
     const int64_t d = n.d_model;
@@ -239,6 +287,12 @@ double flops_per_transition(const ModelConfig& c) {
       mm += 2.0 * f.n_heads * f.head_dim * s;  // scores and weighted values
     }
     mm += d * f.readout_hidden + f.readout_hidden * dout;
+    if (c.contact.enabled()) {  // every row at capacity (an upper bound), pooling, three gates
+      const ContactEncoderConfig& k = c.contact;
+      mm += double(k.capacity) * (double(k.row_hidden) * (kContactRowDim + k.link_embed) +
+                                  double(k.row_width) * k.row_hidden + 2.0 * k.slots * k.row_width);
+      mm += 2.0 * k.pooled_dim() * (d + f.readout_hidden + dout);
+    }
     return 2.0 * mm;
   }
   const NerdConfig& n = c.nerd;

@@ -55,12 +55,29 @@ struct NerdConfig {
   int head_dim() const { return d_model / n_heads; }
 };
 
+// Variable-contact set encoder (DESIGN section 4), FlashNeRD only. Each frame carries up to
+// `capacity` contact rows (kContactRowDim features + a robot link index); a shared per-row MLP
+// φ maps [standardized row, link embedding] to `row_width` features, `slots` learned queries
+// pool the valid rows by masked attention, and the flattened pool p (slots · row_width)
+// enters through three gated, bias-free maps G_e, G_r, G_Δ. capacity 0: no contact input.
+struct ContactEncoderConfig {
+  int capacity = 0;     // K rows per frame; 0 = the model reads no contact rows
+  int slots = 16;       // M pooling queries
+  int link_count = 0;   // robot links (rows of the learned link embedding)
+  int link_embed = 8;   // E: link embedding width
+  int row_hidden = 64;  // φ hidden width
+  int row_width = 32;   // e: φ output width = width of one slot
+  bool enabled() const { return capacity > 0; }
+  int pooled_dim() const { return slots * row_width; }
+};
+
 // NeRD normalization: x̂ = (x − mean) / std with std = sqrt(var + 1e-5), fitted on the
 // training split. Stored per feature.
 struct Normalization {
   std::vector<float> input_mean, input_std;    // (input_dim)
   std::vector<float> target_mean, target_std;  // (output_dim)
   std::vector<double> channel_std;             // (channel_dim) state channel stds for NRMSE
+  std::vector<float> contact_mean, contact_std;  // (kContactRowDim) over valid rows, when enabled
 };
 
 struct ModelConfig {
@@ -83,6 +100,7 @@ struct ModelConfig {
   std::string target = "increment";
   FlashConfig flash;
   NerdConfig nerd;
+  ContactEncoderConfig contact;  // FlashNeRD with variable contacts (capacity > 0)
   Normalization norm;
   nlohmann::json training = nlohmann::json::object();  // settings, dataset hash, updates
 

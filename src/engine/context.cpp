@@ -47,6 +47,23 @@ std::unique_ptr<Context::Scratch> make_scratch(const ModelConfig& c, int envs) {
     add(&s->u, size_t(envs) * s->ldu);
     add(&s->r, size_t(envs) * s->ldr);
     add(&s->o, size_t(envs) * s->ldo);
+    if (c.contact.enabled()) {
+      const ContactEncoderConfig& k = c.contact;
+      const size_t rows = size_t(envs) * size_t(k.capacity);
+      s->ldca = padded(k.row_hidden);
+      s->ldphi = padded(k.row_width);
+      s->ldcs = padded(k.slots);
+      s->ldcp = padded(k.pooled_dim());
+      s->ldcg = padded(2 * (f.d_model + f.readout_hidden + c.output_dim));
+      add(&s->crow, rows * kContactRowDim);
+      add(&s->ca, rows * s->ldca);
+      add(&s->cphi, rows * s->ldphi);
+      add(&s->cs, rows * s->ldcs);
+      add(&s->cp, size_t(envs) * s->ldcp);
+      add(&s->cg, size_t(envs) * s->ldcg);
+      s->row_start.assign(size_t(envs) + 1, 0);
+      s->row_link.assign(rows, 0);
+    }
   } else {
     const NerdConfig& n = c.nerd;
     s->rows = envs * n.window;
@@ -201,27 +218,63 @@ void check_call(const Model& model, const Context& ctx, int batch, const void* i
   FN_CHECK(inputs != nullptr, "engine ", what, ": inputs is null");
 }
 
+// Contacts are given exactly when the model reads them; counts and links in range.
+void check_contacts(const Model& model, int batch, const ContactBatch* contacts, const char* what) {
+  const ContactEncoderConfig& k = model.config().contact;
+  if (!k.enabled()) {
+    FN_CHECK(contacts == nullptr, "engine ", what, ": contact rows given to a model without a contact encoder");
+    return;
+  }
+  FN_CHECK(contacts != nullptr && contacts->rows && contacts->link && contacts->count, "engine ", what,
+           ": this model reads variable contacts; give every environment's contact rows (ContactBatch)");
+  for (int e = 0; e < batch; ++e) {
+    const int n = contacts->count[e];
+    FN_CHECK(n >= 0 && n <= k.capacity, "engine ", what, ": environment ", e, " has ", n,
+             " contact rows; the model's capacity is ", k.capacity, " (keep the K smallest gaps, count the rest)");
+    for (int r = 0; r < n; ++r) {
+      const int link = contacts->link[size_t(e) * size_t(k.capacity) + size_t(r)];
+      FN_CHECK(link >= 0 && link < k.link_count, "engine ", what, ": environment ", e, " row ", r,
+               " names link ", link, "; the model knows links 0..", k.link_count - 1);
+    }
+  }
+}
+
 }  // namespace
 
 void step(const Model& model, Context& ctx, int batch, const float* inputs, float* outputs) {
+  step(model, ctx, batch, inputs, nullptr, outputs);
+}
+
+void step(const Model& model, Context& ctx, int batch, const float* inputs,
+          const ContactBatch* contacts, float* outputs) {
   check_call(model, ctx, batch, inputs, "step");
   FN_CHECK(outputs != nullptr, "engine step: outputs is null");
-  ctx.run({batch, inputs, false, outputs});
+  check_contacts(model, batch, contacts, "step");
+  ctx.run({batch, inputs, false, outputs, contacts});
 }
 
 void step_normalized(const Model& model, Context& ctx, int batch, const float* inputs, float* outputs) {
   check_call(model, ctx, batch, inputs, "step_normalized");
   FN_CHECK(outputs != nullptr, "engine step_normalized: outputs is null");
+  check_contacts(model, batch, nullptr, "step_normalized");
   ctx.run({batch, inputs, true, outputs});
 }
 
 void prime(const Model& model, Context& ctx, int batch, int frames, const float* inputs,
            float* outputs) {
+  prime(model, ctx, batch, frames, inputs, nullptr, outputs);
+}
+
+void prime(const Model& model, Context& ctx, int batch, int frames, const float* inputs,
+           const ContactBatch* contacts, float* outputs) {
   check_call(model, ctx, batch, inputs, "prime");
   FN_CHECK(frames >= 0, "engine prime: frames must be >= 0, got ", frames);
   const size_t stride = size_t(batch) * size_t(model.input_dim());
-  for (int f = 0; f < frames; ++f)
-    ctx.run({batch, inputs + size_t(f) * stride, false, f == frames - 1 ? outputs : nullptr});
+  for (int f = 0; f < frames; ++f) {
+    const ContactBatch* frame_contacts = contacts ? contacts + f : nullptr;
+    check_contacts(model, batch, frame_contacts, "prime");
+    ctx.run({batch, inputs + size_t(f) * stride, false, f == frames - 1 ? outputs : nullptr, frame_contacts});
+  }
 }
 
 void reset_env(Context& ctx, int env) {

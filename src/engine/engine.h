@@ -28,6 +28,18 @@
 //   r = SiLU(Norm_readout(h) readout.fc.weightᵀ + readout.fc.bias)      (readout_hidden)
 //   ŷ = r head.weightᵀ + head.bias                                      (output_dim)
 //
+// Variable contacts (DESIGN §4; config.contact.enabled()), per frame with n valid rows
+// (row_k raw, kContactRowDim features; link_k its robot link):
+//   r̂_k = (row_k − contact_mean) / contact_std
+//   a_k = SiLU([r̂_k ; contact.link_embed[link_k]] contact.row.fc1.weightᵀ + fc1.bias)
+//   φ_k = a_k contact.row.fc2.weightᵀ + fc2.bias                                (e)
+//   slot m: α_mk = softmax_k(contact.pool.queries[m]·φ_k / √e) over the n valid rows,
+//           P_m = Σ_k α_mk φ_k;   p = [P_0 .. P_{M−1}]  (M·e), p = 0 when n = 0
+//   G_x(p) = (p x.value.weightᵀ) ⊙ sigmoid(p x.gate.weightᵀ), x = contact_embed |
+//            contact_readout | contact_head (no biases: G(0) = 0)
+//   h⁰ += G_embed(p) after the embedding; r += G_readout(p) after the readout's SiLU;
+//   ŷ += G_head(p) before de-normalization.
+//
 // Optimized NeRD (DESIGN §3): the last W = nerd.window frames (fewer, n, at the start of a
 // history), oldest at position 0:
 //   tok_p = x̂_p embed.weightᵀ + pos_embed[p]                     p = 0 .. n−1, no bias
@@ -50,6 +62,7 @@
 #include <string>
 #include <vector>
 
+#include "core/contact_row.h"
 #include "core/model_config.h"
 #include "core/safetensors.h"
 
@@ -83,6 +96,15 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
+// Contact rows of the current frame of every environment (DESIGN §4), raw as
+// sim::build_contact_rows writes them: rows 0..count[e]−1 of environment e are detected
+// contacts; the rest of its capacity K (config.contact.capacity) is padding, never read.
+struct ContactBatch {
+  const float* rows = nullptr;     // (batch, K, kContactRowDim)
+  const int32_t* link = nullptr;   // (batch, K) robot link index of each row
+  const int32_t* count = nullptr;  // (batch) valid rows, 0..K
+};
+
 // Kernel layout of the weights: views into Model's packed block (model.cpp packs them).
 struct FlashBlockWeights {
   int span = 1;                  // S_l
@@ -90,6 +112,16 @@ struct FlashBlockWeights {
   const float* b1 = nullptr;     // (N1) LayerNorm bias folded (W1 · b); nullptr for RMSNorm
   const float* lag_bias = nullptr;  // (nq, S)
   const float* w2 = nullptr;     // (d, nq·hd + f) = [attn.out.weight | ffn.down.weight]
+};
+struct ContactWeights {
+  const float* row_w = nullptr;       // (Hφ, kContactRowDim) fc1 row columns / contact_std
+  const float* link_table = nullptr;  // (links, Hφ) fc1 link columns · embed[l] + fc1.bias
+                                      //   − row_w · contact_mean (normalization folded)
+  const float* fc2_w = nullptr;       // (e, Hφ)
+  const float* fc2_b = nullptr;       // (e)
+  const float* queries = nullptr;     // (M, e) scaled by 1/√e
+  const float* gates = nullptr;       // (2(d + r + out), M·e) rows [embed.value; embed.gate;
+                                      //   readout.value; readout.gate; head.value; head.gate]
 };
 struct FlashWeights {
   const float* embed_w = nullptr;    // (d, input_dim)
@@ -99,6 +131,7 @@ struct FlashWeights {
   const float* readout_b = nullptr;  // (r) readout.fc.bias (+ W · norm bias for LayerNorm)
   const float* head_w = nullptr;     // (output_dim, r)
   const float* head_b = nullptr;     // (output_dim)
+  ContactWeights contact;            // config.contact.enabled() only
 };
 struct NerdBlockWeights {
   const float* qkv = nullptr;   // (3d, d) ln1 weight folded in
@@ -153,6 +186,7 @@ class Model {
  private:
   Model() = default;
   void pack();
+  void pack_contact();
 
   ModelConfig config_;
   AlignedBuffer original_;                   // every tensor, model_tensors order
@@ -211,6 +245,7 @@ class Context {
     const float* inputs = nullptr;   // (batch, input_dim)
     bool normalized = false;         // inputs already x̂
     float* outputs = nullptr;        // (batch, output_dim) or nullptr
+    const ContactBatch* contacts = nullptr;  // when the model reads variable contacts
   };
   Scratch& scratch(int worker) { return *scratch_[size_t(worker)]; }
   float* cache() { return cache_.data(); }
@@ -254,6 +289,11 @@ class Context {
 // outputs (batch, output_dim) raw increments. Throws flashnerd::Error on misuse (batch out of
 // range, a context made for another model, null pointers); never allocates.
 void step(const Model& model, Context& ctx, int batch, const float* inputs, float* outputs);
+// The same for a model with variable contacts: the current frame's contact rows of every
+// environment (required exactly when model.config().contact.enabled()). A count outside
+// [0, K] or a link outside the model's links throws.
+void step(const Model& model, Context& ctx, int batch, const float* inputs,
+          const ContactBatch* contacts, float* outputs);
 // The same with inputs already normalized (x̂), for model-only benchmarks.
 void step_normalized(const Model& model, Context& ctx, int batch, const float* inputs, float* outputs);
 // Pushes `frames` ground-truth frames, inputs (frames, batch, input_dim) raw, through the
@@ -261,6 +301,9 @@ void step_normalized(const Model& model, Context& ctx, int batch, const float* i
 // nullptr).
 void prime(const Model& model, Context& ctx, int batch, int frames, const float* inputs,
            float* outputs);
+// With contacts: contacts[f] holds frame f's rows of every environment (f = 0..frames−1).
+void prime(const Model& model, Context& ctx, int batch, int frames, const float* inputs,
+           const ContactBatch* contacts, float* outputs);
 // Environment env starts a new, empty history; every other environment is untouched.
 void reset_env(Context& ctx, int env);
 void reset_all(Context& ctx);

@@ -1,6 +1,7 @@
 // Model: load/random/from_tensors, then pack() re-lays the weights for the kernels
 // (engine.h documents the packed views; norm weights and biases are folded into the GEMM
 // that follows the norm, so a FlashNeRD block is two GEMMs: [qkv; gate_up] and [out | down]).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -71,6 +72,8 @@ std::shared_ptr<const Model> Model::random(const ModelConfig& config, uint64_t s
   if (c.norm.input_std.empty()) c.norm.input_std.assign(size_t(c.input_dim), 1.f);
   if (c.norm.target_mean.empty()) c.norm.target_mean.assign(size_t(c.output_dim), 0.f);
   if (c.norm.target_std.empty()) c.norm.target_std.assign(size_t(c.output_dim), 1.f);
+  if (c.contact.enabled() && c.norm.contact_mean.empty()) c.norm.contact_mean.assign(kContactRowDim, 0.f);
+  if (c.contact.enabled() && c.norm.contact_std.empty()) c.norm.contact_std.assign(kContactRowDim, 1.f);
   c.validate();
   Rng rng(seed);
   std::vector<std::vector<float>> storage;
@@ -119,6 +122,15 @@ std::shared_ptr<const Model> Model::from_tensors(const ModelConfig& config,
     FN_CHECK(std::isfinite(config.norm.target_mean[size_t(i)]) &&
                  std::isfinite(config.norm.target_std[size_t(i)]),
              "model: normalization target feature ", i, " is not finite");
+  if (config.contact.enabled()) {
+    FN_CHECK(config.norm.contact_mean.size() == size_t(kContactRowDim) && config.norm.contact_std.size() == size_t(kContactRowDim),
+             "model: a model with variable contacts needs normalization.contact_mean and contact_std (",
+             kContactRowDim, " each)");
+    for (int i = 0; i < kContactRowDim; ++i)
+      FN_CHECK(std::isfinite(config.norm.contact_mean[size_t(i)]) && config.norm.contact_std[size_t(i)] > 0,
+               "model: normalization contact feature ", i, " has mean ", config.norm.contact_mean[size_t(i)],
+               " std ", config.norm.contact_std[size_t(i)], "; stds must be finite and positive");
+  }
 
   std::shared_ptr<Model> m(new Model());
   m->config_ = config;
@@ -178,6 +190,16 @@ void Model::pack() {
     reserve(&flash_.readout_b, size_t(f.readout_hidden));
     reserve(&flash_.head_w, size_t(dout * f.readout_hidden));
     reserve(&flash_.head_b, size_t(dout));
+    if (c.contact.enabled()) {
+      const ContactEncoderConfig& k = c.contact;
+      ContactWeights& cw = flash_.contact;
+      reserve(&cw.row_w, size_t(k.row_hidden) * kContactRowDim);
+      reserve(&cw.link_table, size_t(k.link_count) * size_t(k.row_hidden));
+      reserve(&cw.fc2_w, size_t(k.row_width) * size_t(k.row_hidden));
+      reserve(&cw.fc2_b, size_t(k.row_width));
+      reserve(&cw.queries, size_t(k.slots) * size_t(k.row_width));
+      reserve(&cw.gates, 2 * (d + size_t(f.readout_hidden) + size_t(dout)) * size_t(k.pooled_dim()));
+    }
   } else {
     const NerdConfig& n = c.nerd;
     const size_t d = size_t(n.d_model), hid = size_t(n.mlp_hidden);
@@ -248,6 +270,7 @@ void Model::pack() {
          ln ? tensor("readout.norm.bias") : nullptr, out(flash_.readout_b));
     copy(flash_.head_w, "head.weight", size_t(dout) * rh);
     copy(flash_.head_b, "head.bias", size_t(dout));
+    if (c.contact.enabled()) pack_contact();
   } else {
     const NerdConfig& n = c.nerd;
     const size_t d = size_t(n.d_model), hid = size_t(n.mlp_hidden), hh = size_t(n.head_hidden);
@@ -266,6 +289,53 @@ void Model::pack() {
     copy(nerd_.fc2, "head.fc2.weight", size_t(dout) * hh);
     copy(nerd_.fc2_b, "head.fc2.bias", size_t(dout));
   }
+}
+
+void Model::pack_contact() {
+  // fold the row standardization and the link embedding into fc1 (engine.h, ContactWeights)
+  const ModelConfig& c = config_;
+  const ContactEncoderConfig& k = c.contact;
+  ContactWeights& cw = flash_.contact;
+  auto out = [](const float* view) { return const_cast<float*>(view); };
+  const int in1 = kContactRowDim + k.link_embed, H = k.row_hidden, e = k.row_width;
+  const float* w1 = tensor("contact.row.fc1.weight");
+  const float* b1 = tensor("contact.row.fc1.bias");
+  const float* embed = tensor("contact.link_embed");
+  const float* mean = c.norm.contact_mean.data();
+  const float* sd = c.norm.contact_std.data();
+  std::vector<double> shift(size_t(H), 0.0);  // b1 − Σ_c W_c mean_c / std_c
+  for (int h = 0; h < H; ++h) {
+    double acc = b1[h];
+    for (int f = 0; f < kContactRowDim; ++f) {
+      out(cw.row_w)[h * kContactRowDim + f] = w1[h * in1 + f] / sd[f];
+      acc -= double(w1[h * in1 + f]) * mean[f] / sd[f];
+    }
+    shift[size_t(h)] = acc;
+  }
+  for (int l = 0; l < k.link_count; ++l)
+    for (int h = 0; h < H; ++h) {
+      double acc = shift[size_t(h)];
+      for (int j = 0; j < k.link_embed; ++j) acc += double(w1[h * in1 + kContactRowDim + j]) * embed[l * k.link_embed + j];
+      out(cw.link_table)[l * H + h] = float(acc);
+    }
+  std::memcpy(out(cw.fc2_w), tensor("contact.row.fc2.weight"), sizeof(float) * size_t(e) * size_t(H));
+  std::memcpy(out(cw.fc2_b), tensor("contact.row.fc2.bias"), sizeof(float) * size_t(e));
+  const float* q = tensor("contact.pool.queries");
+  const float scale = 1.f / std::sqrt(float(e));
+  for (int i = 0; i < k.slots * e; ++i) out(cw.queries)[i] = q[i] * scale;
+  const size_t P = size_t(k.pooled_dim());
+  float* g = out(cw.gates);
+  for (const char* name : {"contact_embed", "contact_readout", "contact_head"}) {
+    for (const char* part : {".value.weight", ".gate.weight"}) {
+      const std::string t = std::string(name) + part;
+      const auto it = std::find_if(tensors_.begin(), tensors_.end(), [&](const NamedTensor& x) { return x.name == t; });
+      FN_ASSERT(it != tensors_.end());
+      const size_t n = size_t(it->shape[0] * it->shape[1]);
+      std::memcpy(g, tensor(t), sizeof(float) * n);
+      g += n;
+    }
+  }
+  FN_ASSERT(g == cw.gates + 2 * (size_t(c.flash.d_model) + size_t(c.flash.readout_hidden) + size_t(c.output_dim)) * P);
 }
 
 ModelConfig synthetic_config(Arch arch, const std::string& preset, int input_dim, int output_dim) {

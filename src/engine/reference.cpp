@@ -82,7 +82,52 @@ std::vector<double> attend(const std::vector<double>& scores, const std::vector<
   return o;
 }
 
-void flash_forward(const Model& model, const float* inputs, int T, bool normalized, double* out) {
+// The three gated contact terms of one frame, [G_e (d) | G_r (r) | G_Δ (out)], from its rows;
+// all zero when the frame has none.
+std::vector<double> contact_terms(const Model& model, const float* rows, const int32_t* link, int count) {
+  const ModelConfig& c = model.config();
+  const ContactEncoderConfig& k = c.contact;
+  const int e = k.row_width, P = k.pooled_dim();
+  std::vector<double> p(size_t(P), 0.0);
+  if (count > 0) {
+    Mat phi;
+    for (int r = 0; r < count; ++r) {
+      std::vector<double> x(size_t(kContactRowDim + k.link_embed));
+      for (int f = 0; f < kContactRowDim; ++f)
+        x[size_t(f)] = (double(rows[r * kContactRowDim + f]) - c.norm.contact_mean[size_t(f)]) / c.norm.contact_std[size_t(f)];
+      for (int j = 0; j < k.link_embed; ++j)
+        x[size_t(kContactRowDim + j)] = model.tensor("contact.link_embed")[link[r] * k.link_embed + j];
+      std::vector<double> a = linear(x, model.tensor("contact.row.fc1.weight"), model.tensor("contact.row.fc1.bias"), k.row_hidden);
+      for (double& v : a) v = silu(v);
+      phi.push_back(linear(a, model.tensor("contact.row.fc2.weight"), model.tensor("contact.row.fc2.bias"), e));
+    }
+    const float* queries = model.tensor("contact.pool.queries");
+    std::vector<const double*> values;
+    for (const auto& v : phi) values.push_back(v.data());
+    for (int m = 0; m < k.slots; ++m) {
+      std::vector<double> scores;
+      for (const auto& v : phi) {
+        double s = 0;
+        for (int i = 0; i < e; ++i) s += double(queries[m * e + i]) * v[size_t(i)];
+        scores.push_back(s / std::sqrt(double(e)));
+      }
+      std::vector<double> slot = attend(scores, values, e);
+      std::copy(slot.begin(), slot.end(), p.begin() + m * e);
+    }
+  }
+  std::vector<double> terms;
+  const std::pair<const char*, int> gates[] = {
+      {"contact_embed", c.flash.d_model}, {"contact_readout", c.flash.readout_hidden}, {"contact_head", c.output_dim}};
+  for (const auto& [name, width] : gates) {
+    std::vector<double> v = linear(p, model.tensor(std::string(name) + ".value.weight"), nullptr, width);
+    std::vector<double> g = linear(p, model.tensor(std::string(name) + ".gate.weight"), nullptr, width);
+    for (int i = 0; i < width; ++i) terms.push_back(v[size_t(i)] / (1.0 + std::exp(-g[size_t(i)])));
+  }
+  return terms;
+}
+
+void flash_forward(const Model& model, const float* inputs, int T, bool normalized,
+                   const ContactBatch* contacts, double* out) {
   const ModelConfig& c = model.config();
   const FlashConfig& f = c.flash;
   const int d = f.d_model, hd = f.head_dim, nq = f.n_heads, ff = f.ffn_hidden;
@@ -91,10 +136,16 @@ void flash_forward(const Model& model, const float* inputs, int T, bool normaliz
     return ln ? layer_norm(h, model.tensor(prefix + "norm.weight"), model.tensor(prefix + "norm.bias"))
               : rms_norm(h, model.tensor(prefix + "norm.weight"));
   };
-  Mat h(static_cast<size_t>(T));
-  for (int t = 0; t < T; ++t)
+  Mat h(static_cast<size_t>(T)), terms(static_cast<size_t>(T));
+  const int K = c.contact.capacity, rh = f.readout_hidden;
+  for (int t = 0; t < T; ++t) {
     h[size_t(t)] = linear(normalize_input(model, inputs + size_t(t) * c.input_dim, normalized),
                           model.tensor("embed.weight"), model.tensor("embed.bias"), d);
+    if (!contacts) continue;
+    terms[size_t(t)] = contact_terms(model, contacts->rows + size_t(t) * K * kContactRowDim,
+                                     contacts->link + size_t(t) * K, contacts->count[t]);
+    for (int i = 0; i < d; ++i) h[size_t(t)][size_t(i)] += terms[size_t(t)][size_t(i)];
+  }
   for (int l = 0; l < f.n_layers; ++l) {
     const std::string p = "blocks." + std::to_string(l) + ".";
     const int S = f.spans[size_t(l)];
@@ -133,7 +184,11 @@ void flash_forward(const Model& model, const float* inputs, int T, bool normaliz
     std::vector<double> r = linear(norm(h[size_t(t)], "readout."), model.tensor("readout.fc.weight"),
                                    model.tensor("readout.fc.bias"), f.readout_hidden);
     for (double& v : r) v = silu(v);
+    if (contacts)
+      for (int i = 0; i < rh; ++i) r[size_t(i)] += terms[size_t(t)][size_t(d + i)];
     std::vector<double> y = linear(r, model.tensor("head.weight"), model.tensor("head.bias"), c.output_dim);
+    if (contacts)
+      for (int i = 0; i < c.output_dim; ++i) y[size_t(i)] += terms[size_t(t)][size_t(d + rh + i)];
     denormalize_into(model, y, out + size_t(t) * c.output_dim);
   }
 }
@@ -187,12 +242,15 @@ std::vector<double> nerd_window(const Model& model, const std::vector<std::vecto
 
 }  // namespace
 
-std::vector<double> reference_forward(const Model& model, const float* inputs, int T, bool normalized) {
+std::vector<double> reference_forward(const Model& model, const float* inputs, int T, bool normalized,
+                                      const ContactBatch* contacts) {
   FN_CHECK(T >= 1, "reference_forward: the sequence needs at least one frame, got ", T);
   const ModelConfig& c = model.config();
+  FN_CHECK(c.contact.enabled() == (contacts != nullptr), "reference_forward: contact rows must be given "
+           "exactly when the model reads variable contacts");
   std::vector<double> out(size_t(T) * size_t(c.output_dim));
   if (c.arch == Arch::FlashNeRD) {
-    flash_forward(model, inputs, T, normalized, out.data());
+    flash_forward(model, inputs, T, normalized, contacts, out.data());
     return out;
   }
   const int W = c.nerd.window;

@@ -59,6 +59,39 @@ torch::Tensor ContactGateImpl::forward(const torch::Tensor& p) {
   return value(p) * torch::sigmoid(gate(p));
 }
 
+ContactEncoderImpl::ContactEncoderImpl(const ContactEncoderConfig& c) : c_(c) {
+  link_embed_ = register_parameter("link_embed", torch::zeros({c.link_count, c.link_embed}));
+  auto row = add_container(*this, "row");
+  fc1_ = add_linear(*row, "fc1", kContactRowDim + c.link_embed, c.row_hidden, true);
+  fc2_ = add_linear(*row, "fc2", c.row_hidden, c.row_width, true);
+  auto pool = add_container(*this, "pool");
+  queries_ = pool->register_parameter("queries", torch::zeros({c.slots, c.row_width}));
+}
+
+torch::Tensor ContactEncoderImpl::row_features(const ContactWindow& w) {
+  FN_CHECK(w.rows.dim() == 4 && w.rows.size(3) == kContactRowDim && w.link.sizes() == w.rows.sizes().slice(0, 3) &&
+               w.mask.sizes() == w.link.sizes(),
+           "contact encoder: expected rows (B, T, K, ", kContactRowDim, "), link and mask (B, T, K); got ",
+           w.rows.sizes(), ", ", w.link.sizes(), ", ", w.mask.sizes());
+  torch::Tensor e = link_embed_.index_select(0, w.link.reshape({-1})).view({w.link.size(0), w.link.size(1), w.link.size(2), c_.link_embed});
+  return fc2_(torch::silu(fc1_(torch::cat({w.rows, e}, -1))));
+}
+
+torch::Tensor ContactEncoderImpl::forward(const ContactWindow& w) {
+  // padding rows are replaced by zeros before anything reads them, so their content
+  // (even non-finite) never reaches the pooled vector or its gradient
+  torch::Tensor mask = w.mask.unsqueeze(-1);                                   // (B, T, K, 1)
+  ContactWindow clean{torch::where(mask, w.rows, torch::zeros_like(w.rows)), w.link.masked_fill(w.mask.logical_not(), 0), w.mask};
+  torch::Tensor phi = row_features(clean);                                     // (B, T, K, e)
+  torch::Tensor scores = torch::matmul(phi, queries_.t()) / std::sqrt(double(c_.row_width));  // (B, T, K, M)
+  scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
+  // a frame without rows would softmax over -inf only: give it zero weights instead
+  torch::Tensor any = w.mask.any(-1, /*keepdim=*/true).unsqueeze(-1);        // (B, T, 1, 1)
+  torch::Tensor alpha = torch::softmax(scores.masked_fill(any.logical_not(), 0.0), 2) * any * mask;
+  torch::Tensor slots = torch::matmul(alpha.transpose(2, 3), phi);             // (B, T, M, e)
+  return slots.flatten(2);
+}
+
 // ---------------------------------------------------------------------------------------
 // FlashNeRD
 
@@ -112,6 +145,24 @@ FlashNeRDModel::FlashNeRDModel(const ModelConfig& c) : DynamicsModel(c) {
   readout_norm_ = readout->register_module("norm", Norm(f.d_model, f.norm, ln));
   readout_fc_ = add_linear(*readout, "fc", f.d_model, f.readout_hidden, true);
   head_ = add_linear(*this, "head", f.readout_hidden, c.output_dim, true);
+  if (c.contact.enabled()) {
+    const int64_t pd = c.contact.pooled_dim();
+    contact = register_module("contact", ContactEncoder(c.contact));
+    contact_embed = register_module("contact_embed", ContactGate(pd, f.d_model));
+    contact_readout = register_module("contact_readout", ContactGate(pd, f.readout_hidden));
+    contact_head = register_module("contact_head", ContactGate(pd, c.output_dim));
+  }
+}
+
+torch::Tensor DynamicsModel::predict(const torch::Tensor& x, const ContactWindow* contacts) {
+  FN_CHECK(contacts == nullptr, arch_name(config_.arch), " model without a contact encoder was given contact rows");
+  return forward(x);
+}
+
+torch::Tensor FlashNeRDModel::predict(const torch::Tensor& x, const ContactWindow* contacts) {
+  if (!config_.contact.enabled()) return DynamicsModel::predict(x, contacts);
+  FN_CHECK(contacts != nullptr, "this FlashNeRD model reads variable contacts: give the frames' contact rows");
+  return forward_with_contacts(x, contact(*contacts));
 }
 
 torch::Tensor FlashNeRDModel::forward(const torch::Tensor& x) { return forward_with_contacts(x, {}); }
@@ -240,7 +291,7 @@ void init_weights(DynamicsModel& m, uint64_t seed) {
       const bool out_proj = ends_with(spec.name, "attn.out.weight") ||
                             ends_with(spec.name, "ffn.down.weight") ||
                             ends_with(spec.name, "mlp.proj.weight");
-      const double s = out_proj ? std_out : std_base;
+      const double s = ends_with(spec.name, "link_embed") ? 1.0 : out_proj ? std_out : std_base;
       std::vector<float> values(size_t(p.numel()));
       for (auto& v : values) v = float(s * rng.normal());
       p.copy_(torch::from_blob(values.data(), p.sizes(), torch::kFloat32));

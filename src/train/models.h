@@ -18,16 +18,28 @@
 
 #include <torch/torch.h>
 
+#include "core/contact_row.h"
 #include "core/model_artifact.h"
 #include "core/model_config.h"
 
 namespace flashnerd::train {
+
+// Contact rows of a window of frames (DESIGN section 4), already standardized with the
+// model's contact_mean / contact_std: rows (B, T, K, kContactRowDim) float, link (B, T, K)
+// int64 (any valid index on padding), mask (B, T, K) bool (true = a detected contact).
+// K may be smaller than the model's capacity (trimmed to the largest count of a batch).
+struct ContactWindow {
+  torch::Tensor rows, link, mask;
+};
 
 // Common interface of the trainable models.
 class DynamicsModel : public torch::nn::Module {
  public:
   // x̂ (B, T, input_dim) standardized inputs -> ŷ (B, T, output_dim) standardized increments.
   virtual torch::Tensor forward(const torch::Tensor& x) = 0;
+  // The same with the frames' contact rows; contacts must be given exactly when the model
+  // reads them (config().contact.enabled()).
+  virtual torch::Tensor predict(const torch::Tensor& x, const ContactWindow* contacts);
   const ModelConfig& config() const { return config_; }
 
  protected:
@@ -59,6 +71,23 @@ class ContactGateImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ContactGate);
 
+// Set encoder of contact rows: per-row MLP φ([row ; link_embed[link]]) -> e features, then
+// M learned queries pool the valid rows by masked attention; p = flattened slots, exactly 0
+// for a frame without valid rows. Parameters: link_embed, row.fc1, row.fc2, pool.queries.
+class ContactEncoderImpl : public torch::nn::Module {
+ public:
+  explicit ContactEncoderImpl(const ContactEncoderConfig& c);
+  torch::Tensor forward(const ContactWindow& w);  // -> p (B, T, M·e)
+  // Per-row features φ (B, T, K, e), before pooling (tests, diagnostics).
+  torch::Tensor row_features(const ContactWindow& w);
+
+ private:
+  ContactEncoderConfig c_;
+  torch::Tensor link_embed_, queries_;
+  torch::nn::Linear fc1_{nullptr}, fc2_{nullptr};
+};
+TORCH_MODULE(ContactEncoder);
+
 // FlashNeRD block: one norm feeds multi-query banded attention with lag bias and a gated
 // FFN; h = h + a + f.
 class FlashBlockImpl : public torch::nn::Module {
@@ -83,11 +112,13 @@ class FlashNeRDModel : public DynamicsModel {
  public:
   explicit FlashNeRDModel(const ModelConfig& c);
   torch::Tensor forward(const torch::Tensor& x) override;
-  // With contact terms: pooled contact vectors p (B, T, contact_dim) or undefined (none).
+  torch::Tensor predict(const torch::Tensor& x, const ContactWindow* contacts) override;
+  // With contact terms: pooled contact vectors p (B, T, pooled_dim) or undefined (none).
   torch::Tensor forward_with_contacts(const torch::Tensor& x, const torch::Tensor& pooled);
 
   std::vector<FlashBlock> blocks;
-  // Contact terms (added by the variable-contact issue; null until then).
+  // Variable contacts (config.contact.enabled()); null otherwise.
+  ContactEncoder contact{nullptr};
   ContactGate contact_embed{nullptr}, contact_readout{nullptr}, contact_head{nullptr};
 
  private:

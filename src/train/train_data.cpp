@@ -1,5 +1,6 @@
 #include "train/train_data.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -67,6 +68,17 @@ Normalization fit_normalization(const Dataset& d, const TransitionArrays& a,
   n.channel_std.resize(size_t(cd));
   for (int c = 0; c < cd; ++c)
     n.channel_std[size_t(c)] = std::sqrt(v[size_t(c)] / double(rows.size()) + kNormEpsilon);
+  if (a.contact_capacity > 0) {
+    std::vector<int64_t> contact_rows;
+    for (int64_t i : rows)
+      for (int64_t r = a.contact_offset[size_t(i)]; r < a.contact_offset[size_t(i + 1)]; ++r) contact_rows.push_back(r);
+    if (contact_rows.empty()) {  // a robot that never touched anything: identity statistics
+      n.contact_mean.assign(kContactRowDim, 0.f);
+      n.contact_std.assign(kContactRowDim, 1.f);
+    } else {
+      mean_std(a.contact_rows.data(), kContactRowDim, contact_rows, kContactRowDim, n.contact_mean, n.contact_std);
+    }
+  }
   return n;
 }
 
@@ -80,6 +92,13 @@ void standardize_transitions(TransitionArrays& a, const Normalization& n) {
     float* y = a.targets.data() + i * a.output_dim;
     for (int c = 0; c < a.output_dim; ++c)
       y[c] = (y[c] - n.target_mean[size_t(c)]) / n.target_std[size_t(c)];
+  }
+  if (a.contact_capacity > 0) {
+    FN_ASSERT(int(n.contact_mean.size()) == kContactRowDim && int(n.contact_std.size()) == kContactRowDim);
+    for (size_t r = 0; r < a.contact_link.size(); ++r) {
+      float* x = a.contact_rows.data() + r * kContactRowDim;
+      for (int c = 0; c < kContactRowDim; ++c) x[c] = (x[c] - n.contact_mean[size_t(c)]) / n.contact_std[size_t(c)];
+    }
   }
 }
 
@@ -133,6 +152,31 @@ void gather_windows(const TransitionArrays& a, const std::vector<WindowRef>& win
       out.mask[bp] = 1.0f;
     }
   }
+  if (a.contact_capacity == 0) return;
+  // trim K to the largest count of the batch: padding never changes the encoder's output
+  int k = 1;
+  for (int b = 0; b < out.batch; ++b)
+    for (int p = 0; p < length; ++p)
+      if (out.mask[size_t(b) * size_t(length) + size_t(p)] != 0.f)
+        k = std::max<int>(k, int(a.contact_count(windows[size_t(b)].trajectory * a.steps + windows[size_t(b)].start + p)));
+  out.contact_k = k;
+  const size_t slots = size_t(out.batch) * size_t(length) * size_t(k);
+  out.contact_rows.assign(slots * kContactRowDim, 0.0f);
+  out.contact_link.assign(slots, 0);
+  out.contact_mask.assign(slots, 0);
+  for (int b = 0; b < out.batch; ++b)
+    for (int p = 0; p < length; ++p) {
+      const size_t bp = size_t(b) * size_t(length) + size_t(p);
+      if (out.mask[bp] == 0.f) continue;
+      const int64_t i = windows[size_t(b)].trajectory * a.steps + windows[size_t(b)].start + p;
+      const int64_t r0 = a.contact_offset[size_t(i)], count = a.contact_count(i);
+      std::copy_n(&a.contact_rows[size_t(r0 * kContactRowDim)], size_t(count) * kContactRowDim,
+                  &out.contact_rows[bp * size_t(k) * kContactRowDim]);
+      for (int64_t r = 0; r < count; ++r) {
+        out.contact_link[bp * size_t(k) + size_t(r)] = a.contact_link[size_t(r0 + r)];
+        out.contact_mask[bp * size_t(k) + size_t(r)] = 1;
+      }
+    }
 }
 
 std::vector<WindowRef> rollout_starts(const TransitionArrays& a,
@@ -195,6 +239,7 @@ std::string dataset_fingerprint(const Dataset& d) {
   f.array(d.ctrl);
   f.array(d.valid);
   f.array(d.probes);
+  f.array(d.contact_count);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)f.h);
   return std::string("fnv1a64:") + buf;

@@ -16,14 +16,14 @@
 namespace flashnerd::train {
 
 // Per-feature mean and sqrt(var + 1e-5) of inputs and targets over the valid transitions of
-// `trajectories`; channel_std over the codec channels of the states s_t of those
+// `trajectories` (and of contact rows over their valid rows, when a holds contacts); channel_std over the codec channels of the states s_t of those
 // transitions (same epsilon, so a constant channel never divides by zero).
 // Throws when those trajectories hold no valid transition.
 Normalization fit_normalization(const Dataset& d, const TransitionArrays& a,
                                 const StateCodec& codec, const std::vector<int64_t>& trajectories);
 
 // x̂ = (x − mean) / std and ŷ likewise, in place, for every valid transition (masked rows
-// stay zero).
+// stay zero); contact rows with contact_mean / contact_std.
 void standardize_transitions(TransitionArrays& a, const Normalization& n);
 
 // Window of consecutive transitions start..start+length-1 of one trajectory.
@@ -59,6 +59,11 @@ struct WindowBatch {
   std::vector<float> inputs;   // (B, W, input_dim)
   std::vector<float> targets;  // (B, W, output_dim)
   std::vector<float> mask;     // (B, W) 1 while every transition since the window start is valid
+  // Contact rows (when the arrays hold them), trimmed to the batch's largest count k >= 1:
+  int contact_k = 0;
+  std::vector<float> contact_rows;    // (B, W, k, kContactRowDim) standardized, zero padding
+  std::vector<int64_t> contact_link;  // (B, W, k) link index, 0 on padding
+  std::vector<uint8_t> contact_mask;  // (B, W, k) 1 = a detected contact
 };
 void gather_windows(const TransitionArrays& a, const std::vector<WindowRef>& windows, int length,
                     WindowBatch& out);

@@ -188,6 +188,23 @@ void restore_checkpoint(const Checkpoint& ck, const std::string& path, DynamicsM
 // ---------------------------------------------------------------------------------------
 // validation
 
+// Windows b0 .. b0+nb−1 of a batch's contact rows as tensors (views of the batch's arrays);
+// nullptr-equivalent (rows undefined) when the batch has none.
+ContactWindow contact_tensors(const WindowBatch& b, int64_t b0, int64_t nb) {
+  if (b.contact_k == 0) return {};
+  const int64_t W = b.length, k = b.contact_k;
+  auto* rows = const_cast<float*>(b.contact_rows.data()) + b0 * W * k * kContactRowDim;
+  auto* link = const_cast<int64_t*>(b.contact_link.data()) + b0 * W * k;
+  auto* mask = const_cast<uint8_t*>(b.contact_mask.data()) + b0 * W * k;
+  return {torch::from_blob(rows, {nb, W, k, kContactRowDim}),
+          torch::from_blob(link, {nb, W, k}, torch::kLong),
+          torch::from_blob(mask, {nb, W, k}, torch::kUInt8).to(torch::kBool)};
+}
+
+torch::Tensor predict(DynamicsModel& model, const torch::Tensor& x, const ContactWindow& contacts) {
+  return model.predict(x, contacts.rows.defined() ? &contacts : nullptr);
+}
+
 // Masked MSE of standardized increments over the fixed validation windows.
 double validation_loss(DynamicsModel& model, const WindowBatch& vb) {
   if (vb.batch == 0) return kNaN;
@@ -200,7 +217,7 @@ double validation_loss(DynamicsModel& model, const WindowBatch& vb) {
     auto x = torch::from_blob(const_cast<float*>(vb.inputs.data()) + b0 * W * din, {nb, W, din});
     auto y = torch::from_blob(const_cast<float*>(vb.targets.data()) + b0 * W * dout, {nb, W, dout});
     auto m = torch::from_blob(const_cast<float*>(vb.mask.data()) + b0 * W, {nb, W, 1});
-    sse += ((model.forward(x) - y).pow(2) * m).sum().item<double>();
+    sse += ((predict(model, x, contact_tensors(vb, b0, nb)) - y).pow(2) * m).sum().item<double>();
     count += m.sum().item<double>() * double(dout);
   }
   return sse / count;
@@ -208,8 +225,8 @@ double validation_loss(DynamicsModel& model, const WindowBatch& vb) {
 
 // Prefix-averaged NRMSE of open-loop rollouts: history − 1 recorded frames, then `horizon`
 // steps decoding predicted increments with the codec and re-encoding the predicted state
-// with the recorded command (and recorded probe features, an approximation: probes need
-// the simulator).
+// with the recorded command (and recorded probe features or contact rows, an approximation:
+// both need the simulator; flashnerd eval recomputes them).
 double rollout_nrmse(DynamicsModel& model, const ModelConfig& c, const Dataset& d,
                      const StateCodec& codec, const TransitionArrays& standardized,
                      const std::vector<WindowRef>& starts, int history, int horizon) {
@@ -235,8 +252,16 @@ double rollout_nrmse(DynamicsModel& model, const ModelConfig& c, const Dataset& 
   std::vector<float> frame(static_cast<size_t>(din));
   double sum = 0;
   int64_t count = 0;
+  WindowBatch recorded;  // contact rows of the recorded frames under the current window
+  std::vector<WindowRef> shifted(starts);
   for (int h = 0; h < horizon; ++h) {
-    auto y = model.forward(torch::from_blob(x.data(), {B, W, din})).select(1, W - 1).contiguous();
+    if (standardized.contact_capacity > 0) {
+      for (int b = 0; b < B; ++b) shifted[size_t(b)].start = starts[size_t(b)].start + h;
+      gather_windows(standardized, shifted, W, recorded);
+    }
+    auto y = predict(model, torch::from_blob(x.data(), {B, W, din}), contact_tensors(recorded, 0, B))
+                 .select(1, W - 1)
+                 .contiguous();
     const float* yp = y.data_ptr<float>();
     for (int b = 0; b < B; ++b) {
       const WindowRef& s = starts[size_t(b)];
@@ -293,7 +318,11 @@ void check_options(const TrainOptions& o) {
 // ---------------------------------------------------------------------------------------
 
 ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes,
-                              const std::string& target) {
+                              const std::string& target, bool use_contacts) {
+  FN_CHECK(!use_contacts || arch == Arch::FlashNeRD, "variable contacts exist only for the flashnerd "
+           "architecture; NeRD reads fixed probes (--probes on)");
+  FN_CHECK(!use_contacts || d.contact_capacity > 0, "dataset of robot '", d.robot,
+           "' has no contact rows recorded; regenerate it with --contacts on, or train without --variable-contacts");
   FN_CHECK(!use_probes || d.probe_count > 0, "dataset of robot '", d.robot,
            "' has no fixed probes recorded; train without probes (--probes off) or regenerate it with probes");
   StateCodec codec(d.layout);
@@ -310,6 +339,10 @@ ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& pr
   c.target = target;
   c.output_dim = target == "free_velocity" ? d.layout.nv : codec.increment_dim();
   apply_preset(preset, c);
+  if (use_contacts) {
+    c.contact.capacity = d.contact_capacity;
+    c.contact.link_count = d.link_count;
+  }
   return c;
 }
 
@@ -373,7 +406,7 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     FN_CHECK(!std::filesystem::exists(ckpt_path), opts.out_dir,
              " already holds a training checkpoint; pass --resume to continue it, or choose another --out");
     const bool use_probes = opts.probes == ProbeUse::On || (opts.probes == ProbeUse::Auto && data.probe_count > 0);
-    config = make_model_config(data, opts.arch, opts.preset, use_probes, opts.target);
+    config = make_model_config(data, opts.arch, opts.preset, use_probes, opts.target, opts.variable_contacts);
     if (opts.customize) opts.customize(config);
   }
   const int window = opts.window > 0 ? opts.window : config.history();
@@ -382,7 +415,8 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
 
   // ---- data: transitions, split, normalization, windows
   const bool free_velocity = config.target == "free_velocity";
-  TransitionArrays arrays = build_transitions(data, codec, config.probe_dim > 0, free_velocity);
+  TransitionArrays arrays =
+      build_transitions(data, codec, config.probe_dim > 0, free_velocity, config.contact.enabled());
   {
     int64_t valid = 0;
     for (uint8_t m : arrays.mask) valid += m;
@@ -461,7 +495,7 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     auto x = torch::from_blob(batch.inputs.data(), {B, W, din});
     auto y = torch::from_blob(batch.targets.data(), {B, W, dout});
     auto m = torch::from_blob(batch.mask.data(), {B, W, 1});
-    auto loss = ((model->forward(x) - y).pow(2) * m).sum() / (m.sum() * double(dout));
+    auto loss = ((predict(*model, x, contact_tensors(batch, 0, B)) - y).pow(2) * m).sum() / (m.sum() * double(dout));
     const double loss_value = loss.item<double>();
     const double lr = lr_at(opts, u);
     double grad_norm = 0;

@@ -44,6 +44,7 @@ struct TrainOptions {
   int rollout_count = 64;           // validation rollouts
   ProbeUse probes = ProbeUse::Auto;
   std::string target = "increment";  // or "free_velocity" (coupling, needs free_dv in the data)
+  bool variable_contacts = false;   // FlashNeRD reads the dataset's contact rows (set encoder)
   int window = 0;                   // training window in frames; 0 = the model's history
   double grad_clip = 1.0;
   bool progress = true;             // progress line on stderr
@@ -71,8 +72,9 @@ struct TrainResult {
 
 // ModelConfig for a dataset: robot identity, layout, timestep, actuator model, input and
 // output widths from the codec (+ probes), then the preset's sizes.
+// With use_contacts the FlashNeRD contact encoder reads the dataset's K contact rows.
 ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes,
-                              const std::string& target = "increment");
+                              const std::string& target = "increment", bool use_contacts = false);
 
 // Runs (or resumes) training; throws flashnerd::Error with a clear message on bad input,
 // I/O failure or divergence.

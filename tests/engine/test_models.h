@@ -55,6 +55,53 @@ inline ModelConfig nerd_test_config() {
   return c;
 }
 
+// FlashNeRD with a small contact encoder (odd sizes) and non-trivial row statistics.
+inline ModelConfig flash_contact_test_config() {
+  ModelConfig c = flash_test_config();
+  c.contact.capacity = 9;
+  c.contact.slots = 3;
+  c.contact.link_count = 5;
+  c.contact.link_embed = 4;
+  c.contact.row_hidden = 13;
+  c.contact.row_width = 6;
+  Rng rng(23);
+  for (int i = 0; i < kContactRowDim; ++i) {
+    c.norm.contact_mean.push_back(float(rng.uniform(-0.3, 0.3)));
+    c.norm.contact_std.push_back(float(rng.uniform(0.3, 2.0)));
+  }
+  c.validate();
+  return c;
+}
+
+// Contact rows of n frames at capacity K: counts in [0, K] (zero and full included), valid
+// rows random, padding zero (as the detector writes it).
+struct ContactFrames {
+  int K = 0;
+  std::vector<float> rows;     // (n, K, kContactRowDim)
+  std::vector<int32_t> link;   // (n, K), -1 on padding
+  std::vector<int32_t> count;  // (n)
+  ContactBatch batch(size_t first = 0) const {
+    return {rows.data() + first * size_t(K) * kContactRowDim, link.data() + first * size_t(K), count.data() + first};
+  }
+};
+inline ContactFrames random_contacts(size_t n, int K, int links, uint64_t seed) {
+  Rng rng(seed);
+  ContactFrames f;
+  f.K = K;
+  f.rows.assign(n * size_t(K) * kContactRowDim, 0.f);
+  f.link.assign(n * size_t(K), -1);
+  f.count.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int c = i % 5 == 0 ? 0 : i % 7 == 0 ? K : int(rng.below(uint64_t(K) + 1));
+    f.count[i] = c;
+    for (int r = 0; r < c; ++r) {
+      for (int k = 0; k < kContactRowDim; ++k) f.rows[(i * size_t(K) + size_t(r)) * kContactRowDim + size_t(k)] = float(rng.normal(0.0, 1.0));
+      f.link[i * size_t(K) + size_t(r)] = int32_t(rng.below(uint64_t(links)));
+    }
+  }
+  return f;
+}
+
 // (n, dim) values, roughly the scale of raw features.
 inline std::vector<float> random_inputs(size_t n, int dim, uint64_t seed) {
   Rng rng(seed);

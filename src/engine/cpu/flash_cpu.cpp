@@ -31,6 +31,13 @@ void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0,
   // embedding h = x̂ Eᵀ + b (M, d)
   ctx.gemm(M, d, din, s.x, s.ldx, w.embed_w, din, 0.f, s.h, s.ldh);
   add_bias(M, d, w.embed_b, s.h, s.ldh);
+  // variable contacts: G_e, G_r, G_Δ of every environment into s.cg (engine.h)
+  const bool contacts = c.contact.enabled();
+  const int rh = f.readout_hidden;
+  if (contacts) {
+    contact_tile(model, ctx, s, env0, env1);
+    add_rows(M, d, s.cg, s.ldcg, s.h, s.ldh);
+  }
 
   float* cache = ctx.cache();
   for (int l = 0; l < f.n_layers; ++l) {
@@ -91,8 +98,7 @@ void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0,
     ctx.gemm(M, d, nu, s.u, s.ldu, b.w2, nu, 1.f, s.h, s.ldh);
   }
 
-  // readout r = SiLU(Norm(h) Rᵀ + b), ŷ = r Hᵀ + b
-  const int rh = f.readout_hidden;
+  // readout r = SiLU(Norm(h) Rᵀ + b) (+ G_r), ŷ = r Hᵀ + b (+ G_Δ)
   if (f.norm == NormKind::RMSNorm)
     rms_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
   else
@@ -100,8 +106,10 @@ void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0,
   ctx.gemm(M, rh, d, s.z, s.ldh, w.readout_w, d, 0.f, s.r, s.ldr);
   add_bias(M, rh, w.readout_b, s.r, s.ldr);
   silu_inplace(M, rh, s.r, s.ldr);
+  if (contacts) add_rows(M, rh, s.cg + 2 * d, s.ldcg, s.r, s.ldr);
   ctx.gemm(M, dout, rh, s.r, s.ldr, w.head_w, rh, 0.f, s.o, s.ldo);
   add_bias(M, dout, w.head_b, s.o, s.ldo);
+  if (contacts) add_rows(M, dout, s.cg + 2 * (d + rh), s.ldcg, s.o, s.ldo);
 
   finish_tile(model, ctx, s, env0, env1);
 }

@@ -149,6 +149,14 @@ void add_bias(int M, int N, const float* bias, float* C, int ldc) {
   }
 }
 
+void add_rows(int M, int N, const float* A, int lda, float* C, int ldc) {
+  for (int m = 0; m < M; ++m) {
+    const float* a = A + size_t(m) * lda;
+    float* c = C + size_t(m) * ldc;
+    for (int n = 0; n < N; ++n) c[n] += a[n];
+  }
+}
+
 float dot(const float* a, const float* b, int n) {
   return Eigen::Map<const Eigen::VectorXf>(a, n).dot(Eigen::Map<const Eigen::VectorXf>(b, n));
 }

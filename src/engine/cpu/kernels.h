@@ -29,6 +29,8 @@ void use_single_threaded_blas();
 
 // C (M, N) += bias (N) on every row.
 void add_bias(int M, int N, const float* bias, float* C, int ldc);
+// C (M, N) += A (M, N), row by row.
+void add_rows(int M, int N, const float* A, int lda, float* C, int ldc);
 
 // Normalization without the weight (folded into the next GEMM): Z = H / sqrt(mean(H²) + ε)
 // (RMS) or (H − mean) / sqrt(var + ε) (layer), per row of d.
