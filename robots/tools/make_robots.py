@@ -481,7 +481,11 @@ def quadruped():
                             "half_length_x": plat_len, "half_width_y": plat_w,
                             "apply": "geom_size[2] = height/2; geom_pos = (distance + half_length_x, 0, height/2)"},
                "notes": spec["notes"] + " Platform: top surface height and near-edge distance along +x, randomized per trajectory."})
-    ps["state"] = dict(spec["state"]); ps["state"]["base_height"] = [0.65, 1.0]; ps["state"]["base_xy"] = 0.3
+    # climbing starts (paper IV-C): near the standing height above the surface under the base,
+    # mostly around the nominal pose; the generator places the base on the ground, across the
+    # edge or on top (sim/scene.h, place_start), base_xy only spreads y
+    ps["state"] = dict(spec["state"]); ps["state"]["base_height"] = [0.5, 0.7]; ps["state"]["base_xy"] = 0.3
+    ps["state"]["nominal_fraction"] = 0.8
     write_json("quadruped_platform.json", ps)
 
 # ----------------------------------------------------------------------------------------------

@@ -89,4 +89,21 @@ void build_contact_rows(const Robot& robot, const mjModel* m, const mjData* d, i
   }
 }
 
+void detect_contact_rows(const Robot& robot, const mjModel* m, mjData* d, int capacity,
+                         ContactScratch& scratch, ContactRowsOut& out) {
+  mj_kinematics(m, d);
+  mj_comPos(m, d);
+  mj_collision(m, d);
+  mj_comVel(m, d);
+  build_contact_rows(robot, m, d, capacity, scratch, out);
+}
+
+int robot_collision_geoms(const Robot& robot) {
+  const mjModel* m = robot.model();
+  int n = 0;
+  for (int g = 0; g < m->ngeom; ++g)
+    n += robot.is_robot_body(m->geom_bodyid[g]) && (m->geom_contype[g] != 0 || m->geom_conaffinity[g] != 0);
+  return n;
+}
+
 }  // namespace flashnerd::sim

@@ -41,4 +41,14 @@ void robot_base_frame(const Robot& robot, const mjData* d, double pos[3], double
 void build_contact_rows(const Robot& robot, const mjModel* m, const mjData* d, int capacity,
                         ContactScratch& scratch, ContactRowsOut& out);
 
+// The detector at an arbitrary (e.g. predicted) state: runs exactly what the rows read at
+// d->qpos / d->qvel — mj_kinematics, mj_comPos, mj_collision, mj_comVel, no dynamics — then
+// builds the rows. At a recorded state it reproduces the generator's rows bit for bit.
+void detect_contact_rows(const Robot& robot, const mjModel* m, mjData* d, int capacity,
+                         ContactScratch& scratch, ContactRowsOut& out);
+
+// Robot geoms that can collide with something (contype/conaffinity not both zero); a robot
+// without any has no contact rows, ever.
+int robot_collision_geoms(const Robot& robot);
+
 }  // namespace flashnerd::sim

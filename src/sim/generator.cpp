@@ -123,10 +123,13 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
     std::vector<double> q0(static_cast<size_t>(nq)), v0(static_cast<size_t>(nv));
     for (int64_t n = begin; n < end; ++n) {
       Rng rng = Rng::stream(o.seed, uint64_t(n));
-      if (randomized) apply_scene(robot, m, rng);  // first draws of the stream: see sim/scene.h
+      // first draws of the stream: see sim/scene.h
+      const Platform platform = randomized ? apply_scene(robot, m, rng) : Platform{};
       auto restart = [&] {
         mj_resetData(m, md);
         states.sample(rng, q0.data(), v0.data());
+        if (randomized && robot.layout().floating_base)  // ground / edge / top, equally often
+          place_start(platform, StartKind(rng.below(kStartKinds)), rng, q0.data());
         std::memcpy(md->qpos, q0.data(), sizeof(double) * size_t(nq));
         std::memcpy(md->qvel, v0.data(), sizeof(double) * size_t(nv));
         resolve_initial_penetration(robot, m, md, states, rng);

@@ -6,8 +6,8 @@ namespace flashnerd::sim {
 
 bool randomizes_scene(const Robot& robot) { return robot.spec().platform.has_value(); }
 
-void apply_scene(const Robot& robot, mjModel* m, Rng& rng) {
-  if (!randomizes_scene(robot)) return;
+Platform apply_scene(const Robot& robot, mjModel* m, Rng& rng) {
+  if (!randomizes_scene(robot)) return {};
   // a box platform: top at `height`, near edge `distance` ahead of the origin along +x
   const PlatformSpec& p = *robot.spec().platform;
   const int g = mj_name2id(m, mjOBJ_GEOM, p.geom.c_str());
@@ -19,11 +19,33 @@ void apply_scene(const Robot& robot, mjModel* m, Rng& rng) {
   pos[0] = distance + size[0];
   pos[2] = 0.5 * height;
   m->geom_rbound[g] = std::sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
+  return {height, distance};
 }
 
-void apply_trajectory_scene(const Robot& robot, mjModel* model, uint64_t seed, int64_t trajectory) {
+Platform apply_trajectory_scene(const Robot& robot, mjModel* model, uint64_t seed, int64_t trajectory) {
   Rng rng = Rng::stream(seed, uint64_t(trajectory));
-  apply_scene(robot, model, rng);
+  return apply_scene(robot, model, rng);
+}
+
+const char* start_kind_name(StartKind k) {
+  switch (k) {
+    case StartKind::Ground: return "ground";
+    case StartKind::Edge: return "edge";
+    case StartKind::Top: return "top";
+  }
+  return "?";
+}
+
+void place_start(const Platform& platform, StartKind kind, Rng& rng, double* base_pos) {
+  static constexpr double kRange[kStartKinds][2] = {{-1.0, -0.55}, {-0.3, 0.3}, {0.55, 1.4}};
+  const int k = int(kind);
+  base_pos[0] = platform.distance + rng.uniform(kRange[k][0], kRange[k][1]);
+  if (kind != StartKind::Ground) base_pos[2] += platform.height;
+}
+
+StartKind classify_start(const Platform& platform, const double* base_pos) {
+  const double x = base_pos[0] - platform.distance;
+  return x < -0.45 ? StartKind::Ground : x > 0.45 ? StartKind::Top : StartKind::Edge;
 }
 
 }  // namespace flashnerd::sim

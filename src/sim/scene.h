@@ -16,11 +16,33 @@ namespace flashnerd::sim {
 // True when the robot's spec randomizes the scene (then workers need their own mjModel).
 bool randomizes_scene(const Robot& robot);
 
+// The drawn platform: top surface height and near-edge distance along +x (m).
+struct Platform {
+  double height = 0;
+  double distance = 0;
+};
+
 // Applies the scene drawn from `rng` (which must be the trajectory's stream, untouched) to
-// `model`, a private copy of robot.model(). Draws nothing when the scene is not randomized.
-void apply_scene(const Robot& robot, mjModel* model, Rng& rng);
+// `model`, a private copy of robot.model(), and returns it. Draws nothing (and returns a
+// zero platform) when the scene is not randomized.
+Platform apply_scene(const Robot& robot, mjModel* model, Rng& rng);
 
 // The scene of trajectory n of a dataset generated with `seed`.
-void apply_trajectory_scene(const Robot& robot, mjModel* model, uint64_t seed, int64_t trajectory);
+Platform apply_trajectory_scene(const Robot& robot, mjModel* model, uint64_t seed, int64_t trajectory);
+
+// Where a climbing trajectory starts relative to the platform (paper IV-C): on the ground
+// before it, across its near edge, or on top.
+enum class StartKind { Ground = 0, Edge = 1, Top = 2 };
+constexpr int kStartKinds = 3;
+const char* start_kind_name(StartKind k);
+
+// Moves a sampled floating-base start (base position qpos[0..2], height above the surface
+// under it) to `kind`: base x relative to the edge in [−1.0, −0.55] (ground), [−0.3, 0.3]
+// (edge, lifted by the platform height) or [0.55, 1.4] (top, lifted likewise).
+void place_start(const Platform& platform, StartKind kind, Rng& rng, double* base_pos);
+
+// The kind of a base position: x − distance below −0.45 is ground, above 0.45 top, else edge
+// (the sampled ranges of place_start classify as their own kind).
+StartKind classify_start(const Platform& platform, const double* base_pos);
 
 }  // namespace flashnerd::sim

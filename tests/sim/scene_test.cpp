@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/dataset.h"
+#include "sim/contact_rows.h"
 #include "sim/generator.h"
 #include "sim/probe_features.h"
 
@@ -45,6 +46,73 @@ TEST(Scene, RecordedProbesAreReproducibleFromSeedAndTrajectory) {
   }
   EXPECT_NE(heights[0], heights[1]);
   mj_deleteData(md);
+  mj_deleteModel(m);
+}
+
+TEST(Scene, RecordedContactRowsAreReproducedByTheDetectorAtThatState) {
+  // what rollouts rely on: detect_contact_rows at a state equals the generator's rows there
+  auto robot = Robot::load("quadruped_platform");
+  GenerateOptions o;
+  o.trajectories = 6;
+  o.steps = 30;
+  o.seed = 5;
+  o.progress = false;
+  ThreadPool pool(2);
+  Dataset d = generate_dataset(*robot, o, pool);
+  const int K = d.contact_capacity;
+  ASSERT_GT(K, 0);
+  mjModel* m = robot->copy_model();
+  mjData* md = mj_makeData(m);
+  ContactScratch scratch;
+  std::vector<float> rows(size_t(K) * kContactRowDim);
+  std::vector<int32_t> link(static_cast<size_t>(K));
+  int64_t nonzero = 0;
+  for (int64_t n = 0; n < d.trajectories; ++n) {
+    apply_trajectory_scene(*robot, m, d.seed, n);
+    for (int64_t t = 0; t <= d.steps; ++t) {
+      const int64_t f = n * d.frames() + t;
+      std::memcpy(md->qpos, d.q(n, t), sizeof(double) * size_t(d.layout.nq));
+      std::memcpy(md->qvel, d.v(n, t), sizeof(double) * size_t(d.layout.nv));
+      ContactRowsOut out{rows.data(), link.data(), 0, 0};
+      detect_contact_rows(*robot, m, md, K, scratch, out);
+      ASSERT_EQ(out.count, d.contact_count[size_t(f)]) << "n=" << n << " t=" << t;
+      nonzero += out.count > 0;
+      for (size_t i = 0; i < rows.size(); ++i)
+        ASSERT_EQ(rows[i], d.contact_rows[size_t(f) * rows.size() + i]) << "n=" << n << " t=" << t;
+      for (int i = 0; i < K; ++i) ASSERT_EQ(link[size_t(i)], d.contact_link[size_t(f * K + i)]);
+    }
+  }
+  EXPECT_GT(nonzero, d.trajectories * d.steps / 4);  // the comparison saw real contacts
+  mj_deleteData(md);
+  mj_deleteModel(m);
+}
+
+TEST(Scene, ClimbingStartsArePlacedAndClassifiedAsTheirKind) {
+  const Platform p{0.17, 0.6};
+  Rng rng(3);
+  for (int kind = 0; kind < kStartKinds; ++kind)
+    for (int i = 0; i < 200; ++i) {
+      double base[3] = {0, 0.1, 0.55};
+      place_start(p, StartKind(kind), rng, base);
+      EXPECT_EQ(int(classify_start(p, base)), kind) << start_kind_name(StartKind(kind)) << " x=" << base[0];
+      EXPECT_NEAR(base[2], kind == 0 ? 0.55 : 0.55 + p.height, 1e-12);
+    }
+}
+
+TEST(Scene, GeneratedClimbingDataStartsOnGroundEdgeAndTop) {
+  auto robot = Robot::load("quadruped_platform");
+  GenerateOptions o;
+  o.trajectories = 60;
+  o.steps = 1;
+  o.seed = 8;
+  o.progress = false;
+  ThreadPool pool(2);
+  Dataset d = generate_dataset(*robot, o, pool);
+  mjModel* m = robot->copy_model();
+  int kinds[kStartKinds] = {0, 0, 0};
+  for (int64_t n = 0; n < d.trajectories; ++n)
+    ++kinds[int(classify_start(apply_trajectory_scene(*robot, m, d.seed, n), d.q(n, 0)))];
+  for (int k = 0; k < kStartKinds; ++k) EXPECT_GE(kinds[k], 10) << start_kind_name(StartKind(k));
   mj_deleteModel(m);
 }
 
