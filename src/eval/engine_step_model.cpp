@@ -13,8 +13,9 @@ EngineStepModel::EngineStepModel(std::shared_ptr<const engine::Model> model, int
 
 void EngineStepModel::begin(int batch) { engine::reset_all(*context_); }
 
-void EngineStepModel::step(int batch, const float* inputs, float* outputs) {
-  engine::step(*model_, *context_, batch, inputs, outputs);
+void EngineStepModel::step(int batch, const float* inputs, const engine::ContactBatch* contacts,
+                           float* outputs) {
+  engine::step(*model_, *context_, batch, inputs, contacts, outputs);
 }
 
 }  // namespace flashnerd::eval

@@ -16,8 +16,9 @@ class EngineStepModel : public StepModel {
   int output_dim() const override { return model_->output_dim(); }
   int probe_dim() const override { return model_->config().probe_dim; }
   int history() const override { return model_->config().history(); }
+  int contact_capacity() const override { return model_->config().contact.capacity; }
   void begin(int batch) override;
-  void step(int batch, const float* inputs, float* outputs) override;
+  void step(int batch, const float* inputs, const engine::ContactBatch* contacts, float* outputs) override;
 
  private:
   std::shared_ptr<const engine::Model> model_;

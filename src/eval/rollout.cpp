@@ -1,11 +1,14 @@
 #include "eval/rollout.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/error.h"
 #include "core/frame_features.h"
+#include "sim/contact_rows.h"
 #include "sim/probe_features.h"
 #include "sim/scene.h"
 
@@ -25,16 +28,21 @@ std::vector<int64_t> eligible_trajectories(const Dataset& data, int history, int
 
 namespace {
 
-// Per-thread MuJoCo data for recomputing probes at predicted states, with a private model
-// when every trajectory has its own scene (a randomized platform).
-struct ProbeWorker {
+// Per-thread MuJoCo data for sensing at predicted states (probes, contact rows), with a
+// private model when every trajectory has its own scene (a randomized platform).
+struct SenseWorker {
   mjModel* model = nullptr;  // owned copy, or nullptr: the robot's shared model
   mjData* data = nullptr;
-  ~ProbeWorker() {
+  sim::ContactScratch scratch;
+  ~SenseWorker() {
     if (data) mj_deleteData(data);
     if (model) mj_deleteModel(model);
   }
 };
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 }  // namespace
 
@@ -43,9 +51,11 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
                            ThreadPool& pool) {
   const StateCodec codec(data.layout);
   const int probe_count = model.probe_dim() / kProbeFeatureDim;
+  const int K = model.contact_capacity();
   FN_CHECK(probe_count == 0 || data.probe_count == probe_count, "the model reads ", probe_count,
            " fixed probes but the dataset records ", data.probe_count);
-  FN_CHECK(probe_count == 0 || o.robot != nullptr, "the model reads fixed probes: rollouts need the robot's MuJoCo model");
+  FN_CHECK((probe_count == 0 && K == 0) || o.robot != nullptr,
+           "the model reads fixed probes or contacts: rollouts need the robot's MuJoCo model");
   const FrameFeatures features(codec, probe_count);
   FN_CHECK(features.input_dim() == model.input_dim(), "model input width ", model.input_dim(),
            " does not match the dataset's frame features (", features.input_dim(), ")");
@@ -68,9 +78,10 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
   res.qvel.assign(size_t(res.trajectories * H * nv), 0.0);
   res.diverged_at.assign(size_t(res.trajectories), -1);
 
-  std::vector<ProbeWorker> workers(size_t(pool.size()));
-  const bool per_trajectory_scene = probe_count > 0 && sim::randomizes_scene(*o.robot);
-  if (probe_count > 0) {
+  const bool senses = probe_count > 0 || K > 0;
+  std::vector<SenseWorker> workers(size_t(pool.size()));
+  const bool per_trajectory_scene = senses && sim::randomizes_scene(*o.robot);
+  if (senses) {
     for (auto& w : workers) {
       if (per_trajectory_scene) w.model = o.robot->copy_model();
       w.data = mj_makeData(o.robot->model());
@@ -83,27 +94,64 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
   std::vector<double> q(size_t(B) * nq), v(size_t(B) * nv), q_next(size_t(B) * nq), v_next(size_t(B) * nv);
   std::vector<double> increments(size_t(B) * dout);  // outputs in double for the codec
   std::vector<float> probe_buf(size_t(B) * size_t(std::max(1, probe_count * kProbeFeatureDim)));
+  std::vector<float> contact_rows(size_t(B) * size_t(std::max(1, K)) * kContactRowDim);
+  std::vector<int32_t> contact_link(size_t(B) * size_t(std::max(1, K)));
+  std::vector<int32_t> contact_count(static_cast<size_t>(B)), contact_overflow(static_cast<size_t>(B));
+  const engine::ContactBatch contacts{contact_rows.data(), contact_link.data(), contact_count.data()};
+  const engine::ContactBatch* frame_contacts = K > 0 ? &contacts : nullptr;
+  int64_t rows_total = 0, rows_steps = 0;
+  res.contact_rows_min = std::numeric_limits<int64_t>::max();
+
+  // Probes and contact rows of environment e (trajectory `row`) at state (qs, vs).
+  auto sense = [&](int64_t e, int64_t row, const double* qs, const double* vs, int wi) {
+    SenseWorker& w = workers[size_t(wi)];
+    mjData* md = w.data;
+    const mjModel* m = w.model ? w.model : o.robot->model();
+    if (per_trajectory_scene) sim::apply_trajectory_scene(*o.robot, w.model, data.seed, res.source[size_t(row)]);
+    std::memcpy(md->qpos, qs, sizeof(double) * size_t(nq));
+    std::memcpy(md->qvel, vs, sizeof(double) * size_t(nv));
+    if (K > 0) {
+      sim::ContactRowsOut out{contact_rows.data() + size_t(e) * K * kContactRowDim,
+                              contact_link.data() + size_t(e) * K, 0, 0};
+      sim::detect_contact_rows(*o.robot, m, md, K, w.scratch, out);
+      contact_count[size_t(e)] = out.count;
+      contact_overflow[size_t(e)] = out.overflow;
+    } else {
+      mj_kinematics(m, md);
+    }
+    if (probe_count)
+      sim::build_probe_features(*o.robot, m, md, probe_set, o.robot->spec().probe_threshold,
+                                probe_buf.data() + size_t(e) * probe_count * kProbeFeatureDim);
+  };
 
   for (int64_t first = 0; first < res.trajectories; first += B) {
     const int b = int(std::min<int64_t>(B, res.trajectories - first));
     model.begin(b);
     // prime with ground-truth frames 0 .. R-2; frame R-1 is the first input of the loop
     for (int t = 0; t < R - 1; ++t) {
+      if (K > 0)
+        pool.parallel_for(b, [&](int64_t e0, int64_t e1, int wi) {
+          for (int64_t e = e0; e < e1; ++e) {
+            const int64_t n = trajectories[size_t(first + e)];
+            sense(e, first + e, data.q(n, t), data.v(n, t), wi);
+          }
+        });
       for (int e = 0; e < b; ++e) {
         int64_t n = trajectories[size_t(first + e)];
         features.input(data.q(n, t), data.v(n, t), data.u(n, t),
                        probe_count ? data.probe(n, t) : nullptr, inputs.data() + size_t(e) * din);
       }
-      model.step(b, inputs.data(), outputs.data());
+      model.step(b, inputs.data(), frame_contacts, outputs.data());
     }
     for (int e = 0; e < b; ++e) {
       int64_t n = trajectories[size_t(first + e)];
       std::memcpy(q.data() + size_t(e) * nq, data.q(n, R - 1), sizeof(double) * size_t(nq));
       std::memcpy(v.data() + size_t(e) * nv, data.v(n, R - 1), sizeof(double) * size_t(nv));
-      if (probe_count)
-        std::memcpy(probe_buf.data() + size_t(e) * probe_count * kProbeFeatureDim, data.probe(n, R - 1),
-                    sizeof(float) * size_t(probe_count * kProbeFeatureDim));
     }
+    if (senses)  // the first loop frame is recorded: sensing reproduces the recording there
+      pool.parallel_for(b, [&](int64_t e0, int64_t e1, int wi) {
+        for (int64_t e = e0; e < e1; ++e) sense(e, first + e, q.data() + size_t(e) * nq, v.data() + size_t(e) * nv, wi);
+      });
     for (int h = 0; h < H; ++h) {
       const int t = R - 1 + h;  // frame whose state is the input
       for (int e = 0; e < b; ++e) {
@@ -112,7 +160,10 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
                        probe_count ? probe_buf.data() + size_t(e) * probe_count * kProbeFeatureDim : nullptr,
                        inputs.data() + size_t(e) * din);
       }
-      model.step(b, inputs.data(), outputs.data());
+      auto t0 = std::chrono::steady_clock::now();
+      model.step(b, inputs.data(), frame_contacts, outputs.data());
+      res.model_seconds += seconds_since(t0);
+      t0 = std::chrono::steady_clock::now();
       pool.parallel_for(b, [&](int64_t e0, int64_t e1, int wi) {
         for (int64_t e = e0; e < e1; ++e) {
           const int64_t row = first + e;
@@ -132,24 +183,25 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
           }
           std::memcpy(res.qpos.data() + size_t((row * H + h) * nq), qn, sizeof(double) * size_t(nq));
           std::memcpy(res.qvel.data() + size_t((row * H + h) * nv), vn, sizeof(double) * size_t(nv));
-          if (probe_count) {
-            // collision geometry at the predicted state
-            ProbeWorker& w = workers[size_t(wi)];
-            mjData* md = w.data;
-            const mjModel* m = w.model ? w.model : o.robot->model();
-            if (per_trajectory_scene)
-              sim::apply_trajectory_scene(*o.robot, w.model, data.seed, res.source[size_t(row)]);
-            std::memcpy(md->qpos, qn, sizeof(double) * size_t(nq));
-            mj_kinematics(m, md);
-            sim::build_probe_features(*o.robot, m, md, probe_set, o.robot->spec().probe_threshold,
-                                      probe_buf.data() + size_t(e) * probe_count * kProbeFeatureDim);
-          }
+          if (senses) sense(e, row, qn, vn, wi);  // collision geometry at the predicted state
         }
       });
+      if (senses) res.sensing_seconds += seconds_since(t0);
+      if (K > 0 && h + 1 < H) {  // rows that feed the next predicted step
+        for (int e = 0; e < b; ++e) {
+          res.contact_rows_min = std::min<int64_t>(res.contact_rows_min, contact_count[size_t(e)]);
+          res.contact_rows_max = std::max<int64_t>(res.contact_rows_max, contact_count[size_t(e)]);
+          rows_total += contact_count[size_t(e)];
+          res.contact_overflow += contact_overflow[size_t(e)];
+        }
+        rows_steps += b;
+      }
       std::swap(q, q_next);
       std::swap(v, v_next);
     }
   }
+  if (rows_steps == 0) res.contact_rows_min = 0;
+  res.contact_rows_mean = rows_steps ? double(rows_total) / double(rows_steps) : 0.0;
   return res;
 }
 

@@ -1,8 +1,9 @@
 // Recursive rollouts (paper IV-A): each trajectory's model history is primed with R
 // ground-truth frames, then the model's own predictions are fed back for H steps with the
 // recorded commands; increments are decoded by the StateCodec (quaternions integrated).
-// When the model reads fixed probes, MuJoCo recomputes them at every predicted state, in
-// parallel over environments. Divergence (non-finite state or output) is reported per
+// When the model reads fixed probes or variable contacts, MuJoCo recomputes them at every
+// predicted state (in that trajectory's own scene), in parallel over environments: the
+// detector's rows feed the next step, the model's cache carries earlier contacts. Divergence (non-finite state or output) is reported per
 // trajectory, never thrown.
 #pragma once
 
@@ -13,6 +14,7 @@
 
 #include "core/dataset.h"
 #include "core/thread_pool.h"
+#include "engine/engine.h"
 #include "sim/robot.h"
 
 namespace flashnerd::eval {
@@ -26,10 +28,14 @@ class StepModel {
   virtual int output_dim() const = 0;
   virtual int probe_dim() const = 0;
   virtual int history() const = 0;  // R: frames of ground truth that prime a rollout
+  // K rows per frame when the model reads variable contacts, else 0.
+  virtual int contact_capacity() const { return 0; }
   // Starts fresh histories for `batch` environments.
   virtual void begin(int batch) = 0;
-  // One frame for every environment: inputs (batch, input_dim) -> increments (batch, output_dim).
-  virtual void step(int batch, const float* inputs, float* outputs) = 0;
+  // One frame for every environment: inputs (batch, input_dim) -> increments (batch,
+  // output_dim); contacts: the frame's rows when contact_capacity() > 0, else nullptr.
+  virtual void step(int batch, const float* inputs, const engine::ContactBatch* contacts,
+                    float* outputs) = 0;
 };
 
 struct RolloutResult {
@@ -40,12 +46,17 @@ struct RolloutResult {
   std::vector<double> qpos;      // (N, H, nq) predicted states at frames R .. R+H-1
   std::vector<double> qvel;      // (N, H, nv)
   std::vector<int> diverged_at;  // (N) first step h (0-based) with a non-finite state, or -1
+  // Contact rows the detector found at the predicted states (variable-contact models).
+  int64_t contact_rows_min = 0, contact_rows_max = 0, contact_overflow = 0;
+  double contact_rows_mean = 0;
+  // Wall time in the model's steps and in sensing (probes / collision detection + rows).
+  double model_seconds = 0, sensing_seconds = 0;
 };
 
 struct RolloutOptions {
   int horizon = 100;
   int batch = 512;              // environments stepped together
-  const sim::Robot* robot = nullptr;  // needed when the model reads probes
+  const sim::Robot* robot = nullptr;  // needed when the model reads probes or contacts
   bool climbing_probes = false;
 };
 

@@ -27,7 +27,7 @@ class OracleModel : public StepModel {
   int probe_dim() const override { return 0; }
   int history() const override { return history_; }
   void begin(int batch) override { frame_ = 0; }
-  void step(int batch, const float* inputs, float* outputs) override {
+  void step(int batch, const float* inputs, const engine::ContactBatch* contacts, float* outputs) override {
     for (int e = 0; e < batch; ++e) {
       int64_t n = traj_[size_t(e)];
       std::vector<float> inc(static_cast<size_t>(output_dim()));
