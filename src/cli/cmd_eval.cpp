@@ -14,7 +14,9 @@
 #include "engine/engine.h"
 #include "eval/engine_step_model.h"
 #include "eval/metrics.h"
+#include "eval/one_step.h"
 #include "sim/robot.h"
+#include "sim/scene.h"
 
 namespace flashnerd::cli {
 
@@ -29,7 +31,19 @@ struct EvalArgs {
   int threads = 0;
   int batch = 512;
   std::string plots;
+  bool by_start = false;
 };
+
+// Start kind (ground / edge / top) of each trajectory from its platform and first frame.
+std::vector<sim::StartKind> start_kinds(const sim::Robot& robot, const Dataset& data,
+                                        const std::vector<int64_t>& trajectories) {
+  mjModel* m = robot.copy_model();
+  std::vector<sim::StartKind> kinds;
+  for (int64_t n : trajectories)
+    kinds.push_back(sim::classify_start(sim::apply_trajectory_scene(robot, m, data.seed, n), data.q(n, 0)));
+  mj_deleteModel(m);
+  return kinds;
+}
 
 const uint32_t kColors[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0x9467bd, 0xff7f0e};
 
@@ -61,9 +75,11 @@ void run_eval(const EvalArgs& a) {
     FN_CHECK(!cfg.norm.channel_std.empty(), a.models[mi], "/config.json has no state channel stds "
              "(normalization.channel_std); retrain it with this flashnerd");
     std::shared_ptr<const sim::Robot> robot;
-    if (cfg.probe_dim > 0) {
+    if (cfg.probe_dim > 0 || cfg.contact.enabled() || a.by_start) {
       robot = sim::Robot::from_spec(sim::RobotSpec::from_json(data.generator.at("spec"), a.data));
     }
+    FN_CHECK(!a.by_start || sim::randomizes_scene(*robot), "--by-start needs a dataset of a platform scene "
+             "(robot ", data.robot, " has none)");
     auto eligible = eval::eligible_trajectories(data, cfg.history(), H);
     FN_CHECK(!eligible.empty(), "no trajectory of ", a.data, " has ", cfg.history() + H - 1,
              " valid steps for horizon ", H, " after ", cfg.history(), " priming frames (the file has ",
@@ -88,16 +104,55 @@ void run_eval(const EvalArgs& a) {
     }
     nlohmann::json j = {{"model", a.models[mi]},
                         {"arch", arch_name(cfg.arch)},
+                        {"parameters", parameter_count(cfg)},
+                        {"contacts", cfg.contact.enabled() ? "variable" : cfg.probe_dim > 0 ? "fixed probes" : "none"},
                         {"trajectories", errors.trajectories},
                         {"diverged", errors.diverged},
                         {"horizons", horizons},
                         {"nrmse", nrmse},
-                        {"groups", groups}};
-    results.push_back(j);
-    std::vector<std::string> row = {model_label(cfg, a.models[mi]), std::to_string(errors.trajectories),
+                        {"groups", groups},
+                        {"model_seconds", rollout.model_seconds},
+                        {"sensing_seconds", rollout.sensing_seconds}};
+    if (cfg.contact.enabled())
+      j["contact_rows"] = {{"min", rollout.contact_rows_min}, {"mean", rollout.contact_rows_mean},
+                           {"max", rollout.contact_rows_max}, {"overflow", rollout.contact_overflow}};
+    std::vector<std::string> row = {model_label(cfg, a.models[mi]), "all", std::to_string(errors.trajectories),
                                     std::to_string(errors.diverged)};
     for (const auto& he : errors.horizons) row.push_back(format_number(he.nrmse));
+    eval::OneStepErrors one_step;
+    if (data.layout.floating_base) {
+      eval::EngineStepModel teacher(model, std::min<int>(a.batch, int(eligible.size())), &pool);
+      one_step = eval::one_step_errors(teacher, data, eligible, a.batch);
+      j["one_step_base_rmse_mm"] = one_step.base_rmse_mm();
+      row.push_back(format_number(one_step.base_rmse_mm()));
+    }
     table.push_back(row);
+    if (a.by_start) {  // the same rollouts, grouped by where each trajectory started
+      const auto kinds = start_kinds(*robot, data, eligible);
+      for (int k = 0; k < sim::kStartKinds; ++k) {
+        std::vector<size_t> rows;
+        for (size_t i = 0; i < kinds.size(); ++i)
+          if (int(kinds[i]) == k) rows.push_back(i);
+        if (rows.empty()) continue;
+        const char* name = sim::start_kind_name(sim::StartKind(k));
+        auto part = eval::rollout_errors(data, eval::select_rollouts(rollout, rows, data.layout.nq, data.layout.nv),
+                                         cfg.norm.channel_std, horizons);
+        nlohmann::json pn = nlohmann::json::array();
+        std::vector<std::string> prow = {model_label(cfg, a.models[mi]), name, std::to_string(part.trajectories),
+                                         std::to_string(part.diverged)};
+        for (const auto& he : part.horizons) {
+          pn.push_back(he.nrmse);
+          prow.push_back(format_number(he.nrmse));
+        }
+        j["by_start"][name] = {{"trajectories", part.trajectories}, {"diverged", part.diverged}, {"nrmse", pn}};
+        if (data.layout.floating_base) {
+          j["by_start"][name]["one_step_base_rmse_mm"] = one_step.base_rmse_mm(rows);
+          prow.push_back(format_number(one_step.base_rmse_mm(rows)));
+        }
+        table.push_back(prow);
+      }
+    }
+    results.push_back(j);
     // prefix-averaged NRMSE for every h = 1..H
     PlotSeries s;
     s.label = model_label(cfg, a.models[mi]);
@@ -176,8 +231,9 @@ void run_eval(const EvalArgs& a) {
     std::printf("%s\n", out.dump().c_str());
     return;
   }
-  std::vector<std::string> header = {"model", "trajectories", "diverged"};
+  std::vector<std::string> header = {"model", "starts", "trajectories", "diverged"};
   for (int h : horizons) header.push_back("NRMSE@" + std::to_string(h));
+  if (data.layout.floating_base) header.push_back("1-step base mm");
   std::printf("\nRollout error on %s (%s)\n%s", a.data.c_str(), data.robot.c_str(), format_table(header, table).c_str());
   for (const auto& p : plot_files) std::printf("plot: %s\n", p.c_str());
 }
@@ -195,6 +251,7 @@ void register_eval(CLI::App& app) {
   sub->add_option("--threads", args->threads, "Worker threads (0 = all cores)");
   sub->add_option("--batch", args->batch, "Rollouts stepped together")->capture_default_str();
   sub->add_option("--plots", args->plots, "Directory for PNG plots");
+  sub->add_flag("--by-start", args->by_start, "Also report errors by start: ground / edge / top (platform scenes)");
   sub->callback([args] { run_eval(*args); });
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "cli/cli_common.h"
 #include "core/atomic_file.h"
@@ -11,6 +12,7 @@
 #include "engine/engine.h"
 #include "eval/engine_step_model.h"
 #include "sim/renderer.h"
+#include "sim/scene.h"
 
 namespace flashnerd::cli {
 
@@ -68,7 +70,7 @@ void run_rollout(const RolloutArgs& a) {
     eval::RolloutOptions ro;
     ro.horizon = a.steps + offset;
     ro.batch = 1;
-    if (m->config().probe_dim > 0) ro.robot = robot.get();
+    if (m->config().probe_dim > 0 || m->config().contact.enabled()) ro.robot = robot.get();
     ro.climbing_probes = data.generator.value("climbing_probes", false);
     auto r = eval::run_rollouts(sm, data, {n}, ro, pool);
     rows.emplace_back(r.qpos.begin() + size_t(offset) * nq, r.qpos.end());
@@ -77,6 +79,11 @@ void run_rollout(const RolloutArgs& a) {
 
   ensure_writable_directory(a.out);
   sim::Renderer renderer(*robot, a.width, a.height);
+  std::unique_ptr<mjModel, void (*)(mjModel*)> scene(robot->copy_model(), mj_deleteModel);
+  if (sim::randomizes_scene(*robot)) {  // this trajectory's platform
+    sim::apply_trajectory_scene(*robot, scene.get(), data.seed, n);
+    renderer.use_scene(scene.get());
+  }
   std::vector<sim::Image> strip;
   for (size_t r = 0; r < rows.size(); ++r) {
     for (int c = 0; c < a.frames; ++c) {

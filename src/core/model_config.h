@@ -66,7 +66,7 @@ struct ContactEncoderConfig {
   int link_count = 0;   // robot links (rows of the learned link embedding)
   int link_embed = 8;   // E: link embedding width
   int row_hidden = 64;  // φ hidden width
-  int row_width = 32;   // e: φ output width = width of one slot
+  int row_width = 16;   // e: φ output width = width of one slot
   bool enabled() const { return capacity > 0; }
   int pooled_dim() const { return slots * row_width; }
 };

@@ -46,6 +46,22 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
+RolloutResult select_rollouts(const RolloutResult& r, const std::vector<size_t>& rows, int nq, int nv) {
+  RolloutResult s;
+  s.trajectories = int64_t(rows.size());
+  s.horizon = r.horizon;
+  s.start_frame = r.start_frame;
+  const size_t H = size_t(r.horizon);
+  for (size_t row : rows) {
+    FN_CHECK(row < r.source.size(), "select_rollouts: row ", row, " of ", r.source.size());
+    s.source.push_back(r.source[row]);
+    s.diverged_at.push_back(r.diverged_at[row]);
+    s.qpos.insert(s.qpos.end(), r.qpos.begin() + long(row * H * size_t(nq)), r.qpos.begin() + long((row + 1) * H * size_t(nq)));
+    s.qvel.insert(s.qvel.end(), r.qvel.begin() + long(row * H * size_t(nv)), r.qvel.begin() + long((row + 1) * H * size_t(nv)));
+  }
+  return s;
+}
+
 RolloutResult run_rollouts(StepModel& model, const Dataset& data,
                            const std::vector<int64_t>& trajectories, const RolloutOptions& o,
                            ThreadPool& pool) {

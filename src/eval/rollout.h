@@ -63,6 +63,10 @@ struct RolloutOptions {
 // Trajectories of `data` whose first R + H frames are all valid transitions.
 std::vector<int64_t> eligible_trajectories(const Dataset& data, int history, int horizon);
 
+// The rollouts of the given rows of r (e.g. one start kind), contact statistics and timings
+// left out.
+RolloutResult select_rollouts(const RolloutResult& r, const std::vector<size_t>& rows, int nq, int nv);
+
 RolloutResult run_rollouts(StepModel& model, const Dataset& data,
                            const std::vector<int64_t>& trajectories, const RolloutOptions& options,
                            ThreadPool& pool);

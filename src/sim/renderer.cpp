@@ -16,6 +16,7 @@ namespace flashnerd::sim {
 
 struct Renderer::Impl {
   const Robot* robot = nullptr;
+  const mjModel* scene_model = nullptr;  // the robot's model unless use_scene() replaced it
   EGLDisplay display = EGL_NO_DISPLAY;
   EGLContext context = EGL_NO_CONTEXT;
   mjData* data = nullptr;
@@ -99,7 +100,7 @@ Renderer::~Renderer() {
 
 Image Renderer::render(const double* qpos, bool full_nq) {
   Impl& r = *impl_;
-  const mjModel* m = r.robot->model();
+  const mjModel* m = r.scene_model ? r.scene_model : r.robot->model();
   std::memcpy(r.data->qpos, qpos, sizeof(double) * size_t(full_nq ? m->nq : r.robot->layout().nq));
   mj_forward(m, r.data);
   for (int i = 0; i < 3; ++i) r.cam.lookat[i] = r.data->xpos[3 * r.robot->root_body() + i];
@@ -167,5 +168,7 @@ void write_mp4(const std::string& path, const std::vector<Image>& frames, double
   FN_CHECK(status == 0, "ffmpeg failed writing ", path, " (exit status ", status, ")");
   out.commit();
 }
+
+void Renderer::use_scene(const mjModel* scene) { impl_->scene_model = scene; }
 
 }  // namespace flashnerd::sim

@@ -30,6 +30,9 @@ class Renderer {
   // or the whole scene when full_nq is true (qpos of size model nq); the camera looks at the
   // robot's root body.
   Image render(const double* qpos, bool full_nq = false);
+  // Renders with `scene` (a copy of the robot's model with its own platform, sim/scene.h;
+  // kept alive by the caller) instead of the robot's model; nullptr restores it.
+  void use_scene(const mjModel* scene);
 
  private:
   struct Impl;
