@@ -35,6 +35,7 @@ void register_gen(CLI::App& app);
 void register_train(CLI::App& app);
 void register_eval(CLI::App& app);
 void register_bench(CLI::App& app);
+void register_bench_contacts(CLI::App& app);
 void register_rollout(CLI::App& app);
 void register_couple(CLI::App& app);
 

@@ -87,6 +87,8 @@ void run_bench(const BenchOptions& o) {
   std::string preset = o.preset;
   if (!o.model_dir.empty()) {
     loaded = engine::Model::load(o.model_dir);
+    FN_CHECK(!loaded->config().contact.enabled(), o.model_dir, " reads variable contacts: its step needs "
+             "detected rows; time it with 'flashnerd bench-contacts --model ", o.model_dir, " --data DATA'");
     din = loaded->input_dim();
     dout = loaded->output_dim();
     if (!loaded->config().preset.empty()) preset = loaded->config().preset;

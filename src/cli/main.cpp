@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
 #endif
   flashnerd::cli::register_eval(app);
   flashnerd::cli::register_bench(app);
+  flashnerd::cli::register_bench_contacts(app);
   flashnerd::cli::register_rollout(app);
   flashnerd::cli::register_couple(app);
   try {
