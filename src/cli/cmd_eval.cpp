@@ -115,7 +115,8 @@ void run_eval(const EvalArgs& a) {
                         {"sensing_seconds", rollout.sensing_seconds}};
     if (cfg.contact.enabled())
       j["contact_rows"] = {{"min", rollout.contact_rows_min}, {"mean", rollout.contact_rows_mean},
-                           {"max", rollout.contact_rows_max}, {"overflow", rollout.contact_overflow}};
+                           {"max", rollout.contact_rows_max}, {"overflow", rollout.contact_overflow},
+                           {"mujoco_buffer_full_frames", rollout.contact_buffer_full}};
     std::vector<std::string> row = {model_label(cfg, a.models[mi]), "all", std::to_string(errors.trajectories),
                                     std::to_string(errors.diverged)};
     for (const auto& he : errors.horizons) row.push_back(format_number(he.nrmse));
@@ -235,6 +236,16 @@ void run_eval(const EvalArgs& a) {
   for (int h : horizons) header.push_back("NRMSE@" + std::to_string(h));
   if (data.layout.floating_base) header.push_back("1-step base mm");
   std::printf("\nRollout error on %s (%s)\n%s", a.data.c_str(), data.robot.c_str(), format_table(header, table).c_str());
+  for (const auto& r : results)
+    if (r.contains("contact_rows")) {
+      const auto& c = r["contact_rows"];
+      std::printf("%s: contact rows per predicted step min %lld mean %.2f max %lld, overflow %lld, "
+                  "MuJoCo contact list full %lld; time in model %.2f s, in detection %.2f s\n",
+                  r["model"].get<std::string>().c_str(), c["min"].get<long long>(), c["mean"].get<double>(),
+                  c["max"].get<long long>(), c["overflow"].get<long long>(),
+                  c["mujoco_buffer_full_frames"].get<long long>(), r["model_seconds"].get<double>(),
+                  r["sensing_seconds"].get<double>());
+    }
   for (const auto& p : plot_files) std::printf("plot: %s\n", p.c_str());
 }
 

@@ -1,10 +1,12 @@
 // flashnerd gen: task-independent MuJoCo data for a built-in robot or any MJCF.
+#include <cstdio>
 #include <filesystem>
 
 #include "cli/cli_common.h"
 #include "core/dataset.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "sim/contact_rows.h"
 #include "sim/generator.h"
 #include "sim/robot.h"
 
@@ -48,6 +50,11 @@ void run_gen(const GenArgs& a) {
   o.free_dynamics = a.free_dynamics;
   o.progress = !a.common.json;
   ThreadPool pool(a.threads);
+  const int collision_geoms = sim::robot_collision_geoms(*robot);
+  if (o.contacts && collision_geoms == 0 && !a.common.json)
+    std::fprintf(stderr, "warning: robot '%s' has no collision geometry (every robot geom has contype = "
+                 "conaffinity = 0): its contact rows will all be empty, and a variable-contact model "
+                 "cannot be trained on them\n", robot->name().c_str());
   sim::GenerateSummary s;
   Dataset d = sim::generate_dataset(*robot, o, pool, &s);
   save_dataset(a.out, d);
@@ -61,6 +68,7 @@ void run_gen(const GenArgs& a) {
                       {"contacts_mean", s.contacts_mean},
                       {"contacts_max", s.contacts_max},
                       {"contact_overflow", s.overflow_total},
+                      {"robot_collision_geoms", collision_geoms},
                       {"probes", d.probe_count},
                       {"threads", pool.size()},
                       {"seconds", s.seconds},

@@ -113,6 +113,7 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
   std::vector<float> contact_rows(size_t(B) * size_t(std::max(1, K)) * kContactRowDim);
   std::vector<int32_t> contact_link(size_t(B) * size_t(std::max(1, K)));
   std::vector<int32_t> contact_count(static_cast<size_t>(B)), contact_overflow(static_cast<size_t>(B));
+  std::vector<uint8_t> contact_full(static_cast<size_t>(B));
   const engine::ContactBatch contacts{contact_rows.data(), contact_link.data(), contact_count.data()};
   const engine::ContactBatch* frame_contacts = K > 0 ? &contacts : nullptr;
   int64_t rows_total = 0, rows_steps = 0;
@@ -132,6 +133,7 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
       sim::detect_contact_rows(*o.robot, m, md, K, w.scratch, out);
       contact_count[size_t(e)] = out.count;
       contact_overflow[size_t(e)] = out.overflow;
+      contact_full[size_t(e)] = out.buffer_full;
     } else {
       mj_kinematics(m, md);
     }
@@ -209,6 +211,7 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
           res.contact_rows_max = std::max<int64_t>(res.contact_rows_max, contact_count[size_t(e)]);
           rows_total += contact_count[size_t(e)];
           res.contact_overflow += contact_overflow[size_t(e)];
+          res.contact_buffer_full += contact_full[size_t(e)];
         }
         rows_steps += b;
       }

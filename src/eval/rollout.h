@@ -48,6 +48,7 @@ struct RolloutResult {
   std::vector<int> diverged_at;  // (N) first step h (0-based) with a non-finite state, or -1
   // Contact rows the detector found at the predicted states (variable-contact models).
   int64_t contact_rows_min = 0, contact_rows_max = 0, contact_overflow = 0;
+  int64_t contact_buffer_full = 0;  // frames where MuJoCo's contact list (nconmax) was full
   double contact_rows_mean = 0;
   // Wall time in the model's steps and in sensing (probes / collision detection + rows).
   double model_seconds = 0, sensing_seconds = 0;

@@ -91,11 +91,13 @@ void build_contact_rows(const Robot& robot, const mjModel* m, const mjData* d, i
 
 void detect_contact_rows(const Robot& robot, const mjModel* m, mjData* d, int capacity,
                          ContactScratch& scratch, ContactRowsOut& out) {
+  const int full_before = d->warning[mjWARN_CONTACTFULL].number;
   mj_kinematics(m, d);
   mj_comPos(m, d);
   mj_collision(m, d);
   mj_comVel(m, d);
   build_contact_rows(robot, m, d, capacity, scratch, out);
+  out.buffer_full = d->warning[mjWARN_CONTACTFULL].number != full_before;
 }
 
 int robot_collision_geoms(const Robot& robot) {

@@ -19,6 +19,7 @@ struct ContactRowsOut {
   int32_t* link;     // (K) robot link index, -1 padding
   int32_t count = 0;     // valid rows written
   int32_t overflow = 0;  // rows dropped beyond K
+  bool buffer_full = false;  // MuJoCo's own contact list (nconmax) overflowed: contacts were lost
 };
 
 // Scratch reused across calls (one per worker; grows once to the largest contact count).
@@ -43,7 +44,8 @@ void build_contact_rows(const Robot& robot, const mjModel* m, const mjData* d, i
 
 // The detector at an arbitrary (e.g. predicted) state: runs exactly what the rows read at
 // d->qpos / d->qvel — mj_kinematics, mj_comPos, mj_collision, mj_comVel, no dynamics — then
-// builds the rows. At a recorded state it reproduces the generator's rows bit for bit.
+// builds the rows. At a recorded state it reproduces the generator's rows bit for bit. When
+// MuJoCo's contact list (nconmax) fills up, out.buffer_full reports it (raise nconmax).
 void detect_contact_rows(const Robot& robot, const mjModel* m, mjData* d, int capacity,
                          ContactScratch& scratch, ContactRowsOut& out);
 

@@ -5,6 +5,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <deque>
@@ -340,6 +341,9 @@ ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& pr
   c.output_dim = target == "free_velocity" ? d.layout.nv : codec.increment_dim();
   apply_preset(preset, c);
   if (use_contacts) {
+    FN_CHECK(std::any_of(d.contact_count.begin(), d.contact_count.end(), [](int32_t n) { return n > 0; }),
+             "dataset of robot '", d.robot, "' has no contact row in any frame (a robot without collision "
+             "geometry, or one that never touches anything): variable contacts have nothing to learn from");
     c.contact.capacity = d.contact_capacity;
     c.contact.link_count = d.link_count;
   }
