@@ -96,6 +96,31 @@ long allocations_over_steps(const ModelConfig& config, GemmBackend gemm, int B, 
   return g_allocations.load();
 }
 
+// The same with variable contacts: detected rows of every environment, counts 0..K.
+long allocations_over_contact_steps(int B, int tile_rows) {
+  const ModelConfig config = testing::flash_contact_test_config();
+  auto model = Model::random(config, 3);
+  ThreadPool pool(2);
+  ContextOptions opt;
+  opt.max_batch = B;
+  opt.pool = &pool;
+  opt.tile_rows = tile_rows;
+  Context ctx(*model, opt);
+  auto in = testing::random_inputs(size_t(B), config.input_dim, 5);
+  auto contacts = testing::random_contacts(size_t(B), config.contact.capacity, config.contact.link_count, 6);
+  const ContactBatch cb = contacts.batch();
+  std::vector<float> out(size_t(B) * config.output_dim);
+  for (int t = 0; t < 3; ++t) step(*model, ctx, B, in.data(), &cb, out.data());
+  g_allocations = 0;
+  g_counting = true;
+  for (int t = 0; t < 50; ++t) {
+    step(*model, ctx, B, in.data(), &cb, out.data());
+    step(*model, ctx, B / 2 + 1, in.data(), &cb, out.data());
+  }
+  g_counting = false;
+  return g_allocations.load();
+}
+
 TEST(Allocation, CountingHookSeesAllocations) {
   if (!FLASHNERD_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
   g_allocations = 0;
@@ -113,6 +138,12 @@ TEST(Allocation, NoHeapAllocationInFlashStep) {
   EXPECT_EQ(allocations_over_steps(testing::flash_test_config(NormKind::LayerNorm, FfnActivation::GEGLU),
                                    GemmBackend::OpenBLAS, 9, 0),
             0);
+}
+
+TEST(Allocation, NoHeapAllocationInFlashStepWithContacts) {
+  if (!FLASHNERD_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
+  EXPECT_EQ(allocations_over_contact_steps(70, 32), 0);
+  EXPECT_EQ(allocations_over_contact_steps(5, 0), 0);
 }
 
 TEST(Allocation, NoHeapAllocationInNerdStep) {
