@@ -158,6 +158,9 @@ TEST(EngineContacts, NoContactsContributesExactlyZero) {
   opt.max_batch = k.B;
   opt.pool = &pool;
   Context ctx(*without, opt);
+  // contacts live in the cached keys/values only: no contact rows are stored per environment
+  Context with_ctx(*model, opt);
+  EXPECT_EQ(with_ctx.cache_bytes_per_env(), ctx.cache_bytes_per_env());
   std::vector<float> y(size_t(k.B) * c.output_dim), expect(got.size());
   for (int t = 0; t < k.T; ++t) {
     step(*without, ctx, k.B, k.inputs.data() + size_t(t) * k.B * c.input_dim, y.data());
