@@ -51,6 +51,20 @@ std::string model_label(const ModelConfig& c, const std::string& dir) {
   return std::string(arch_name(c.arch)) + " (" + std::filesystem::path(dir).filename().string() + ")";
 }
 
+// Prefix-averaged NRMSE for every h = 1..H from the per-step NRMSE.
+PlotSeries prefix_curve(const std::vector<double>& step_nrmse, const std::string& label, uint32_t rgb) {
+  PlotSeries s;
+  s.label = label;
+  s.rgb = rgb;
+  double acc = 0;
+  for (size_t h = 0; h < step_nrmse.size(); ++h) {
+    acc += step_nrmse[h] * step_nrmse[h];
+    s.x.push_back(double(h + 1));
+    s.y.push_back(std::sqrt(acc / double(h + 1)));
+  }
+  return s;
+}
+
 void run_eval(const EvalArgs& a) {
   FN_CHECK(!a.models.empty(), "give at least one --model DIR");
   std::vector<int> horizons;
@@ -64,6 +78,7 @@ void run_eval(const EvalArgs& a) {
 
   nlohmann::json results = nlohmann::json::array();
   std::vector<PlotSeries> nrmse_curves;
+  std::vector<PlotSeries> start_curves[sim::kStartKinds];  // --by-start: per start kind
   std::vector<std::vector<std::string>> table;
   std::vector<eval::RolloutResult> rollouts;
   std::vector<std::string> labels;
@@ -146,6 +161,7 @@ void run_eval(const EvalArgs& a) {
           prow.push_back(format_number(he.nrmse));
         }
         j["by_start"][name] = {{"trajectories", part.trajectories}, {"diverged", part.diverged}, {"nrmse", pn}};
+        start_curves[k].push_back(prefix_curve(part.step_nrmse, model_label(cfg, a.models[mi]), kColors[mi % 5]));
         if (data.layout.floating_base) {
           j["by_start"][name]["one_step_base_rmse_mm"] = one_step.base_rmse_mm(rows);
           prow.push_back(format_number(one_step.base_rmse_mm(rows)));
@@ -154,16 +170,7 @@ void run_eval(const EvalArgs& a) {
       }
     }
     results.push_back(j);
-    // prefix-averaged NRMSE for every h = 1..H
-    PlotSeries s;
-    s.label = model_label(cfg, a.models[mi]);
-    s.rgb = kColors[mi % 5];
-    double acc = 0;
-    for (int h = 0; h < H; ++h) {
-      acc += errors.step_nrmse[size_t(h)] * errors.step_nrmse[size_t(h)];
-      s.x.push_back(h + 1);
-      s.y.push_back(std::sqrt(acc / (h + 1)));
-    }
+    PlotSeries s = prefix_curve(errors.step_nrmse, model_label(cfg, a.models[mi]), kColors[mi % 5]);
     nrmse_curves.push_back(s);
     rollouts.push_back(std::move(rollout));
     labels.push_back(s.label);
@@ -180,6 +187,15 @@ void run_eval(const EvalArgs& a) {
     std::string p1 = a.plots + "/nrmse_vs_horizon.png";
     write_line_plot_png(p1, nrmse_curves, po);
     plot_files.push_back(p1);
+    for (int k = 0; k < sim::kStartKinds; ++k) {
+      if (start_curves[k].empty()) continue;
+      const std::string kind = sim::start_kind_name(sim::StartKind(k));
+      PlotOptions pk = po;
+      pk.title = "Rollout NRMSE vs horizon, " + kind + " starts (" + data.robot + ")";
+      std::string pf = a.plots + "/nrmse_vs_horizon_" + kind + ".png";
+      write_line_plot_png(pf, start_curves[k], pk);
+      plot_files.push_back(pf);
+    }
     // one rollout's channels against MuJoCo
     const StateCodec codec(data.layout);
     const auto& r0 = rollouts[0];
