@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# requires: libtorch (the script trains models)
 # Variable contacts end to end through the executable: climbing data -> FlashNeRD with the
 # contact set encoder and NeRD with 20 probes -> eval by start (contacts re-detected at
 # predicted states) -> detection benchmark; and the refusals: NeRD with variable contacts, a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# requires: libtorch (the script trains models)
 # End to end through the executable: gen -> train (tiny, both archs) -> eval -> rollout -> bench,
 # and evaluation's refusals: a dataset of another robot, a horizon longer than the held-out
 # trajectories. Usage: eval_cli.sh PATH/TO/flashnerd
