@@ -486,6 +486,8 @@ def quadruped():
     # edge or on top (sim/scene.h, place_start), base_xy only spreads y
     ps["state"] = dict(spec["state"]); ps["state"]["base_height"] = [0.5, 0.7]; ps["state"]["base_xy"] = 0.3
     ps["state"]["nominal_fraction"] = 0.8
+    # contact rows include pairs within 0.1 m (positive gaps), the range the fixed probes see
+    ps["contact_margin"] = 0.1
     write_json("quadruped_platform.json", ps)
 
 # ----------------------------------------------------------------------------------------------

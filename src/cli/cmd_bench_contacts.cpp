@@ -70,6 +70,7 @@ void run_bench_contacts(const BenchContactsArgs& a) {
   std::vector<Worker> workers(size_t(pool.size()));
   for (auto& w : workers) {
     w.model = robot->copy_model();
+    sim::apply_contact_margin(*robot, w.model);
     w.data = mj_makeData(w.model);
   }
   nlohmann::json rows_json = nlohmann::json::array();

@@ -97,9 +97,11 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
   const bool senses = probe_count > 0 || K > 0;
   std::vector<SenseWorker> workers(size_t(pool.size()));
   const bool per_trajectory_scene = senses && sim::randomizes_scene(*o.robot);
+  const bool margin = K > 0 && o.robot->spec().contact_margin > 0;
   if (senses) {
     for (auto& w : workers) {
-      if (per_trajectory_scene) w.model = o.robot->copy_model();
+      if (per_trajectory_scene || margin) w.model = o.robot->copy_model();
+      if (margin) sim::apply_contact_margin(*o.robot, w.model);  // detection only; probes ignore margins
       w.data = mj_makeData(o.robot->model());
     }
   }

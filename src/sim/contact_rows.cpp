@@ -100,6 +100,13 @@ void detect_contact_rows(const Robot& robot, const mjModel* m, mjData* d, int ca
   out.buffer_full = d->warning[mjWARN_CONTACTFULL].number != full_before;
 }
 
+bool apply_contact_margin(const Robot& robot, mjModel* m) {
+  const double margin = robot.spec().contact_margin;
+  if (margin <= 0) return false;
+  for (int g = 0; g < m->ngeom; ++g) m->geom_margin[g] = std::max(m->geom_margin[g], margin);
+  return true;
+}
+
 int robot_collision_geoms(const Robot& robot) {
   const mjModel* m = robot.model();
   int n = 0;

@@ -49,6 +49,11 @@ void build_contact_rows(const Robot& robot, const mjModel* m, const mjData* d, i
 void detect_contact_rows(const Robot& robot, const mjModel* m, mjData* d, int capacity,
                          ContactScratch& scratch, ContactRowsOut& out);
 
+// Raises every geom's margin of `detection_model` (a copy of robot.model(), never stepped) to
+// the spec's contact_margin, so detection reports pairs within it with positive gaps.
+// Returns false (and changes nothing) when the margin is 0.
+bool apply_contact_margin(const Robot& robot, mjModel* detection_model);
+
 // Robot geoms that can collide with something (contype/conaffinity not both zero); a robot
 // without any has no contact rows, ever.
 int robot_collision_geoms(const Robot& robot);

@@ -58,11 +58,16 @@ struct Worker {
   mjModel* model = nullptr;  // own copy when the scene is randomized, else shared
   bool owns_model = false;
   mjData* data = nullptr;
+  // rows from a detection-only copy with the spec's contact margin (when it is > 0)
+  mjModel* detect_model = nullptr;
+  mjData* detect_data = nullptr;
   ContactScratch scratch;
   std::unique_ptr<CommandSampler> commands;
   ~Worker() {
     if (data) mj_deleteData(data);
     if (owns_model) mj_deleteModel(model);
+    if (detect_data) mj_deleteData(detect_data);
+    if (detect_model) mj_deleteModel(detect_model);
   }
 };
 
@@ -110,6 +115,11 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
     w.model = randomized ? robot.copy_model() : const_cast<mjModel*>(robot.model());
     w.data = mj_makeData(w.model);
     w.commands = std::make_unique<CommandSampler>(robot);
+    if (K > 0 && spec.contact_margin > 0) {
+      w.detect_model = robot.copy_model();
+      apply_contact_margin(robot, w.detect_model);
+      w.detect_data = mj_makeData(w.detect_model);
+    }
   }
   StateSampler states(robot);
   std::atomic<int64_t> done{0};
@@ -125,6 +135,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
       Rng rng = Rng::stream(o.seed, uint64_t(n));
       // first draws of the stream: see sim/scene.h
       const Platform platform = randomized ? apply_scene(robot, m, rng) : Platform{};
+      if (randomized && w.detect_model) apply_trajectory_scene(robot, w.detect_model, o.seed, n);  // same draw
       auto restart = [&] {
         mj_resetData(m, md);
         states.sample(rng, q0.data(), v0.data());
@@ -144,7 +155,13 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
         if (K > 0) {
           ContactRowsOut out{d.contact_rows.data() + f * K * kContactRowDim,
                              d.contact_link.data() + f * K, 0, 0};
-          build_contact_rows(robot, m, md, K, w.scratch, out);
+          if (w.detect_model) {  // the same state, detected with the contact margin
+            std::memcpy(w.detect_data->qpos, d.qpos.data() + f * nq, sizeof(double) * size_t(nq));
+            std::memcpy(w.detect_data->qvel, d.qvel.data() + f * nv, sizeof(double) * size_t(nv));
+            detect_contact_rows(robot, w.detect_model, w.detect_data, K, w.scratch, out);
+          } else {
+            build_contact_rows(robot, m, md, K, w.scratch, out);
+          }
           d.contact_count[size_t(f)] = out.count;
           d.contact_overflow[size_t(f)] = out.overflow;
         }

@@ -104,6 +104,7 @@ RobotSpec RobotSpec::from_json(const nlohmann::json& j, const std::string& origi
     if (j.contains("climbing_probes")) s.climbing_probes = parse_probes(j.at("climbing_probes"), origin);
     s.probe_threshold = j.value("probe_threshold", 0.1);
     s.contact_capacity = j.value("contact_capacity", 64);
+    s.contact_margin = j.value("contact_margin", 0.0);
     if (j.contains("platform")) {
       const auto& p = j.at("platform");
       PlatformSpec ps;
@@ -120,6 +121,7 @@ RobotSpec RobotSpec::from_json(const nlohmann::json& j, const std::string& origi
            ": 'base' must be 'fixed' or 'floating', got '", s.base, "'");
   FN_CHECK(s.trajectory_steps > 0, origin, ": trajectory_steps must be positive");
   FN_CHECK(s.contact_capacity >= 0, origin, ": contact_capacity must be >= 0");
+  FN_CHECK(s.contact_margin >= 0, origin, ": contact_margin must be >= 0 (m)");
   return s;
 }
 
@@ -158,6 +160,7 @@ nlohmann::json RobotSpec::to_json() const {
       {"climbing_probes", probes_json(climbing_probes)},
       {"probe_threshold", probe_threshold},
       {"contact_capacity", contact_capacity},
+      {"contact_margin", contact_margin},
       {"free_dynamics_mjcf", free_dynamics_mjcf},
   };
   if (platform) {

@@ -71,6 +71,10 @@ struct RobotSpec {
   std::vector<ProbeSpec> climbing_probes;
   double probe_threshold = 0.1;
   int contact_capacity = 64;
+  // Contact rows include pairs closer than this (m; positive gaps), like a detector with a
+  // contact margin: a model sees a foot about to land, as fixed probes within their threshold
+  // do. Detection only: the simulated physics keeps the MJCF's own margins.
+  double contact_margin = 0;
   std::optional<PlatformSpec> platform;
   std::string free_dynamics_mjcf;  // robot without objects, for free-dynamics targets
 

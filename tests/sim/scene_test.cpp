@@ -62,6 +62,7 @@ TEST(Scene, RecordedContactRowsAreReproducedByTheDetectorAtThatState) {
   const int K = d.contact_capacity;
   ASSERT_GT(K, 0);
   mjModel* m = robot->copy_model();
+  apply_contact_margin(*robot, m);  // rows are detected with the spec's contact margin
   mjData* md = mj_makeData(m);
   ContactScratch scratch;
   std::vector<float> rows(size_t(K) * kContactRowDim);
