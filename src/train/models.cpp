@@ -73,15 +73,18 @@ torch::Tensor ContactEncoderImpl::row_features(const ContactWindow& w) {
                w.mask.sizes() == w.link.sizes(),
            "contact encoder: expected rows (B, T, K, ", kContactRowDim, "), link and mask (B, T, K); got ",
            w.rows.sizes(), ", ", w.link.sizes(), ", ", w.mask.sizes());
-  torch::Tensor e = link_embed_.index_select(0, w.link.reshape({-1})).view({w.link.size(0), w.link.size(1), w.link.size(2), c_.link_embed});
-  return fc2_(torch::silu(fc1_(torch::cat({w.rows, e}, -1))));
+  std::vector<int64_t> shape = w.link.sizes().vec();
+  shape.push_back(c_.link_embed);
+  torch::Tensor embedding = link_embed_.index_select(0, w.link.reshape({-1})).view(shape);  // (B, T, K, E)
+  return fc2_(torch::silu(fc1_(torch::cat({w.rows, embedding}, -1))));
 }
 
 torch::Tensor ContactEncoderImpl::forward(const ContactWindow& w) {
   // padding rows are replaced by zeros before anything reads them, so their content
   // (even non-finite) never reaches the pooled vector or its gradient
   torch::Tensor mask = w.mask.unsqueeze(-1);                                   // (B, T, K, 1)
-  ContactWindow clean{torch::where(mask, w.rows, torch::zeros_like(w.rows)), w.link.masked_fill(w.mask.logical_not(), 0), w.mask};
+  ContactWindow clean{torch::where(mask, w.rows, torch::zeros_like(w.rows)),
+                      w.link.masked_fill(w.mask.logical_not(), 0), w.mask};
   torch::Tensor phi = row_features(clean);                                     // (B, T, K, e)
   torch::Tensor scores = torch::matmul(phi, queries_.t()) / std::sqrt(double(c_.row_width));  // (B, T, K, M)
   scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
