@@ -15,9 +15,8 @@
 #include "core/frame_features.h"
 #include "core/thread_pool.h"
 #include "engine/engine.h"
-#include "sim/contact_rows.h"
+#include "sim/contact_sensor.h"
 #include "sim/robot.h"
-#include "sim/scene.h"
 
 namespace flashnerd::cli {
 
@@ -30,16 +29,6 @@ struct BenchContactsArgs {
   std::string batches = "1024";
   int threads = 0;
   int groups = 9;
-};
-
-struct Worker {
-  mjModel* model = nullptr;
-  mjData* data = nullptr;
-  sim::ContactScratch scratch;
-  ~Worker() {
-    if (data) mj_deleteData(data);
-    if (model) mj_deleteModel(model);
-  }
 };
 
 template <typename F>
@@ -67,12 +56,8 @@ void run_bench_contacts(const BenchContactsArgs& a) {
   const FrameFeatures features(codec, 0);
   FN_CHECK(features.input_dim() == din, "model input width ", din, " does not match the dataset's features");
   ThreadPool pool(a.threads);
-  std::vector<Worker> workers(size_t(pool.size()));
-  for (auto& w : workers) {
-    w.model = robot->copy_model();
-    sim::apply_contact_margin(*robot, w.model);
-    w.data = mj_makeData(w.model);
-  }
+  std::vector<std::unique_ptr<sim::ContactSensor>> sensors;  // one per thread
+  for (int i = 0; i < pool.size(); ++i) sensors.push_back(std::make_unique<sim::ContactSensor>(*robot));
   nlohmann::json rows_json = nlohmann::json::array();
   std::vector<std::vector<std::string>> table;
   for (int64_t B : parse_int_list(a.batches, "--batch")) {
@@ -90,14 +75,12 @@ void run_bench_contacts(const BenchContactsArgs& a) {
     }
     auto detect = [&] {
       pool.parallel_for(B, [&](int64_t e0, int64_t e1, int wi) {
-        Worker& w = workers[size_t(wi)];
+        sim::ContactSensor& sensor = *sensors[size_t(wi)];
         for (int64_t e = e0; e < e1; ++e) {
           const auto [n, t] = states[size_t(e)];
-          sim::apply_trajectory_scene(*robot, w.model, data.seed, n);
-          std::copy_n(data.q(n, t), data.layout.nq, w.data->qpos);
-          std::copy_n(data.v(n, t), data.layout.nv, w.data->qvel);
+          sensor.place(data.seed, n, data.q(n, t), data.v(n, t));
           sim::ContactRowsOut out{rows.data() + size_t(e) * K * kContactRowDim, link.data() + size_t(e) * K, 0, 0};
-          sim::detect_contact_rows(*robot, w.model, w.data, K, w.scratch, out);
+          sensor.detect(K, out);
           count[size_t(e)] = out.count;
           overflow[size_t(e)] = out.overflow;
         }

@@ -239,11 +239,9 @@ std::vector<TensorSpec> model_tensors(const ModelConfig& c) {
       add("contact.row.fc2.weight", {k.row_width, k.row_hidden});
       add("contact.row.fc2.bias", {k.row_width});
       add("contact.pool.queries", {k.slots, k.row_width});
-      const std::pair<const char*, int64_t> gates[] = {
-          {"contact_embed", d}, {"contact_readout", f.readout_hidden}, {"contact_head", dout}};
-      for (const auto& [name, out] : gates) {
-        add(std::string(name) + ".value.weight", {out, pd});
-        add(std::string(name) + ".gate.weight", {out, pd});
+      for (const auto& [name, out] : contact_gates(c)) {
+        add(name + ".value.weight", {out, pd});
+        add(name + ".gate.weight", {out, pd});
       }
     }
   } else {
@@ -267,6 +265,10 @@ std::vector<TensorSpec> model_tensors(const ModelConfig& c) {
     add("head.fc2.bias", {dout});
   }
   return t;
+}
+
+std::vector<std::pair<std::string, int>> contact_gates(const ModelConfig& c) {
+  return {{"contact_embed", c.flash.d_model}, {"contact_readout", c.flash.readout_hidden}, {"contact_head", c.output_dim}};
 }
 
 int64_t parameter_count(const ModelConfig& c) {

@@ -121,6 +121,9 @@ struct TensorSpec {
 // Every weight tensor of the model, in a fixed order (see docs/FORMAT.md).
 std::vector<TensorSpec> model_tensors(const ModelConfig& c);
 int64_t parameter_count(const ModelConfig& c);
+// The three gated contact maps of a variable-contact FlashNeRD in tensor order, each with its
+// output width: contact_embed (d_model), contact_readout (readout_hidden), contact_head (output_dim).
+std::vector<std::pair<std::string, int>> contact_gates(const ModelConfig& c);
 // Multiply-adds ×2 per transition of one streaming step (FlashNeRD: one new frame; NeRD:
 // the full window re-encoded).
 double flops_per_transition(const ModelConfig& c);

@@ -325,14 +325,10 @@ void Model::pack_contact() {
   for (int i = 0; i < k.slots * e; ++i) out(cw.queries)[i] = q[i] * scale;
   const size_t P = size_t(k.pooled_dim());
   float* g = out(cw.gates);
-  for (const char* name : {"contact_embed", "contact_readout", "contact_head"}) {
+  for (const auto& [name, width] : contact_gates(c)) {
     for (const char* part : {".value.weight", ".gate.weight"}) {
-      const std::string t = std::string(name) + part;
-      const auto it = std::find_if(tensors_.begin(), tensors_.end(), [&](const NamedTensor& x) { return x.name == t; });
-      FN_ASSERT(it != tensors_.end());
-      const size_t n = size_t(it->shape[0] * it->shape[1]);
-      std::memcpy(g, tensor(t), sizeof(float) * n);
-      g += n;
+      std::memcpy(g, tensor(name + part), sizeof(float) * size_t(width) * P);
+      g += size_t(width) * P;
     }
   }
   FN_ASSERT(g == cw.gates + 2 * (size_t(c.flash.d_model) + size_t(c.flash.readout_hidden) + size_t(c.output_dim)) * P);

@@ -116,11 +116,9 @@ std::vector<double> contact_terms(const Model& model, const float* rows, const i
     }
   }
   std::vector<double> terms;
-  const std::pair<const char*, int> gates[] = {
-      {"contact_embed", c.flash.d_model}, {"contact_readout", c.flash.readout_hidden}, {"contact_head", c.output_dim}};
-  for (const auto& [name, width] : gates) {
-    std::vector<double> v = linear(p, model.tensor(std::string(name) + ".value.weight"), nullptr, width);
-    std::vector<double> g = linear(p, model.tensor(std::string(name) + ".gate.weight"), nullptr, width);
+  for (const auto& [name, width] : contact_gates(c)) {
+    std::vector<double> v = linear(p, model.tensor(name + ".value.weight"), nullptr, width);
+    std::vector<double> g = linear(p, model.tensor(name + ".gate.weight"), nullptr, width);
     for (int i = 0; i < width; ++i) terms.push_back(v[size_t(i)] / (1.0 + std::exp(-g[size_t(i)])));
   }
   return terms;

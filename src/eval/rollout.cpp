@@ -5,12 +5,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "core/error.h"
 #include "core/frame_features.h"
-#include "sim/contact_rows.h"
+#include "sim/contact_sensor.h"
 #include "sim/probe_features.h"
-#include "sim/scene.h"
 
 namespace flashnerd::eval {
 
@@ -27,18 +27,6 @@ std::vector<int64_t> eligible_trajectories(const Dataset& data, int history, int
 }
 
 namespace {
-
-// Per-thread MuJoCo data for sensing at predicted states (probes, contact rows), with a
-// private model when every trajectory has its own scene (a randomized platform).
-struct SenseWorker {
-  mjModel* model = nullptr;  // owned copy, or nullptr: the robot's shared model
-  mjData* data = nullptr;
-  sim::ContactScratch scratch;
-  ~SenseWorker() {
-    if (data) mj_deleteData(data);
-    if (model) mj_deleteModel(model);
-  }
-};
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -95,16 +83,9 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
   res.diverged_at.assign(size_t(res.trajectories), -1);
 
   const bool senses = probe_count > 0 || K > 0;
-  std::vector<SenseWorker> workers(size_t(pool.size()));
-  const bool per_trajectory_scene = senses && sim::randomizes_scene(*o.robot);
-  const bool margin = K > 0 && o.robot->spec().contact_margin > 0;
-  if (senses) {
-    for (auto& w : workers) {
-      if (per_trajectory_scene || margin) w.model = o.robot->copy_model();
-      if (margin) sim::apply_contact_margin(*o.robot, w.model);  // detection only; probes ignore margins
-      w.data = mj_makeData(o.robot->model());
-    }
-  }
+  std::vector<std::unique_ptr<sim::ContactSensor>> sensors;  // one per thread
+  if (senses)
+    for (int i = 0; i < pool.size(); ++i) sensors.push_back(std::make_unique<sim::ContactSensor>(*o.robot));
   const auto& probe_set = probe_count > 0 ? o.robot->probes(o.climbing_probes) : std::vector<sim::ResolvedProbe>{};
 
   const int B = std::max(1, std::min<int>(o.batch, int(res.trajectories)));
@@ -123,24 +104,20 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
 
   // Probes and contact rows of environment e (trajectory `row`) at state (qs, vs).
   auto sense = [&](int64_t e, int64_t row, const double* qs, const double* vs, int wi) {
-    SenseWorker& w = workers[size_t(wi)];
-    mjData* md = w.data;
-    const mjModel* m = w.model ? w.model : o.robot->model();
-    if (per_trajectory_scene) sim::apply_trajectory_scene(*o.robot, w.model, data.seed, res.source[size_t(row)]);
-    std::memcpy(md->qpos, qs, sizeof(double) * size_t(nq));
-    std::memcpy(md->qvel, vs, sizeof(double) * size_t(nv));
+    sim::ContactSensor& sensor = *sensors[size_t(wi)];
+    sensor.place(data.seed, res.source[size_t(row)], qs, vs);
     if (K > 0) {
       sim::ContactRowsOut out{contact_rows.data() + size_t(e) * K * kContactRowDim,
                               contact_link.data() + size_t(e) * K, 0, 0};
-      sim::detect_contact_rows(*o.robot, m, md, K, w.scratch, out);
+      sensor.detect(K, out);
       contact_count[size_t(e)] = out.count;
       contact_overflow[size_t(e)] = out.overflow;
       contact_full[size_t(e)] = out.buffer_full;
     } else {
-      mj_kinematics(m, md);
+      sensor.kinematics();
     }
     if (probe_count)
-      sim::build_probe_features(*o.robot, m, md, probe_set, o.robot->spec().probe_threshold,
+      sim::build_probe_features(*o.robot, sensor.model(), sensor.data(), probe_set, o.robot->spec().probe_threshold,
                                 probe_buf.data() + size_t(e) * probe_count * kProbeFeatureDim);
   };
 

@@ -11,6 +11,7 @@
 #include "core/progress.h"
 #include "core/rng.h"
 #include "sim/contact_rows.h"
+#include "sim/contact_sensor.h"
 #include "sim/probe_features.h"
 #include "sim/samplers.h"
 #include "sim/scene.h"
@@ -59,15 +60,12 @@ struct Worker {
   bool owns_model = false;
   mjData* data = nullptr;
   // rows from a detection-only copy with the spec's contact margin (when it is > 0)
-  mjModel* detect_model = nullptr;
-  mjData* detect_data = nullptr;
+  std::unique_ptr<ContactSensor> margin_sensor;
   ContactScratch scratch;
   std::unique_ptr<CommandSampler> commands;
   ~Worker() {
     if (data) mj_deleteData(data);
     if (owns_model) mj_deleteModel(model);
-    if (detect_data) mj_deleteData(detect_data);
-    if (detect_model) mj_deleteModel(detect_model);
   }
 };
 
@@ -116,9 +114,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
     w.data = mj_makeData(w.model);
     w.commands = std::make_unique<CommandSampler>(robot);
     if (K > 0 && spec.contact_margin > 0) {
-      w.detect_model = robot.copy_model();
-      apply_contact_margin(robot, w.detect_model);
-      w.detect_data = mj_makeData(w.detect_model);
+      w.margin_sensor = std::make_unique<ContactSensor>(robot);
     }
   }
   StateSampler states(robot);
@@ -135,7 +131,6 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
       Rng rng = Rng::stream(o.seed, uint64_t(n));
       // first draws of the stream: see sim/scene.h
       const Platform platform = randomized ? apply_scene(robot, m, rng) : Platform{};
-      if (randomized && w.detect_model) apply_trajectory_scene(robot, w.detect_model, o.seed, n);  // same draw
       auto restart = [&] {
         mj_resetData(m, md);
         states.sample(rng, q0.data(), v0.data());
@@ -155,10 +150,9 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
         if (K > 0) {
           ContactRowsOut out{d.contact_rows.data() + f * K * kContactRowDim,
                              d.contact_link.data() + f * K, 0, 0};
-          if (w.detect_model) {  // the same state, detected with the contact margin
-            std::memcpy(w.detect_data->qpos, d.qpos.data() + f * nq, sizeof(double) * size_t(nq));
-            std::memcpy(w.detect_data->qvel, d.qvel.data() + f * nv, sizeof(double) * size_t(nv));
-            detect_contact_rows(robot, w.detect_model, w.detect_data, K, w.scratch, out);
+          if (w.margin_sensor) {  // the recorded state, detected with the contact margin
+            w.margin_sensor->place(o.seed, n, d.qpos.data() + f * nq, d.qvel.data() + f * nv);
+            w.margin_sensor->detect(K, out);
           } else {
             build_contact_rows(robot, m, md, K, w.scratch, out);
           }

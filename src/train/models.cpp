@@ -151,9 +151,10 @@ FlashNeRDModel::FlashNeRDModel(const ModelConfig& c) : DynamicsModel(c) {
   if (c.contact.enabled()) {
     const int64_t pd = c.contact.pooled_dim();
     contact = register_module("contact", ContactEncoder(c.contact));
-    contact_embed = register_module("contact_embed", ContactGate(pd, f.d_model));
-    contact_readout = register_module("contact_readout", ContactGate(pd, f.readout_hidden));
-    contact_head = register_module("contact_head", ContactGate(pd, c.output_dim));
+    ContactGate* slots[] = {&contact_embed, &contact_readout, &contact_head};
+    const auto gates = contact_gates(c);
+    for (size_t i = 0; i < gates.size(); ++i)
+      *slots[i] = register_module(gates[i].first, ContactGate(pd, gates[i].second));
   }
 }
 

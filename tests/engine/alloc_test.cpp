@@ -81,41 +81,21 @@ long allocations_over_steps(const ModelConfig& config, GemmBackend gemm, int B, 
   opt.tile_rows = tile_rows;
   Context ctx(*model, opt);
   auto in = testing::random_inputs(size_t(B), config.input_dim, 5);
+  // a variable-contact model steps with detected rows (counts 0..K) of every environment
+  const auto contacts = testing::random_contacts(size_t(B), std::max(1, config.contact.capacity),
+                                                 std::max(1, config.contact.link_count), 6);
+  const ContactBatch rows = contacts.batch();
+  const ContactBatch* cb = config.contact.enabled() ? &rows : nullptr;
   std::vector<float> out(size_t(B) * config.output_dim);
   // warm-up: first calls may set up OpenBLAS's per-thread buffers
-  for (int t = 0; t < 3; ++t) step(*model, ctx, B, in.data(), out.data());
+  for (int t = 0; t < 3; ++t) step(*model, ctx, B, in.data(), cb, out.data());
   g_allocations = 0;
   g_counting = true;
   for (int t = 0; t < 50; ++t) {
-    step(*model, ctx, B, in.data(), out.data());
-    step(*model, ctx, B / 2 + 1, in.data(), out.data());  // other tilings
-    step_normalized(*model, ctx, 1, in.data(), out.data());
+    step(*model, ctx, B, in.data(), cb, out.data());
+    step(*model, ctx, B / 2 + 1, in.data(), cb, out.data());  // other tilings
+    if (!cb) step_normalized(*model, ctx, 1, in.data(), out.data());
     if (t % 7 == 0) reset_env(ctx, t % B);
-  }
-  g_counting = false;
-  return g_allocations.load();
-}
-
-// The same with variable contacts: detected rows of every environment, counts 0..K.
-long allocations_over_contact_steps(int B, int tile_rows) {
-  const ModelConfig config = testing::flash_contact_test_config();
-  auto model = Model::random(config, 3);
-  ThreadPool pool(2);
-  ContextOptions opt;
-  opt.max_batch = B;
-  opt.pool = &pool;
-  opt.tile_rows = tile_rows;
-  Context ctx(*model, opt);
-  auto in = testing::random_inputs(size_t(B), config.input_dim, 5);
-  auto contacts = testing::random_contacts(size_t(B), config.contact.capacity, config.contact.link_count, 6);
-  const ContactBatch cb = contacts.batch();
-  std::vector<float> out(size_t(B) * config.output_dim);
-  for (int t = 0; t < 3; ++t) step(*model, ctx, B, in.data(), &cb, out.data());
-  g_allocations = 0;
-  g_counting = true;
-  for (int t = 0; t < 50; ++t) {
-    step(*model, ctx, B, in.data(), &cb, out.data());
-    step(*model, ctx, B / 2 + 1, in.data(), &cb, out.data());
   }
   g_counting = false;
   return g_allocations.load();
@@ -142,8 +122,8 @@ TEST(Allocation, NoHeapAllocationInFlashStep) {
 
 TEST(Allocation, NoHeapAllocationInFlashStepWithContacts) {
   if (!FLASHNERD_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
-  EXPECT_EQ(allocations_over_contact_steps(70, 32), 0);
-  EXPECT_EQ(allocations_over_contact_steps(5, 0), 0);
+  EXPECT_EQ(allocations_over_steps(testing::flash_contact_test_config(), GemmBackend::Auto, 70, 32), 0);
+  EXPECT_EQ(allocations_over_steps(testing::flash_contact_test_config(), GemmBackend::Auto, 5, 0), 0);
 }
 
 TEST(Allocation, NoHeapAllocationInNerdStep) {

@@ -9,22 +9,28 @@
 
 #include "core/dataset.h"
 #include "sim/contact_rows.h"
+#include "sim/contact_sensor.h"
 #include "sim/generator.h"
 #include "sim/probe_features.h"
 
 namespace flashnerd::sim {
 namespace {
 
+// A climbing dataset of the platform robot (both contact representations recorded).
+Dataset climbing_data(const Robot& robot, int64_t trajectories, int steps, uint64_t seed) {
+  GenerateOptions o;
+  o.trajectories = trajectories;
+  o.steps = steps;
+  o.seed = seed;
+  o.progress = false;
+  ThreadPool pool(2);
+  return generate_dataset(robot, o, pool);
+}
+
 TEST(Scene, RecordedProbesAreReproducibleFromSeedAndTrajectory) {
   auto robot = Robot::load("quadruped_platform");
   ASSERT_TRUE(randomizes_scene(*robot));
-  GenerateOptions o;
-  o.trajectories = 4;
-  o.steps = 10;
-  o.seed = 21;
-  o.progress = false;
-  ThreadPool pool(2);
-  Dataset d = generate_dataset(*robot, o, pool);
+  Dataset d = climbing_data(*robot, 4, 10, 21);
   ASSERT_GT(d.probe_count, 0);
   mjModel* m = robot->copy_model();
   mjData* md = mj_makeData(m);
@@ -50,32 +56,21 @@ TEST(Scene, RecordedProbesAreReproducibleFromSeedAndTrajectory) {
 }
 
 TEST(Scene, RecordedContactRowsAreReproducedByTheDetectorAtThatState) {
-  // what rollouts rely on: detect_contact_rows at a state equals the generator's rows there
+  // what rollouts rely on: the sensor at a recorded state equals the generator's rows there
   auto robot = Robot::load("quadruped_platform");
-  GenerateOptions o;
-  o.trajectories = 6;
-  o.steps = 30;
-  o.seed = 5;
-  o.progress = false;
-  ThreadPool pool(2);
-  Dataset d = generate_dataset(*robot, o, pool);
+  Dataset d = climbing_data(*robot, 6, 30, 5);
   const int K = d.contact_capacity;
   ASSERT_GT(K, 0);
-  mjModel* m = robot->copy_model();
-  apply_contact_margin(*robot, m);  // rows are detected with the spec's contact margin
-  mjData* md = mj_makeData(m);
-  ContactScratch scratch;
+  ContactSensor sensor(*robot);
   std::vector<float> rows(size_t(K) * kContactRowDim);
   std::vector<int32_t> link(static_cast<size_t>(K));
   int64_t nonzero = 0;
   for (int64_t n = 0; n < d.trajectories; ++n) {
-    apply_trajectory_scene(*robot, m, d.seed, n);
     for (int64_t t = 0; t <= d.steps; ++t) {
       const int64_t f = n * d.frames() + t;
-      std::memcpy(md->qpos, d.q(n, t), sizeof(double) * size_t(d.layout.nq));
-      std::memcpy(md->qvel, d.v(n, t), sizeof(double) * size_t(d.layout.nv));
+      sensor.place(d.seed, n, d.q(n, t), d.v(n, t));
       ContactRowsOut out{rows.data(), link.data(), 0, 0};
-      detect_contact_rows(*robot, m, md, K, scratch, out);
+      sensor.detect(K, out);
       ASSERT_EQ(out.count, d.contact_count[size_t(f)]) << "n=" << n << " t=" << t;
       nonzero += out.count > 0;
       for (size_t i = 0; i < rows.size(); ++i)
@@ -84,8 +79,6 @@ TEST(Scene, RecordedContactRowsAreReproducedByTheDetectorAtThatState) {
     }
   }
   EXPECT_GT(nonzero, d.trajectories * d.steps / 4);  // the comparison saw real contacts
-  mj_deleteData(md);
-  mj_deleteModel(m);
 }
 
 TEST(Scene, ClimbingStartsArePlacedAndClassifiedAsTheirKind) {
@@ -102,13 +95,7 @@ TEST(Scene, ClimbingStartsArePlacedAndClassifiedAsTheirKind) {
 
 TEST(Scene, GeneratedClimbingDataStartsOnGroundEdgeAndTop) {
   auto robot = Robot::load("quadruped_platform");
-  GenerateOptions o;
-  o.trajectories = 60;
-  o.steps = 1;
-  o.seed = 8;
-  o.progress = false;
-  ThreadPool pool(2);
-  Dataset d = generate_dataset(*robot, o, pool);
+  Dataset d = climbing_data(*robot, 60, 1, 8);
   mjModel* m = robot->copy_model();
   int kinds[kStartKinds] = {0, 0, 0};
   for (int64_t n = 0; n < d.trajectories; ++n)

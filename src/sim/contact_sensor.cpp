@@ -1,0 +1,36 @@
+#include "sim/contact_sensor.h"
+
+#include <cstring>
+
+#include "sim/scene.h"
+
+namespace flashnerd::sim {
+
+ContactSensor::ContactSensor(const Robot& robot)
+    : robot_(&robot), model_(robot.copy_model()), data_(mj_makeData(model_)) {
+  apply_contact_margin(robot, model_);  // detection only: probes ignore geom margins
+}
+
+ContactSensor::~ContactSensor() {
+  mj_deleteData(data_);
+  mj_deleteModel(model_);
+}
+
+void ContactSensor::place(uint64_t seed, int64_t trajectory, const double* q, const double* v) {
+  if (randomizes_scene(*robot_) && !(has_scene_ && seed == scene_seed_ && trajectory == scene_trajectory_)) {
+    apply_trajectory_scene(*robot_, model_, seed, trajectory);
+    has_scene_ = true;
+    scene_seed_ = seed;
+    scene_trajectory_ = trajectory;
+  }
+  std::memcpy(data_->qpos, q, sizeof(double) * size_t(robot_->layout().nq));
+  std::memcpy(data_->qvel, v, sizeof(double) * size_t(robot_->layout().nv));
+}
+
+void ContactSensor::detect(int capacity, ContactRowsOut& out) {
+  detect_contact_rows(*robot_, model_, data_, capacity, scratch_, out);
+}
+
+void ContactSensor::kinematics() { mj_kinematics(model_, data_); }
+
+}  // namespace flashnerd::sim

@@ -1,0 +1,43 @@
+// Sensing at arbitrary states of a dataset's trajectories (rollouts, benchmarks, the
+// generator's margin detection): a private copy of the robot's model with the spec's contact
+// margin applied and the trajectory's own scene (rebuilt from (seed, n) only when the
+// trajectory changes), its own mjData and contact scratch. One per thread.
+#pragma once
+
+#include <cstdint>
+
+#include <mujoco/mujoco.h>
+
+#include "sim/contact_rows.h"
+#include "sim/robot.h"
+
+namespace flashnerd::sim {
+
+class ContactSensor {
+ public:
+  explicit ContactSensor(const Robot& robot);
+  ~ContactSensor();
+  ContactSensor(const ContactSensor&) = delete;
+  ContactSensor& operator=(const ContactSensor&) = delete;
+
+  // State (q, v) of trajectory n of a dataset generated with `seed`, in that trajectory's scene.
+  void place(uint64_t seed, int64_t trajectory, const double* q, const double* v);
+  // Contact rows at the placed state (sim::detect_contact_rows).
+  void detect(int capacity, ContactRowsOut& out);
+  // Positions only (mj_kinematics), for probe features.
+  void kinematics();
+
+  const mjModel* model() const { return model_; }
+  const mjData* data() const { return data_; }
+
+ private:
+  const Robot* robot_;
+  mjModel* model_;
+  mjData* data_;
+  ContactScratch scratch_;
+  bool has_scene_ = false;
+  uint64_t scene_seed_ = 0;
+  int64_t scene_trajectory_ = -1;
+};
+
+}  // namespace flashnerd::sim
