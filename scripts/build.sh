@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Configures and builds FlashNeRD (Release, native flags) into build/ or the given dir.
+# Configures and builds FlashNeRD (Release, portable x86-64-v3 baseline) into build/ or the given dir.
 # Usage: scripts/build.sh [BUILD_DIR] [extra cmake args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
