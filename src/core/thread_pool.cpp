@@ -1,27 +1,58 @@
 #include "core/thread_pool.h"
 
+#include <chrono>
+#include <system_error>
+
+#include "core/error.h"
+
 namespace flashnerd {
+
+namespace {
+
+// Spinning before sleeping: long enough to bridge the gaps between the GEMMs of a step,
+// short enough that an idle pool gives its cores back at once.
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = int(std::thread::hardware_concurrency());
   if (threads <= 0) threads = 1;
   workers_.reserve(size_t(threads - 1));
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+  for (int i = 1; i < threads; ++i) {
+    try {
+      workers_.emplace_back([this, i] { worker_loop(i); });
+    } catch (const std::system_error& e) {
+      stop_workers();
+      throw Error(str_cat("could not start worker thread ", i, " of ", threads, ": ", e.what(),
+                          "; use fewer threads (--threads) or raise the process limit (ulimit -u)"));
+    }
+  }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop_workers(); }
+
+void ThreadPool::stop_workers() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
+    generation_.fetch_add(1);
   }
-  start_cv_.notify_all();
+  wake_cv_.notify_all();
   for (auto& t : workers_) t.join();
+  workers_.clear();
 }
 
 void ThreadPool::run_chunk(int worker) {
-  int64_t parts = size();
-  int64_t begin = job_n_ * worker / parts;
-  int64_t end = job_n_ * (worker + 1) / parts;
+  const int64_t parts = size();
+  const int64_t begin = job_n_ * worker / parts;
+  const int64_t end = job_n_ * (worker + 1) / parts;
   if (begin >= end) return;
   try {
     (*job_)(begin, end, worker);
@@ -34,17 +65,23 @@ void ThreadPool::run_chunk(int worker) {
 void ThreadPool::worker_loop(int index) {
   uint64_t seen = 0;
   for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+    // spin, then sleep, until a new generation (a job or stop) is published
+    const auto spin_until = std::chrono::steady_clock::now() + kSpin;
+    int polls = 0;
+    while (generation_.load(std::memory_order_acquire) == seen) {
+      cpu_relax();
+      if (++polls % 64 == 0 && std::chrono::steady_clock::now() > spin_until) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        sleeping_.fetch_add(1);
+        wake_cv_.wait(lock, [&] { return generation_.load() != seen; });
+        sleeping_.fetch_sub(1);
+        break;
+      }
     }
+    seen = generation_.load(std::memory_order_acquire);
+    if (stop_.load()) return;
     run_chunk(index);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--pending_ == 0) done_cv_.notify_one();
-    }
+    pending_.fetch_sub(1, std::memory_order_acq_rel);
   }
 }
 
@@ -54,21 +91,26 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64
     fn(0, n, 0);
     return;
   }
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    job_ = &fn;
-    job_n_ = n;
-    pending_ = int(workers_.size());
-    error_ = nullptr;
-    ++generation_;
+  job_ = &fn;
+  job_n_ = n;
+  pending_.store(int(workers_.size()), std::memory_order_relaxed);
+  generation_.fetch_add(1);  // publishes job_, job_n_ (seq_cst: pairs with sleeping_)
+  if (sleeping_.load() > 0) {
+    // a worker that saw the old generation holds the mutex until it waits: lock, then notify
+    { std::lock_guard<std::mutex> lock(mutex_); }
+    wake_cv_.notify_all();
   }
-  start_cv_.notify_all();
   run_chunk(0);
+  int polls = 0;
+  while (pending_.load(std::memory_order_acquire) != 0)
+    if (++polls < 4096)
+      cpu_relax();
+    else
+      std::this_thread::yield();  // a worker was descheduled: give it the core
+  job_ = nullptr;
   std::exception_ptr error;
   {
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_cv_.wait(lock, [&] { return pending_ == 0; });
-    job_ = nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
     error = error_;
     error_ = nullptr;
   }

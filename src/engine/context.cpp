@@ -6,6 +6,8 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "engine/cpu/backend.h"
+#include "engine/cpu/bf16.h"
+#include "engine/cpu/kernel_variants.h"
 #include "engine/cpu/kernels.h"
 #include "engine/engine.h"
 
@@ -21,8 +23,17 @@ int default_tile_rows(const ModelConfig& c) { return c.arch == Arch::FlashNeRD ?
 // environments (weights streamed once per step rather than once per thread).
 constexpr int kSplitRows = 64;
 
+// A column-split GEMM pays a thread hand-off (about a microsecond with the spinning pool)
+// and halves each thread's share of the weights: worth it from about this many multiply-adds
+// (docs/BENCHMARKS.md, "threads at small batch").
+constexpr int64_t kParallelMinMacs = 1 << 17;
+
+// AMX tiles hold 16 rows: below that the AVX-512-BF16 kernel wastes less.
+constexpr int kAmxMinRows = 16;
+
 // Sizes the scratch buffers of one worker for `envs` environments per tile.
-std::unique_ptr<Context::Scratch> make_scratch(const ModelConfig& c, int envs) {
+std::unique_ptr<Context::Scratch> make_scratch(const Model& model, int envs) {
+  const ModelConfig& c = model.config();
   auto s = std::make_unique<Context::Scratch>();
   s->envs = envs;
   size_t total = 0;
@@ -81,12 +92,16 @@ std::unique_ptr<Context::Scratch> make_scratch(const ModelConfig& c, int envs) {
     add(&s->o, size_t(envs) * s->ldo);
     add(&s->p, size_t(n.window));
   }
+  float* abf = nullptr;  // bf16 elements, two per float slot
+  if (model.precision() == Precision::BF16)
+    add(&abf, (cpu::bf16_scratch_elems(s->rows, model.max_gemm_k()) + 1) / 2);
   s->block = AlignedBuffer(total);
   size_t off = 0;
   for (auto& v : views) {
     *v.first = s->block.data() + off;
     off += (v.second + 15) / 16 * 16;
   }
+  s->abf = reinterpret_cast<uint16_t*>(abf);
   return s;
 }
 
@@ -103,6 +118,16 @@ size_t cache_floats_per_env(const ModelConfig& c) {
 
 Context::Context(const Model& model, const ContextOptions& options)
     : model_(&model), gemm_(options.gemm), pool_(options.pool) {
+  const CpuFeatures& cpu = cpu_features();
+  const Isa limit = Isa(std::min(int(cpu.best), int(options.max_isa)));
+  small_isa_ = int(limit) >= int(Isa::AVX512) ? Isa::AVX512 : Isa::AVX2;
+  if (model.precision() == Precision::BF16) {
+    FN_CHECK(int(limit) >= int(Isa::AVX512_BF16), "engine context: this model computes in bf16, ",
+             "which needs AVX-512-BF16 or AMX; kernels are limited to ", isa_name(limit),
+             " here; load the model with precision fp32");
+    bf16_isa_ = limit == Isa::AMX_BF16 ? Isa::AMX_BF16 : Isa::AVX512_BF16;
+  }
+  parallel_min_macs_ = options.parallel_min_macs == 0 ? kParallelMinMacs : options.parallel_min_macs;
   const ModelConfig& c = model.config();
   FN_CHECK(options.max_batch >= 1, "engine context: max_batch must be at least 1, got ",
            options.max_batch);
@@ -122,17 +147,16 @@ Context::Context(const Model& model, const ContextOptions& options)
   frames_.assign(size_t(max_batch_), 0);
   diverged_.assign(size_t(max_batch_), 0);
   const int threads = pool_ ? pool_->size() : 1;
-  for (int i = 0; i < threads; ++i) scratch_.push_back(make_scratch(c, tile_envs_));
+  for (int i = 0; i < threads; ++i) scratch_.push_back(make_scratch(model, tile_envs_));
 
-  gemm_fn_ = [this](int64_t begin, int64_t end, int) {
+  gemm_fn_ = [this](int64_t begin, int64_t end, int worker) {
     const GemmArgs& g = gemm_args_;
     const int64_t parts = pool_->size();
-    // columns [n0, n1) of this worker, multiples of 8
-    const int n0 = int(g.N * begin / parts) / 8 * 8;
-    const int n1 = end == parts ? g.N : int(g.N * end / parts) / 8 * 8;
-    if (n1 > n0)
-      cpu::gemm_nt(gemm_, g.M, n1 - n0, g.K, g.A, g.lda, g.W + size_t(n0) * g.ldw, g.ldw, g.beta,
-                   g.C + n0, g.ldc);
+    // columns [n0, n1) of this worker: multiples of 8 (fp32) or of a bf16 column block
+    const int step = g.Wp ? cpu::kBf16Block : 8;
+    const int n0 = int(g.N * begin / parts) / step * step;
+    const int n1 = end == parts ? g.N : int(g.N * end / parts) / step * step;
+    if (n1 > n0) gemm_columns(g, n0, n1, scratch_[size_t(worker)]->abf);
   };
   tile_fn_ = [this](int64_t begin, int64_t end, int worker) {
     const int batch = job_.batch;
@@ -151,14 +175,54 @@ Context::Context(const Model& model, const ContextOptions& options)
 
 Context::~Context() = default;
 
-void Context::gemm(int M, int N, int K, const float* A, int lda, const float* W, int ldw,
-                   float beta, float* C, int ldc) {
-  if (!split_columns_ || N < 64) {
-    cpu::gemm_nt(gemm_, M, N, K, A, lda, W, ldw, beta, C, ldc);
+void Context::gemm_columns(const GemmArgs& g, int n0, int n1, uint16_t* abf) {
+  if (!g.Wp) {
+    cpu::gemm_nt(gemm_, g.M, n1 - n0, g.K, g.A, g.lda, g.W + size_t(n0) * g.ldw, g.ldw, g.beta,
+                 g.C + n0, g.ldc, small_isa_);
     return;
   }
-  gemm_args_ = {M, N, K, lda, ldw, ldc, A, W, beta, C};
-  pool_->parallel_for(pool_->size(), gemm_fn_);
+  // n0 is a multiple of the bf16 column block: its panels start at n0 / 16
+  const uint16_t* wp = g.Wp + size_t(n0 / 16) * size_t(cpu::bf16_padded(g.K)) * 16;
+  if (bf16_isa_ == Isa::AMX_BF16 && g.M >= kAmxMinRows)
+    cpu::gemm_bf16_amx(g.M, n1 - n0, g.K, g.A, g.lda, wp, g.beta, g.C + n0, g.ldc, abf);
+  else
+    cpu::gemm_bf16_avx512(g.M, n1 - n0, g.K, g.A, g.lda, wp, g.beta, g.C + n0, g.ldc, abf);
+}
+
+void Context::gemm(int M, int N, int K, const float* A, int lda, const float* W, int ldw,
+                   float beta, float* C, int ldc) {
+  const GemmArgs g{M, N, K, lda, ldw, ldc, A, W, nullptr, beta, C};
+  if (split_columns_ && N >= 64 && parallel_min_macs_ >= 0 &&
+      int64_t(M) * N * K >= parallel_min_macs_) {
+    gemm_args_ = g;
+    pool_->parallel_for(pool_->size(), gemm_fn_);
+    return;
+  }
+  gemm_columns(g, 0, N, nullptr);
+}
+
+void Context::gemm(Scratch& s, int M, const float* A, int lda, const GemmWeight& W, float beta,
+                   float* C, int ldc) {
+  const bool bf16 = model_->precision() == Precision::BF16;
+  const GemmArgs g{M, W.N, W.K, lda, W.K, ldc, A, W.f32, bf16 ? W.bf16 : nullptr, beta, C};
+  if (split_columns_ && W.N >= 64 && parallel_min_macs_ >= 0 &&
+      int64_t(M) * W.N * W.K >= parallel_min_macs_) {
+    gemm_args_ = g;
+    pool_->parallel_for(pool_->size(), gemm_fn_);
+    return;
+  }
+  gemm_columns(g, 0, W.N, s.abf);  // the calling tile's own bf16 scratch
+}
+
+std::string Context::kernel_summary() const {
+  if (model_->precision() == Precision::BF16)
+    return bf16_isa_ == Isa::AMX_BF16 ? "bf16: amx_bf16 (M >= 16), avx512_bf16 (M < 16)"
+                                      : "bf16: avx512_bf16";
+  const std::string small = std::string(isa_name(small_isa_)) + " small-M";
+  switch (gemm_) {
+    case GemmBackend::Auto: return "fp32: " + small + " (M <= 8), openblas";
+    default: return std::string("fp32: ") + gemm_backend_name(gemm_);
+  }
 }
 
 int Context::diverged_count(int batch) const {

@@ -50,6 +50,12 @@
 //   ŷ = GELU(LN_f(h_{n−1}) head.fc1.weightᵀ + head.fc1.bias) head.fc2.weightᵀ + head.fc2.bias
 //   The engine re-encodes the whole window at every step (that is the baseline measured).
 //
+// Precision (DESIGN §8): fp32, or bf16 matrix products (weights packed in bf16, activations
+// rounded to bf16 at each GEMM input, fp32 accumulation); the residual stream, norms, softmax,
+// attention, the contact encoder and de-normalization stay fp32 in both. Kernels are chosen
+// at run time from the CPU (cpu/cpu_features.h): fp32 small-M products use the AVX-512 or
+// AVX2 kernel, larger ones OpenBLAS; bf16 products use AMX tiles or AVX-512-BF16.
+//
 // Errors (STYLE.md): API misuse (batch > max batch, a context from another model, a corrupt
 // artifact) throws flashnerd::Error; a non-finite input or output marks that environment
 // diverged (a flag, cleared by reset_env) and is never thrown.
@@ -65,6 +71,7 @@
 #include "core/contact_row.h"
 #include "core/model_config.h"
 #include "core/safetensors.h"
+#include "engine/cpu/cpu_features.h"
 
 namespace flashnerd {
 class ThreadPool;
@@ -78,6 +85,18 @@ namespace flashnerd::engine {
 enum class GemmBackend { Auto, OpenBLAS, Eigen, Naive };
 const char* gemm_backend_name(GemmBackend b);
 GemmBackend parse_gemm_backend(const std::string& s);  // auto|openblas|eigen|naive
+
+// Matrix-product precision of a model. Auto: bf16 where the CPU has native bf16
+// (AVX-512-BF16 or AMX), fp32 elsewhere.
+enum class Precision { Auto, FP32, BF16 };
+const char* precision_name(Precision p);          // auto | fp32 | bf16
+Precision parse_precision(const std::string& s);  // throws naming the choices
+// Auto resolved for this CPU; BF16 on a CPU without native bf16 throws with the fix.
+Precision resolve_precision(Precision requested);
+
+struct ModelOptions {
+  Precision precision = Precision::FP32;
+};
 
 // A 64-byte-aligned float block.
 class AlignedBuffer {
@@ -105,13 +124,21 @@ struct ContactBatch {
   const int32_t* count = nullptr;  // (batch) valid rows, 0..K
 };
 
+// One GEMM operand W (N, K) of the networks, C = A · Wᵀ: fp32 rows (leading dimension K)
+// and, in a bf16 model, the same weight packed for the bf16 kernels (cpu/bf16.h layout).
+struct GemmWeight {
+  const float* f32 = nullptr;      // (N, K)
+  const uint16_t* bf16 = nullptr;  // packed panels; nullptr in an fp32 model
+  int N = 0, K = 0;
+};
+
 // Kernel layout of the weights: views into Model's packed block (model.cpp packs them).
 struct FlashBlockWeights {
   int span = 1;                  // S_l
-  const float* w1 = nullptr;     // (N1, d) rows [q_0..q_{nq-1}, k, v, gate, up]; norm weight folded in
+  GemmWeight w1;                 // (N1, d) rows [q_0..q_{nq-1}, k, v, gate, up]; norm weight folded in
   const float* b1 = nullptr;     // (N1) LayerNorm bias folded (W1 · b); nullptr for RMSNorm
   const float* lag_bias = nullptr;  // (nq, S)
-  const float* w2 = nullptr;     // (d, nq·hd + f) = [attn.out.weight | ffn.down.weight]
+  GemmWeight w2;                 // (d, nq·hd + f) = [attn.out.weight | ffn.down.weight]
 };
 struct ContactWeights {
   const float* row_w = nullptr;       // (Hφ, kContactRowDim) fc1 row columns / contact_std
@@ -124,28 +151,28 @@ struct ContactWeights {
                                       //   readout.value; readout.gate; head.value; head.gate]
 };
 struct FlashWeights {
-  const float* embed_w = nullptr;    // (d, input_dim)
+  GemmWeight embed_w;                // (d, input_dim)
   const float* embed_b = nullptr;    // (d)
   std::vector<FlashBlockWeights> blocks;
-  const float* readout_w = nullptr;  // (r, d) readout norm weight folded in
+  GemmWeight readout_w;              // (r, d) readout norm weight folded in
   const float* readout_b = nullptr;  // (r) readout.fc.bias (+ W · norm bias for LayerNorm)
-  const float* head_w = nullptr;     // (output_dim, r)
+  GemmWeight head_w;                 // (output_dim, r)
   const float* head_b = nullptr;     // (output_dim)
   ContactWeights contact;            // config.contact.enabled() only
 };
 struct NerdBlockWeights {
-  const float* qkv = nullptr;   // (3d, d) ln1 weight folded in
-  const float* out = nullptr;   // (d, d)
-  const float* fc = nullptr;    // (mlp_hidden, d) ln2 weight folded in
-  const float* proj = nullptr;  // (d, mlp_hidden)
+  GemmWeight qkv;   // (3d, d) ln1 weight folded in
+  GemmWeight out;   // (d, d)
+  GemmWeight fc;    // (mlp_hidden, d) ln2 weight folded in
+  GemmWeight proj;  // (d, mlp_hidden)
 };
 struct NerdWeights {
-  const float* embed_w = nullptr;  // (d, input_dim)
+  GemmWeight embed_w;              // (d, input_dim)
   const float* pos = nullptr;      // (window, d)
   std::vector<NerdBlockWeights> blocks;
-  const float* fc1 = nullptr;      // (head_hidden, d) ln_f weight folded in
+  GemmWeight fc1;                  // (head_hidden, d) ln_f weight folded in
   const float* fc1_b = nullptr;    // (head_hidden)
-  const float* fc2 = nullptr;      // (output_dim, head_hidden)
+  GemmWeight fc2;                  // (output_dim, head_hidden)
   const float* fc2_b = nullptr;    // (output_dim)
 };
 
@@ -155,18 +182,23 @@ class Model {
   // Loads a model directory (config.json + weights.safetensors) through core's
   // ModelArtifact: every tensor's presence and shape is checked against the config; a
   // truncated or corrupted file throws flashnerd::Error naming the file and the problem.
-  static std::shared_ptr<const Model> load(const std::string& dir);
+  // options.precision chooses fp32 or bf16 products (resolve_precision: bf16 on a CPU
+  // without native bf16 throws).
+  static std::shared_ptr<const Model> load(const std::string& dir, const ModelOptions& options = {});
   // Random weights of config's shape (PyTorch-like init, norm weights near 1, lag biases and
   // positions nonzero), for benchmarks and tests. Empty normalization becomes mean 0 / std 1.
-  static std::shared_ptr<const Model> random(const ModelConfig& config, uint64_t seed);
+  static std::shared_ptr<const Model> random(const ModelConfig& config, uint64_t seed,
+                                            const ModelOptions& options = {});
   // From tensors named and shaped as model_tensors(config) (checked).
   static std::shared_ptr<const Model> from_tensors(const ModelConfig& config,
-                                                   const std::vector<NamedTensor>& tensors);
+                                                   const std::vector<NamedTensor>& tensors,
+                                                   const ModelOptions& options = {});
 
   const ModelConfig& config() const { return config_; }
   Arch arch() const { return config_.arch; }
   int input_dim() const { return config_.input_dim; }
   int output_dim() const { return config_.output_dim; }
+  Precision precision() const { return precision_; }  // FP32 or BF16, never Auto
   // The tensors as stored (model_tensors order), e.g. for save_model_artifact or reference().
   const std::vector<NamedTensor>& tensors() const { return tensors_; }
   const float* tensor(const std::string& name) const;  // throws naming the tensor if absent
@@ -178,7 +210,9 @@ class Model {
 
   const FlashWeights& flash() const { return flash_; }  // arch() == FlashNeRD
   const NerdWeights& nerd() const { return nerd_; }     // arch() == NeRD
-  size_t packed_bytes() const { return packed_.size() * sizeof(float); }
+  size_t packed_bytes() const { return (packed_.size() + bf16_.size()) * sizeof(float); }
+  // Largest K over the network GEMMs (sizes the bf16 kernels' scratch).
+  int max_gemm_k() const { return max_gemm_k_; }
 
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
@@ -187,12 +221,16 @@ class Model {
   Model() = default;
   void pack();
   void pack_contact();
+  void pack_bf16(const std::vector<GemmWeight*>& weights);
 
   ModelConfig config_;
   AlignedBuffer original_;                   // every tensor, model_tensors order
   std::vector<NamedTensor> tensors_;         // views into original_
   std::vector<float> input_mean_, input_std_, target_mean_, target_std_;
   AlignedBuffer packed_;                     // kernel layout, one block
+  AlignedBuffer bf16_;                       // bf16 models: every GemmWeight packed (as uint16)
+  Precision precision_ = Precision::FP32;
+  int max_gemm_k_ = 0;
   FlashWeights flash_;
   NerdWeights nerd_;
 };
@@ -205,7 +243,14 @@ struct ContextOptions {
   int max_batch = 1;                     // environments this context can step at once
   ThreadPool* pool = nullptr;            // threads over the batch; nullptr: the caller only
   int tile_rows = 0;                     // rows per GEMM tile (envs, NeRD: env·window); 0: auto
-  GemmBackend gemm = GemmBackend::Auto;
+  GemmBackend gemm = GemmBackend::Auto;        // fp32 products
+  // Highest kernel level to use (tests and benchmarks of slower variants); the CPU's own
+  // limit applies too. A bf16 model needs at least AVX512_BF16.
+  Isa max_isa = Isa::AMX_BF16;
+  // A GEMM of a batch that fits one tile is split over the pool's threads by columns only
+  // when it has at least this many multiply-adds (M·N·K); 0: the default measured on the
+  // project's machines (docs/BENCHMARKS.md), −1: never split.
+  int64_t parallel_min_macs = 0;
 };
 
 // Per-rollout mutable state, reserved for its largest batch at construction: caches,
@@ -223,6 +268,10 @@ class Context {
   int threads() const { return int(scratch_.size()); }
   int tile_rows() const { return tile_rows_; }
   GemmBackend gemm_backend() const { return gemm_; }
+  Precision precision() const { return model_->precision(); }
+  // The kernels this context runs, e.g. "fp32: avx512 small-M + openblas" or
+  // "bf16: amx_bf16 (M >= 16) + avx512_bf16".
+  std::string kernel_summary() const;
 
   // Frames in environment env's history since its last reset (saturates at nothing: it
   // counts every frame; the caches keep only what the model looks at).
@@ -257,6 +306,10 @@ class Context {
   // threads) the columns are split over the threads so the weights are streamed once.
   void gemm(int M, int N, int K, const float* A, int lda, const float* W, int ldw, float beta,
             float* C, int ldc);
+  // C (M, W.N) = beta·C + A · Wᵀ in the model's precision; s is the calling tile's scratch
+  // (its bf16 buffer holds A rounded to bf16).
+  void gemm(Scratch& s, int M, const float* A, int lda, const GemmWeight& W, float beta, float* C,
+            int ldc);
 
  private:
   const Model* model_;
@@ -265,6 +318,9 @@ class Context {
   int tile_envs_ = 0;     // environments per tile
   GemmBackend gemm_ = GemmBackend::Auto;
   ThreadPool* pool_ = nullptr;
+  Isa small_isa_ = Isa::AVX2;     // fp32 small-M kernel level
+  Isa bf16_isa_ = Isa::AVX2;      // bf16 kernel level for M >= kAmxMinRows (AMX or AVX512_BF16)
+  int64_t parallel_min_macs_ = 0;
   // history, (max_batch, ...) per environment
   AlignedBuffer cache_;   // FlashNeRD: per block (max_batch, S_l−1, 2·hd) [k | v] slots, slot =
                           // frame mod (S_l−1); NeRD: (max_batch, window, input_dim) x̂, slot = frame mod window
@@ -279,9 +335,12 @@ class Context {
   struct GemmArgs {
     int M, N, K, lda, ldw, ldc;
     const float *A, *W;
+    const uint16_t* Wp;  // bf16 panels (bf16 models)
     float beta;
     float* C;
   } gemm_args_{};
+  // columns [n0, n1) of g on the calling thread; abf: that thread's bf16 scratch
+  void gemm_columns(const GemmArgs& g, int n0, int n1, uint16_t* abf);
   std::function<void(int64_t, int64_t, int)> gemm_fn_;
 };
 

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/model_artifact.h"
 #include "core/rng.h"
+#include "engine/cpu/bf16.h"
 #include "engine/engine.h"
 
 namespace flashnerd::engine {
@@ -36,6 +37,32 @@ GemmBackend parse_gemm_backend(const std::string& s) {
   throw Error("unknown GEMM backend '" + s + "': expected auto, openblas, eigen or naive");
 }
 
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::Auto: return "auto";
+    case Precision::FP32: return "fp32";
+    case Precision::BF16: return "bf16";
+  }
+  return "?";
+}
+
+Precision parse_precision(const std::string& s) {
+  if (s == "auto") return Precision::Auto;
+  if (s == "fp32") return Precision::FP32;
+  if (s == "bf16") return Precision::BF16;
+  throw Error("unknown precision '" + s + "': expected auto, fp32 or bf16");
+}
+
+Precision resolve_precision(Precision requested) {
+  const CpuFeatures& cpu = cpu_features();
+  if (requested == Precision::Auto) return cpu.native_bf16() ? Precision::BF16 : Precision::FP32;
+  if (requested == Precision::BF16)
+    FN_CHECK(cpu.native_bf16(), "bf16 precision needs a CPU with AVX-512-BF16 or AMX; this one (",
+             cpu.model.empty() ? cpu.vendor : cpu.model, ", kernels up to ", isa_name(cpu.best),
+             ") has neither: use --precision fp32 (or auto, which picks fp32 here)");
+  return requested;
+}
+
 AlignedBuffer::AlignedBuffer(size_t floats) : size_(floats) {
   const size_t bytes = std::max<size_t>(64, round16(floats) * sizeof(float));
   float* p = static_cast<float*>(std::aligned_alloc(64, bytes));
@@ -52,7 +79,7 @@ const float* Model::tensor(const std::string& name) const {
   throw Error("model: no tensor named '" + name + "' in a " + arch_name(config_.arch) + " model");
 }
 
-std::shared_ptr<const Model> Model::load(const std::string& dir) {
+std::shared_ptr<const Model> Model::load(const std::string& dir, const ModelOptions& options) {
   ModelArtifact artifact = ModelArtifact::load(dir);
   std::vector<NamedTensor> tensors;
   for (const auto& spec : model_tensors(artifact.config)) {
@@ -60,13 +87,14 @@ std::shared_ptr<const Model> Model::load(const std::string& dir) {
     tensors.push_back({spec.name, spec.shape, v.data});
   }
   try {
-    return from_tensors(artifact.config, tensors);
+    return from_tensors(artifact.config, tensors, options);
   } catch (const Error& e) {
     throw Error(str_cat(dir, ": ", e.what()));
   }
 }
 
-std::shared_ptr<const Model> Model::random(const ModelConfig& config, uint64_t seed) {
+std::shared_ptr<const Model> Model::random(const ModelConfig& config, uint64_t seed,
+                                          const ModelOptions& options) {
   ModelConfig c = config;
   if (c.norm.input_mean.empty()) c.norm.input_mean.assign(size_t(c.input_dim), 0.f);
   if (c.norm.input_std.empty()) c.norm.input_std.assign(size_t(c.input_dim), 1.f);
@@ -103,12 +131,14 @@ std::shared_ptr<const Model> Model::random(const ModelConfig& config, uint64_t s
     storage.push_back(std::move(v));
     tensors.push_back({spec.name, spec.shape, storage.back().data()});
   }
-  return from_tensors(c, tensors);
+  return from_tensors(c, tensors, options);
 }
 
 std::shared_ptr<const Model> Model::from_tensors(const ModelConfig& config,
-                                                 const std::vector<NamedTensor>& tensors) {
+                                                 const std::vector<NamedTensor>& tensors,
+                                                 const ModelOptions& options) {
   config.validate();
+  const Precision precision = resolve_precision(options.precision);
   FN_CHECK(!config.norm.input_mean.empty() && !config.norm.input_std.empty() &&
                !config.norm.target_mean.empty() && !config.norm.target_std.empty(),
            "model: the config has no normalization (input/target mean and std); a trained model "
@@ -134,6 +164,7 @@ std::shared_ptr<const Model> Model::from_tensors(const ModelConfig& config,
 
   std::shared_ptr<Model> m(new Model());
   m->config_ = config;
+  m->precision_ = precision;
   const auto specs = model_tensors(config);
   std::map<std::string, const NamedTensor*> by_name;
   for (const auto& t : tensors) by_name[t.name] = &t;
@@ -169,6 +200,13 @@ void Model::pack() {
   // Lay out the views first (sizes in floats, each rounded to 64 bytes), then fill them.
   std::vector<std::pair<const float**, size_t>> views;
   auto reserve = [&](const float** view, size_t n) { views.push_back({view, n}); };
+  std::vector<GemmWeight*> gemms;  // the network products (bf16 in a bf16 model)
+  auto reserve_gemm = [&](GemmWeight& g, size_t N, size_t K) {
+    g.N = int(N);
+    g.K = int(K);
+    reserve(&g.f32, N * K);
+    gemms.push_back(&g);
+  };
   const int din = c.input_dim, dout = c.output_dim;
   if (c.arch == Arch::FlashNeRD) {
     const FlashConfig& f = c.flash;
@@ -176,19 +214,19 @@ void Model::pack() {
     const size_t u = size_t(f.n_heads * f.head_dim + f.ffn_hidden);
     const bool ln = f.norm == NormKind::LayerNorm;
     flash_.blocks.resize(size_t(f.n_layers));
-    reserve(&flash_.embed_w, d * size_t(din));
+    reserve_gemm(flash_.embed_w, d, size_t(din));
     reserve(&flash_.embed_b, d);
     for (int l = 0; l < f.n_layers; ++l) {
       FlashBlockWeights& b = flash_.blocks[size_t(l)];
       b.span = f.spans[size_t(l)];
-      reserve(&b.w1, n1 * d);
+      reserve_gemm(b.w1, n1, d);
       if (ln) reserve(&b.b1, n1);
       reserve(&b.lag_bias, size_t(f.n_heads * b.span));
-      reserve(&b.w2, d * u);
+      reserve_gemm(b.w2, d, u);
     }
-    reserve(&flash_.readout_w, size_t(f.readout_hidden) * d);
+    reserve_gemm(flash_.readout_w, size_t(f.readout_hidden), d);
     reserve(&flash_.readout_b, size_t(f.readout_hidden));
-    reserve(&flash_.head_w, size_t(dout * f.readout_hidden));
+    reserve_gemm(flash_.head_w, size_t(dout), size_t(f.readout_hidden));
     reserve(&flash_.head_b, size_t(dout));
     if (c.contact.enabled()) {
       const ContactEncoderConfig& k = c.contact;
@@ -204,17 +242,17 @@ void Model::pack() {
     const NerdConfig& n = c.nerd;
     const size_t d = size_t(n.d_model), hid = size_t(n.mlp_hidden);
     nerd_.blocks.resize(size_t(n.n_layers));
-    reserve(&nerd_.embed_w, d * size_t(din));
+    reserve_gemm(nerd_.embed_w, d, size_t(din));
     reserve(&nerd_.pos, size_t(n.window) * d);
     for (auto& b : nerd_.blocks) {
-      reserve(&b.qkv, 3 * d * d);
-      reserve(&b.out, d * d);
-      reserve(&b.fc, hid * d);
-      reserve(&b.proj, d * hid);
+      reserve_gemm(b.qkv, 3 * d, d);
+      reserve_gemm(b.out, d, d);
+      reserve_gemm(b.fc, hid, d);
+      reserve_gemm(b.proj, d, hid);
     }
-    reserve(&nerd_.fc1, size_t(n.head_hidden) * d);
+    reserve_gemm(nerd_.fc1, size_t(n.head_hidden), d);
     reserve(&nerd_.fc1_b, size_t(n.head_hidden));
-    reserve(&nerd_.fc2, size_t(dout * n.head_hidden));
+    reserve_gemm(nerd_.fc2, size_t(dout), size_t(n.head_hidden));
     reserve(&nerd_.fc2_b, size_t(dout));
   }
   size_t total = 0;
@@ -246,48 +284,63 @@ void Model::pack() {
     const size_t d = size_t(f.d_model), qkv = size_t(f.qkv_dim()), gu = 2 * size_t(f.ffn_hidden);
     const size_t o = size_t(f.n_heads * f.head_dim), ff = size_t(f.ffn_hidden);
     const bool ln = f.norm == NormKind::LayerNorm;
-    copy(flash_.embed_w, "embed.weight", d * size_t(din));
+    copy(flash_.embed_w.f32, "embed.weight", d * size_t(din));
     copy(flash_.embed_b, "embed.bias", d);
     for (int l = 0; l < f.n_layers; ++l) {
       const FlashBlockWeights& b = flash_.blocks[size_t(l)];
       const std::string p = "blocks." + std::to_string(l) + ".";
       const float* w = tensor(p + "norm.weight");
       const float* nb = ln ? tensor(p + "norm.bias") : nullptr;
-      fold(out(b.w1), tensor(p + "attn.qkv.weight"), qkv, d, w, nb, ln ? out(b.b1) : nullptr);
-      fold(out(b.w1) + qkv * d, tensor(p + "ffn.gate_up.weight"), gu, d, w, nb,
+      fold(out(b.w1.f32), tensor(p + "attn.qkv.weight"), qkv, d, w, nb, ln ? out(b.b1) : nullptr);
+      fold(out(b.w1.f32) + qkv * d, tensor(p + "ffn.gate_up.weight"), gu, d, w, nb,
            ln ? out(b.b1) + qkv : nullptr);
       copy(b.lag_bias, p + "attn.lag_bias", size_t(f.n_heads * b.span));
       const float* wo = tensor(p + "attn.out.weight");
       const float* wd = tensor(p + "ffn.down.weight");
       for (size_t r = 0; r < d; ++r) {
-        std::memcpy(out(b.w2) + r * (o + ff), wo + r * o, o * sizeof(float));
-        std::memcpy(out(b.w2) + r * (o + ff) + o, wd + r * ff, ff * sizeof(float));
+        std::memcpy(out(b.w2.f32) + r * (o + ff), wo + r * o, o * sizeof(float));
+        std::memcpy(out(b.w2.f32) + r * (o + ff) + o, wd + r * ff, ff * sizeof(float));
       }
     }
     const size_t rh = size_t(f.readout_hidden);
     copy(flash_.readout_b, "readout.fc.bias", rh);
-    fold(out(flash_.readout_w), tensor("readout.fc.weight"), rh, d, tensor("readout.norm.weight"),
+    fold(out(flash_.readout_w.f32), tensor("readout.fc.weight"), rh, d, tensor("readout.norm.weight"),
          ln ? tensor("readout.norm.bias") : nullptr, out(flash_.readout_b));
-    copy(flash_.head_w, "head.weight", size_t(dout) * rh);
+    copy(flash_.head_w.f32, "head.weight", size_t(dout) * rh);
     copy(flash_.head_b, "head.bias", size_t(dout));
     if (c.contact.enabled()) pack_contact();
   } else {
     const NerdConfig& n = c.nerd;
     const size_t d = size_t(n.d_model), hid = size_t(n.mlp_hidden), hh = size_t(n.head_hidden);
-    copy(nerd_.embed_w, "embed.weight", d * size_t(din));
+    copy(nerd_.embed_w.f32, "embed.weight", d * size_t(din));
     copy(nerd_.pos, "pos_embed", size_t(n.window) * d);
     for (int l = 0; l < n.n_layers; ++l) {
       const NerdBlockWeights& b = nerd_.blocks[size_t(l)];
       const std::string p = "blocks." + std::to_string(l) + ".";
-      fold(out(b.qkv), tensor(p + "attn.qkv.weight"), 3 * d, d, tensor(p + "ln1.weight"), nullptr, nullptr);
-      copy(b.out, p + "attn.out.weight", d * d);
-      fold(out(b.fc), tensor(p + "mlp.fc.weight"), hid, d, tensor(p + "ln2.weight"), nullptr, nullptr);
-      copy(b.proj, p + "mlp.proj.weight", d * hid);
+      fold(out(b.qkv.f32), tensor(p + "attn.qkv.weight"), 3 * d, d, tensor(p + "ln1.weight"), nullptr, nullptr);
+      copy(b.out.f32, p + "attn.out.weight", d * d);
+      fold(out(b.fc.f32), tensor(p + "mlp.fc.weight"), hid, d, tensor(p + "ln2.weight"), nullptr, nullptr);
+      copy(b.proj.f32, p + "mlp.proj.weight", d * hid);
     }
-    fold(out(nerd_.fc1), tensor("head.fc1.weight"), hh, d, tensor("ln_f.weight"), nullptr, nullptr);
+    fold(out(nerd_.fc1.f32), tensor("head.fc1.weight"), hh, d, tensor("ln_f.weight"), nullptr, nullptr);
     copy(nerd_.fc1_b, "head.fc1.bias", hh);
-    copy(nerd_.fc2, "head.fc2.weight", size_t(dout) * hh);
+    copy(nerd_.fc2.f32, "head.fc2.weight", size_t(dout) * hh);
     copy(nerd_.fc2_b, "head.fc2.bias", size_t(dout));
+  }
+  for (const GemmWeight* g : gemms) max_gemm_k_ = std::max(max_gemm_k_, g->K);
+  if (precision_ == Precision::BF16) pack_bf16(gemms);
+}
+
+void Model::pack_bf16(const std::vector<GemmWeight*>& weights) {
+  // every packed weight starts on a 64-byte boundary (its size is a multiple of 32·32 elements)
+  size_t elems = 0;
+  for (const GemmWeight* g : weights) elems += cpu::bf16_packed_elems(g->N, g->K);
+  bf16_ = AlignedBuffer((elems + 1) / 2);
+  auto* dst = reinterpret_cast<uint16_t*>(bf16_.data());
+  for (GemmWeight* g : weights) {
+    cpu::pack_bf16(g->N, g->K, g->f32, g->K, dst);
+    g->bf16 = dst;
+    dst += cpu::bf16_packed_elems(g->N, g->K);
   }
 }
 

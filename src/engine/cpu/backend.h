@@ -27,6 +27,7 @@ struct Context::Scratch {
   float* r = nullptr;   // (envs, ldr) readout / head hidden
   float* o = nullptr;   // (envs, ldo) standardized increments
   float* p = nullptr;   // (window) NeRD attention probabilities
+  uint16_t* abf = nullptr;  // bf16 models: (round32(rows), round32(max K)) a GEMM input in bf16
   int ldx = 0, ldh = 0, ldy = 0, ldu = 0, ldr = 0, ldo = 0;
   // FlashNeRD variable contacts (rows = envs · K at most)
   float* crow = nullptr;  // (envs·K, kContactRowDim) the tile's valid rows, gathered

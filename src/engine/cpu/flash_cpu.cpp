@@ -17,9 +17,9 @@ void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0,
   const FlashConfig& f = c.flash;
   const FlashWeights& w = model.flash();
   const Context::Job& job = ctx.job();
-  const int M = env1 - env0, din = c.input_dim, dout = c.output_dim;
+  const int M = env1 - env0, dout = c.output_dim;
   const int d = f.d_model, hd = f.head_dim, nq = f.n_heads, ff = f.ffn_hidden;
-  const int n1 = f.qkv_dim() + 2 * ff, nu = nq * hd + ff;
+  const int n1 = f.qkv_dim() + 2 * ff;
   const float scale = 1.f / std::sqrt(float(hd));
   int64_t* frames = ctx.frames_data();
   uint8_t* diverged = ctx.diverged_data();
@@ -29,7 +29,7 @@ void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0,
     if (!normalize_frame(model, job, env0 + m, s.x + size_t(m) * s.ldx)) diverged[env0 + m] = 1;
 
   // embedding h = x̂ Eᵀ + b (M, d)
-  ctx.gemm(M, d, din, s.x, s.ldx, w.embed_w, din, 0.f, s.h, s.ldh);
+  ctx.gemm(s, M, s.x, s.ldx, w.embed_w, 0.f, s.h, s.ldh);
   add_bias(M, d, w.embed_b, s.h, s.ldh);
   // variable contacts: G_e, G_r, G_Δ of every environment into s.cg (engine.h)
   const bool contacts = c.contact.enabled();
@@ -48,7 +48,7 @@ void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0,
       rms_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
     else
       layer_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
-    ctx.gemm(M, n1, d, s.z, s.ldh, b.w1, d, 0.f, s.y, s.ldy);
+    ctx.gemm(s, M, s.z, s.ldh, b.w1, 0.f, s.y, s.ldy);
     if (b.b1) add_bias(M, n1, b.b1, s.y, s.ldy);
 
     // attention over lags 0..min(S−1, t) per environment and query head -> u[:, 0:nq·hd]
@@ -95,7 +95,7 @@ void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0,
     // gated unit -> u[:, nq·hd:], then h += [o | g] [Wo | Wd]ᵀ
     const float* gate = s.y + f.qkv_dim();
     glu(f.activation, M, ff, gate, gate + ff, s.ldy, s.u + nq * hd, s.ldu);
-    ctx.gemm(M, d, nu, s.u, s.ldu, b.w2, nu, 1.f, s.h, s.ldh);
+    ctx.gemm(s, M, s.u, s.ldu, b.w2, 1.f, s.h, s.ldh);
   }
 
   // readout r = SiLU(Norm(h) Rᵀ + b) (+ G_r), ŷ = r Hᵀ + b (+ G_Δ)
@@ -103,11 +103,11 @@ void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0,
     rms_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
   else
     layer_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
-  ctx.gemm(M, rh, d, s.z, s.ldh, w.readout_w, d, 0.f, s.r, s.ldr);
+  ctx.gemm(s, M, s.z, s.ldh, w.readout_w, 0.f, s.r, s.ldr);
   add_bias(M, rh, w.readout_b, s.r, s.ldr);
   silu_inplace(M, rh, s.r, s.ldr);
   if (contacts) add_rows(M, rh, s.cg + 2 * d, s.ldcg, s.r, s.ldr);
-  ctx.gemm(M, dout, rh, s.r, s.ldr, w.head_w, rh, 0.f, s.o, s.ldo);
+  ctx.gemm(s, M, s.r, s.ldr, w.head_w, 0.f, s.o, s.ldo);
   add_bias(M, dout, w.head_b, s.o, s.ldo);
   if (contacts) add_rows(M, dout, s.cg + 2 * (d + rh), s.ldcg, s.o, s.ldo);
 

@@ -11,6 +11,7 @@
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include "core/error.h"
+#include "engine/cpu/kernel_variants.h"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -113,12 +114,15 @@ void gemm_nt_small(int M, int N, int K, const float* A, int lda, const float* W,
 }
 
 void gemm_nt(GemmBackend backend, int M, int N, int K, const float* A, int lda, const float* W,
-             int ldw, float beta, float* C, int ldc) {
+             int ldw, float beta, float* C, int ldc, Isa max_isa) {
   if (M <= 0 || N <= 0) return;
   switch (backend) {
     case GemmBackend::Auto:
       if (M <= kSmallGemmRows) {
-        gemm_nt_small(M, N, K, A, lda, W, ldw, beta, C, ldc);
+        if (int(max_isa) >= int(Isa::AVX512) && cpu_features().has(Isa::AVX512))
+          gemm_nt_small_avx512(M, N, K, A, lda, W, ldw, beta, C, ldc);
+        else
+          gemm_nt_small(M, N, K, A, lda, W, ldw, beta, C, ldc);
         return;
       }
       [[fallthrough]];

@@ -14,8 +14,9 @@ constexpr int kSmallGemmRows = 8;
 
 // C (M, N; ldc) = beta · C + A (M, K; lda) · Wᵀ with W (N, K; ldw); beta is 0 or 1 (with
 // beta 0, C is never read). OpenBLAS is called single-threaded (the engine threads itself).
+// Auto's small-M kernel is the AVX-512 one where max_isa and the CPU allow, else AVX2.
 void gemm_nt(GemmBackend backend, int M, int N, int K, const float* A, int lda, const float* W,
-             int ldw, float beta, float* C, int ldc);
+             int ldw, float beta, float* C, int ldc, Isa max_isa = Isa::AMX_BF16);
 // Own kernel: 3×4 (one row: 1×8) register blocks of 8-wide FMA chains along K (AVX2), for
 // few rows: reads W once.
 void gemm_nt_small(int M, int N, int K, const float* A, int lda, const float* W, int ldw,

@@ -43,7 +43,7 @@ void nerd_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, 
   }
 
   // tokens h = x̂ Eᵀ + pos (T, d)
-  ctx.gemm(T, d, din, s.x, s.ldx, w.embed_w, din, 0.f, s.h, s.ldh);
+  ctx.gemm(s, T, s.x, s.ldx, w.embed_w, 0.f, s.h, s.ldh);
   for (int m = 0; m < M; ++m)
     for (int p = 0; p < W; ++p) add_bias(1, d, w.pos + size_t(p) * d, s.h + size_t(m * W + p) * s.ldh, s.ldh);
 
@@ -51,7 +51,7 @@ void nerd_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, 
     const NerdBlockWeights& b = w.blocks[size_t(l)];
     // attention: y = LN1(h) Wqkvᵀ (T, 3d); u = causal softmax attention (T, d); h += u Woᵀ
     layer_normalize(T, d, s.h, s.ldh, s.z, s.ldh);
-    ctx.gemm(T, 3 * d, d, s.z, s.ldh, b.qkv, d, 0.f, s.y, s.ldy);
+    ctx.gemm(s, T, s.z, s.ldh, b.qkv, 0.f, s.y, s.ldy);
     for (int m = 0; m < M; ++m) {
       const float* ye = s.y + size_t(m * W) * s.ldy;
       float* ue = s.u + size_t(m * W) * s.ldu;
@@ -76,12 +76,12 @@ void nerd_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, 
         }
       }
     }
-    ctx.gemm(T, d, d, s.u, s.ldu, b.out, d, 1.f, s.h, s.ldh);
+    ctx.gemm(s, T, s.u, s.ldu, b.out, 1.f, s.h, s.ldh);
     // MLP: h += GELU(LN2(h) Wfcᵀ) Wprojᵀ
     layer_normalize(T, d, s.h, s.ldh, s.z, s.ldh);
-    ctx.gemm(T, hid, d, s.z, s.ldh, b.fc, d, 0.f, s.y, s.ldy);
+    ctx.gemm(s, T, s.z, s.ldh, b.fc, 0.f, s.y, s.ldy);
     gelu_inplace(T, hid, s.y, s.ldy);
-    ctx.gemm(T, d, hid, s.y, s.ldy, b.proj, hid, 1.f, s.h, s.ldh);
+    ctx.gemm(s, T, s.y, s.ldy, b.proj, 1.f, s.h, s.ldh);
   }
 
   // last real position of each environment: LN_f, head MLP
@@ -90,10 +90,10 @@ void nerd_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, 
     layer_normalize(1, d, s.h + size_t(m * W + len - 1) * s.ldh, s.ldh, s.zl + size_t(m) * s.ldh, s.ldh);
   }
   const int hh = n.head_hidden;
-  ctx.gemm(M, hh, d, s.zl, s.ldh, w.fc1, d, 0.f, s.r, s.ldr);
+  ctx.gemm(s, M, s.zl, s.ldh, w.fc1, 0.f, s.r, s.ldr);
   add_bias(M, hh, w.fc1_b, s.r, s.ldr);
   gelu_inplace(M, hh, s.r, s.ldr);
-  ctx.gemm(M, dout, hh, s.r, s.ldr, w.fc2, hh, 0.f, s.o, s.ldo);
+  ctx.gemm(s, M, s.r, s.ldr, w.fc2, 0.f, s.o, s.ldo);
   add_bias(M, dout, w.fc2_b, s.o, s.ldo);
 
   finish_tile(model, ctx, s, env0, env1);
