@@ -71,14 +71,16 @@ void free(void* p) { __libc_free(p); }
 namespace flashnerd::engine {
 namespace {
 
-long allocations_over_steps(const ModelConfig& config, GemmBackend gemm, int B, int tile_rows) {
-  auto model = Model::random(config, 3);
+long allocations_over_steps(const ModelConfig& config, GemmBackend gemm, int B, int tile_rows,
+                            Precision precision = Precision::FP32, int64_t parallel_min_macs = 0) {
+  auto model = Model::random(config, 3, ModelOptions{precision});
   ThreadPool pool(2);
   ContextOptions opt;
   opt.max_batch = B;
   opt.pool = &pool;
   opt.gemm = gemm;
   opt.tile_rows = tile_rows;
+  opt.parallel_min_macs = parallel_min_macs;
   Context ctx(*model, opt);
   auto in = testing::random_inputs(size_t(B), config.input_dim, 5);
   // a variable-contact model steps with detected rows (counts 0..K) of every environment
@@ -129,6 +131,26 @@ TEST(Allocation, NoHeapAllocationInFlashStepWithContacts) {
 TEST(Allocation, NoHeapAllocationInNerdStep) {
   if (!FLASHNERD_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
   EXPECT_EQ(allocations_over_steps(testing::nerd_test_config(), GemmBackend::Auto, 40, 0), 0);
+}
+
+}  // namespace
+}  // namespace flashnerd::engine
+
+namespace flashnerd::engine {
+namespace {
+
+// bf16 products and column-split small batches (every GEMM over both threads) allocate
+// nothing either.
+TEST(Allocation, NoHeapAllocationInBf16AndSplitSteps) {
+  if (!FLASHNERD_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
+  EXPECT_EQ(allocations_over_steps(testing::flash_test_config(), GemmBackend::Auto, 3, 0, Precision::FP32, 1), 0);
+  EXPECT_EQ(allocations_over_steps(testing::nerd_test_config(), GemmBackend::Auto, 3, 0, Precision::FP32, 1), 0);
+  if (!cpu_features().native_bf16())
+    GTEST_SKIP() << "bf16 path skipped: this CPU (" << cpu_features().model << ") has no native bf16";
+  for (const ModelConfig& config : {testing::flash_test_config(), testing::nerd_test_config()}) {
+    EXPECT_EQ(allocations_over_steps(config, GemmBackend::Auto, 70, 32, Precision::BF16), 0);
+    EXPECT_EQ(allocations_over_steps(config, GemmBackend::Auto, 3, 0, Precision::BF16, 1), 0);
+  }
 }
 
 }  // namespace
