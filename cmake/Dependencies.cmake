@@ -20,6 +20,10 @@ endif()
 find_library(OPENBLAS_LIBRARY NAMES openblas REQUIRED)
 find_path(CBLAS_INCLUDE_DIR cblas.h PATHS /usr/include/x86_64-linux-gnu/openblas-pthread /usr/include/openblas REQUIRED)
 
+# oneDNN 2.6 (libdnnl-dev): the bf16 GEMM ceiling the benchmarks compare against.
+find_library(DNNL_LIBRARY NAMES dnnl REQUIRED)
+find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp REQUIRED)
+
 # EGL + OpenGL for offscreen rendering.
 find_library(EGL_LIBRARY EGL)
 find_library(OPENGL_LIBRARY OpenGL)

@@ -13,6 +13,18 @@ void add_common_options(CLI::App& sub, CommonOptions& opts) {
   sub.add_flag("--json", opts.json, "Print the final summary as one JSON object on stdout");
 }
 
+void add_precision_option(CLI::App& sub, std::string& precision) {
+  sub.add_option("--precision", precision,
+                 "Matrix products: auto (bf16 where the CPU has native bf16), fp32 or bf16")
+      ->capture_default_str();
+}
+
+engine::ModelOptions model_options(const std::string& precision) {
+  engine::ModelOptions o;
+  o.precision = engine::resolve_precision(engine::parse_precision(precision));
+  return o;
+}
+
 std::string format_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(header.size(), 0);

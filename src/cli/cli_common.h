@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "engine/engine.h"
+
 namespace flashnerd::cli {
 
 // Options every subcommand has.
@@ -30,6 +32,11 @@ std::string format_number(double x, const char* printf_format = "%.4g");
 // Parses "1,16,256" into integers; throws flashnerd::Error naming the option on bad input.
 std::vector<int64_t> parse_int_list(const std::string& text, const std::string& option);
 
+// --precision auto|fp32|bf16 on every command that runs a model (engine::Precision).
+void add_precision_option(CLI::App& sub, std::string& precision);
+// The model options for it; bf16 on a CPU without native bf16 throws with the fix.
+engine::ModelOptions model_options(const std::string& precision);
+
 // Each subcommand file defines one register function.
 void register_gen(CLI::App& app);
 void register_train(CLI::App& app);
@@ -38,5 +45,6 @@ void register_bench(CLI::App& app);
 void register_bench_contacts(CLI::App& app);
 void register_rollout(CLI::App& app);
 void register_couple(CLI::App& app);
+void register_info(CLI::App& app);
 
 }  // namespace flashnerd::cli

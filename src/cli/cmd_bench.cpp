@@ -3,7 +3,8 @@
 // pre-normalized and already in memory, histories full), throughput Q(B) = B / (10³ L) million
 // transitions/s, achieved GFLOP/s from flops_per_transition, and the machine's own GEMM rate
 // measured in the same run; memory per environment. Random weights of a preset's shape unless
-// --model gives a trained model.
+// --model gives a trained model. Each precision (fp32, and bf16 where the CPU has it) is timed
+// against its own ceiling: OpenBLAS sgemm for fp32, oneDNN's bf16 matmul for bf16.
 #include <algorithm>
 #include <cmath>
 #include <chrono>
@@ -39,6 +40,8 @@ struct BenchOptions {
   double group_seconds = 0.2;
   double warmup_seconds = 10;
   std::string gemm = "auto";
+  std::string precision = "all";  // all | auto | fp32 | bf16
+  int64_t parallel_min_macs = 0;
   int tile_rows = 0;
   double max_memory_gb = 0;
   uint64_t seed = 1;
@@ -63,7 +66,7 @@ double physical_memory_bytes() {
 }
 
 struct Result {
-  std::string arch;
+  std::string arch, precision;
   int64_t batch = 0;
   double latency_ms = 0, mtps = 0, gflops = 0;
 };
@@ -78,6 +81,14 @@ void run_bench(const BenchOptions& o) {
   ThreadPool pool(o.threads);
   const double memory_limit = o.max_memory_gb > 0 ? o.max_memory_gb * 1e9 : 0.6 * physical_memory_bytes();
 
+  // precisions: all = fp32 and, where the CPU has native bf16, bf16
+  std::vector<engine::Precision> precisions;
+  if (o.precision == "all") {
+    precisions.push_back(engine::Precision::FP32);
+    if (engine::cpu_features().native_bf16()) precisions.push_back(engine::Precision::BF16);
+  } else {
+    precisions.push_back(model_options(o.precision).precision);
+  }
   // models: from --model (its own arch; the other arch gets the same preset and dims) or random
   std::vector<Arch> archs;
   if (o.arch != "nerd") archs.push_back(Arch::FlashNeRD);
@@ -86,31 +97,37 @@ void run_bench(const BenchOptions& o) {
   int din = o.input_dim, dout = o.output_dim;
   std::string preset = o.preset;
   if (!o.model_dir.empty()) {
-    loaded = engine::Model::load(o.model_dir);
+    loaded = engine::Model::load(o.model_dir);  // fp32 copy: its config and weights
     FN_CHECK(!loaded->config().contact.enabled(), o.model_dir, " reads variable contacts: its step needs "
              "detected rows; time it with 'flashnerd bench-contacts --model ", o.model_dir, " --data DATA'");
     din = loaded->input_dim();
     dout = loaded->output_dim();
     if (!loaded->config().preset.empty()) preset = loaded->config().preset;
   }
-  std::map<Arch, std::shared_ptr<const engine::Model>> models;
-  for (Arch a : archs) {
-    if (loaded && loaded->arch() == a)
-      models[a] = loaded;
-    else
-      models[a] = engine::Model::random(engine::synthetic_config(a, preset, din, dout), o.seed);
-  }
+  std::map<std::pair<Arch, engine::Precision>, std::shared_ptr<const engine::Model>> models;
+  for (Arch a : archs)
+    for (engine::Precision p : precisions) {
+      const engine::ModelOptions mo{p};
+      if (loaded && loaded->arch() == a)
+        models[{a, p}] = engine::Model::from_tensors(loaded->config(), loaded->tensors(), mo);
+      else
+        models[{a, p}] = engine::Model::random(engine::synthetic_config(a, preset, din, dout), o.seed, mo);
+    }
+  const bool bf16 = std::count(precisions.begin(), precisions.end(), engine::Precision::BF16) > 0;
 
-  std::fprintf(stderr, "measuring the GEMM rate (%d threads)...\n", pool.size());
+  std::fprintf(stderr, "measuring the GEMM rates (%d threads)...\n", pool.size());
   const double gemm_before = engine::measure_gemm_gflops(&pool, gemm, 1.0);
+  const double bf16_before = bf16 ? engine::measure_bf16_gemm_gflops(&pool, engine::Bf16Gemm::OneDNN, 1.0) : 0;
 
   nlohmann::json summary;
   summary["models"] = nlohmann::json::object();
   std::vector<Result> results;
   std::vector<std::string> skipped, notes;
   using clock = std::chrono::steady_clock;
-  for (Arch a : archs) {
-    const engine::Model& model = *models[a];
+  std::map<std::string, std::string> kernels;  // precision -> the context's kernel summary
+  for (Arch a : archs)
+   for (engine::Precision prec : precisions) {
+    const engine::Model& model = *models[{a, prec}];
     const double flops = flops_per_transition(model.config());
     nlohmann::json m = {{"parameters", parameter_count(model.config())}, {"flops_per_transition", flops}};
     for (int64_t B : batches) {
@@ -122,6 +139,7 @@ void run_bench(const BenchOptions& o) {
         probe.gemm = gemm;
         probe.tile_rows = o.tile_rows;
         engine::Context small(model, probe);
+        kernels[engine::precision_name(prec)] = small.kernel_summary();
         m["cache_bytes_per_env"] = small.cache_bytes_per_env();
         m["activation_bytes_per_env"] = small.activation_bytes_per_env();
         const double need = double(B) * (double(small.cache_bytes_per_env()) + 4.0 * (din + dout) + 9) +
@@ -138,6 +156,7 @@ void run_bench(const BenchOptions& o) {
       opt.pool = &pool;
       opt.gemm = gemm;
       opt.tile_rows = o.tile_rows;
+      opt.parallel_min_macs = o.parallel_min_macs;
       engine::Context ctx(model, opt);
       std::vector<float> x(size_t(B) * din), y(size_t(B) * dout);
       Rng rng(o.seed + 7);
@@ -167,10 +186,10 @@ void run_bench(const BenchOptions& o) {
       }
       std::sort(lat.begin(), lat.end());
       const double L = lat[lat.size() / 2];
-      Result r{arch_name(a), B, L * 1e3, double(B) / (1e6 * L), flops * double(B) / L / 1e9};
+      Result r{arch_name(a), engine::precision_name(prec), B, L * 1e3, double(B) / (1e6 * L), flops * double(B) / L / 1e9};
       results.push_back(r);
-      std::fprintf(stderr, "%-9s B=%-6lld %10.4f ms  %9.4f Mtrans/s  %7.1f GFLOP/s\n", r.arch.c_str(),
-                   (long long)B, r.latency_ms, r.mtps, r.gflops);
+      std::fprintf(stderr, "%-9s %s B=%-6lld %10.4f ms  %9.4f Mtrans/s  %7.1f GFLOP/s\n", r.arch.c_str(),
+                   r.precision.c_str(), (long long)B, r.latency_ms, r.mtps, r.gflops);
     }
     summary["models"][arch_name(a)] = m;
   }
@@ -181,10 +200,22 @@ void run_bench(const BenchOptions& o) {
   const double gemm_gflops = std::max(gemm_before, gemm_after);
   summary["gemm_gflops"] = gemm_gflops;
   summary["gemm_gflops_before_after"] = {gemm_before, gemm_after};
+  double bf16_gflops = 0;
+  if (bf16) {
+    const double bf16_after = engine::measure_bf16_gemm_gflops(&pool, engine::Bf16Gemm::OneDNN, 1.0);
+    bf16_gflops = std::max(bf16_before, bf16_after);
+    summary["bf16_gemm_gflops"] = bf16_gflops;
+    summary["bf16_gemm_gflops_before_after"] = {bf16_before, bf16_after};
+    summary["bf16_engine_kernel_gflops"] = engine::measure_bf16_gemm_gflops(&pool, engine::Bf16Gemm::Engine, 1.0);
+  }
+  auto ceiling = [&](const std::string& precision) { return precision == "bf16" ? bf16_gflops : gemm_gflops; };
+  summary["cpu"] = engine::cpu_features().summary();
+  summary["kernels"] = kernels;
   summary["results"] = nlohmann::json::array();
   for (const auto& r : results)
-    summary["results"].push_back({{"arch", r.arch}, {"batch", r.batch}, {"latency_ms", r.latency_ms},
-                                  {"mtransitions_per_s", r.mtps}, {"gflops", r.gflops}});
+    summary["results"].push_back({{"arch", r.arch}, {"precision", r.precision}, {"batch", r.batch},
+                                  {"latency_ms", r.latency_ms}, {"mtransitions_per_s", r.mtps},
+                                  {"gflops", r.gflops}, {"share_of_ceiling", r.gflops / ceiling(r.precision)}});
   summary["threads"] = pool.size();
   summary["preset"] = preset;
   summary["input_dim"] = din;
@@ -196,13 +227,16 @@ void run_bench(const BenchOptions& o) {
 
   if (!o.plot.empty()) {
     std::vector<PlotSeries> series;
-    for (Arch a : archs) {
+    for (Arch a : archs)
+     for (engine::Precision prec : precisions) {
       PlotSeries ps;
-      ps.label = a == Arch::FlashNeRD ? "FlashNeRD" : "Optimized NeRD";
-      ps.rgb = a == Arch::FlashNeRD ? 0x1f77b4 : 0xd62728;
+      const std::string pn = engine::precision_name(prec);
+      ps.label = std::string(a == Arch::FlashNeRD ? "FlashNeRD" : "Optimized NeRD") + " " + pn;
+      ps.rgb = a == Arch::FlashNeRD ? (prec == engine::Precision::BF16 ? 0x17becf : 0x1f77b4)
+                                    : (prec == engine::Precision::BF16 ? 0xff7f0e : 0xd62728);
       ps.markers = true;
       for (const auto& r : results) {
-        if (r.arch != arch_name(a)) continue;
+        if (r.arch != arch_name(a) || r.precision != pn) continue;
         ps.x.push_back(std::log10(double(r.batch)));
         ps.y.push_back(r.mtps);
       }
@@ -221,22 +255,30 @@ void run_bench(const BenchOptions& o) {
     return;
   }
   // human table: both archs per batch, ratio of throughputs
-  auto find = [&](const std::string& arch, int64_t b) -> const Result* {
+  auto find = [&](const std::string& arch, const std::string& precision, int64_t b) -> const Result* {
     for (const auto& r : results)
-      if (r.arch == arch && r.batch == b) return &r;
+      if (r.arch == arch && r.precision == precision && r.batch == b) return &r;
     return nullptr;
   };
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : results) {
-    std::string ratio = "";
+    std::string ratio = "", vs_fp32 = "";
     if (r.arch == "flashnerd")
-      if (const Result* n = find("nerd", r.batch)) ratio = fmt(r.mtps / n->mtps, 2) + "x";
-    rows.push_back({r.arch, std::to_string(r.batch), fmt(r.latency_ms, 4), fmt(r.mtps, 4),
-                    fmt(r.gflops, 1), fmt(100.0 * r.gflops / gemm_gflops, 1) + "%", ratio});
+      if (const Result* n = find("nerd", r.precision, r.batch)) ratio = fmt(r.mtps / n->mtps, 2) + "x";
+    if (r.precision == "bf16")
+      if (const Result* f = find(r.arch, "fp32", r.batch)) vs_fp32 = fmt(r.mtps / f->mtps, 2) + "x";
+    rows.push_back({r.arch, r.precision, std::to_string(r.batch), fmt(r.latency_ms, 4), fmt(r.mtps, 4),
+                    fmt(r.gflops, 1), fmt(100.0 * r.gflops / ceiling(r.precision), 1) + "%", ratio, vs_fp32});
   }
   std::cout << "\nflashnerd bench: preset " << preset << ", input " << din << ", output " << dout
-            << ", " << pool.size() << " threads, GEMM " << engine::gemm_backend_name(gemm)
-            << "; machine sgemm " << fmt(gemm_gflops, 1) << " GFLOP/s\n";
+            << ", " << pool.size() << " threads\n  " << engine::cpu_features().summary() << "\n";
+  for (const auto& [p, k] : kernels) std::cout << "  kernels " << k << "\n";
+  std::cout << "  ceilings: fp32 sgemm (" << engine::gemm_backend_name(gemm) << ") " << fmt(gemm_gflops, 1)
+            << " GFLOP/s";
+  if (bf16)
+    std::cout << "; bf16 oneDNN matmul " << fmt(bf16_gflops, 1) << " GFLOP/s (engine's own bf16 kernel "
+              << fmt(summary["bf16_engine_kernel_gflops"].get<double>(), 1) << ")";
+  std::cout << "\n";
   for (Arch a : archs) {
     const auto& m = summary["models"][arch_name(a)];
     std::cout << "  " << arch_name(a) << ": " << m["parameters"].get<int64_t>() << " parameters, "
@@ -247,7 +289,8 @@ void run_bench(const BenchOptions& o) {
     std::cout << "\n";
   }
   std::cout << "\n"
-            << format_table({"arch", "batch", "latency ms", "Mtrans/s", "GFLOP/s", "of GEMM", "FlashNeRD/NeRD"}, rows);
+            << format_table({"arch", "precision", "batch", "latency ms", "Mtrans/s", "GFLOP/s", "of ceiling",
+                             "FlashNeRD/NeRD", "bf16/fp32"}, rows);
   for (const auto& s : skipped) std::cout << "skipped: " << s << "\n";
   for (const auto& s : notes) std::cout << "note: " << s << "\n";
   std::cout << "latency: median of " << o.groups << " groups of >= " << o.group_seconds << " s (at least one step)\n";
@@ -271,7 +314,12 @@ void register_bench(CLI::App& app) {
   sub->add_option("--groups", o->groups, "Timed groups per batch; the latency is their median")->capture_default_str();
   sub->add_option("--group-seconds", o->group_seconds, "Minimum duration of one group (at least one step)")->capture_default_str();
   sub->add_option("--warmup-seconds", o->warmup_seconds, "Stop warming up after this long (at least 2 steps)")->capture_default_str();
-  sub->add_option("--gemm", o->gemm, "GEMM backend: auto, openblas, eigen, naive")->capture_default_str();
+  sub->add_option("--gemm", o->gemm, "fp32 GEMM backend: auto, openblas, eigen, naive")->capture_default_str();
+  sub->add_option("--precision", o->precision,
+                  "all (fp32, and bf16 where the CPU has it), auto, fp32 or bf16")->capture_default_str();
+  sub->add_option("--parallel-min-macs", o->parallel_min_macs,
+                  "Split a small batch's GEMM over threads from this many multiply-adds (0: default, -1: never)")
+      ->capture_default_str();
   sub->add_option("--tile-rows", o->tile_rows, "GEMM rows per tile (0: engine default)")->capture_default_str();
   sub->add_option("--max-memory-gb", o->max_memory_gb, "Skip batches needing more (0: 60% of RAM)")->capture_default_str();
   sub->add_option("--plot", o->plot, "Write a PNG plot of Q(B) for each architecture");

@@ -23,6 +23,7 @@ namespace flashnerd::cli {
 namespace {
 
 struct BenchContactsArgs {
+  std::string precision = "auto";  // matrix products (engine::Precision)
   CommonOptions common;
   std::string model;
   std::string data;
@@ -45,7 +46,7 @@ double median_seconds(int groups, F&& f) {
 }
 
 void run_bench_contacts(const BenchContactsArgs& a) {
-  auto model = engine::Model::load(a.model);
+  auto model = engine::Model::load(a.model, model_options(a.precision));
   const ModelConfig& c = model->config();
   FN_CHECK(c.contact.enabled(), a.model, " reads no variable contacts (train it with --variable-contacts)");
   Dataset data = load_dataset(a.data);
@@ -110,7 +111,7 @@ void run_bench_contacts(const BenchContactsArgs& a) {
                      format_number(1e3 * (t_detect + t_model)), format_number(t_detect / t_model),
                      format_number(mean_rows)});
   }
-  nlohmann::json j = {{"model", a.model}, {"data", a.data}, {"threads", pool.size()}, {"groups", a.groups},
+  nlohmann::json j = {{"model", a.model}, {"precision", engine::precision_name(model->precision())}, {"data", a.data}, {"threads", pool.size()}, {"groups", a.groups},
                       {"results", rows_json}};
   if (a.common.json) {
     std::printf("%s\n", j.dump().c_str());
@@ -128,6 +129,7 @@ void register_bench_contacts(CLI::App& app) {
   auto* sub = app.add_subcommand("bench-contacts",
                                  "Cost of collision detection + contact rows vs the model step (variable contacts)");
   add_common_options(*sub, args->common);
+  add_precision_option(*sub, args->precision);
   sub->add_option("--model", args->model, "Model directory trained with --variable-contacts")->required();
   sub->add_option("--data", args->data, "Dataset of the robot (recorded states and scenes)")->required();
   sub->add_option("--batch", args->batches, "Comma-separated batch sizes")->capture_default_str();

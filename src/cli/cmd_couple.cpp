@@ -16,6 +16,7 @@ namespace flashnerd::cli {
 namespace {
 
 struct CoupleArgs {
+  std::string precision = "auto";  // matrix products (engine::Precision)
   CommonOptions common;
   std::string model;
   std::string scene = "hand16";
@@ -32,7 +33,7 @@ void run_couple(const CoupleArgs& a) {
   FN_CHECK(a.envs > 0 && a.steps > 0, "--envs and --steps must be positive");
   auto scene = sim::Robot::load(a.scene);
   auto alone = sim::Robot::load(a.alone);
-  auto model = engine::Model::load(a.model);
+  auto model = engine::Model::load(a.model, model_options(a.precision));
   ThreadPool pool(a.threads);
   eval::CoupledOptions o;
   o.envs = a.envs;
@@ -53,7 +54,7 @@ void run_couple(const CoupleArgs& a) {
     rows.push_back({m.mode, format_number(m.cube_position_error.back()), format_number(m.cube_orientation_error.back()),
                     format_number(m.hand_error.back()), format_number(m.steps_per_second)});
   }
-  nlohmann::json j = {{"scene", a.scene}, {"motion", a.motion}, {"envs", a.envs}, {"steps", a.steps},
+  nlohmann::json j = {{"scene", a.scene}, {"precision", engine::precision_name(model->precision())}, {"motion", a.motion}, {"envs", a.envs}, {"steps", a.steps},
                       {"seconds", seconds}, {"modes", modes},
                       {"hand_deflection_rad", r.hand_deflection.back()}};
   if (!a.plots.empty()) {
@@ -113,6 +114,7 @@ void register_couple(CLI::App& app) {
   auto args = std::make_shared<CoupleArgs>();
   auto* sub = app.add_subcommand("couple", "Two-way vs one-way coupling of a learned robot with MuJoCo objects");
   add_common_options(*sub, args->common);
+  add_precision_option(*sub, args->precision);
   sub->add_option("--model", args->model, "A model trained with --target free_velocity")->required();
   sub->add_option("--scene", args->scene, "Robot + objects (built-in name or path)")->capture_default_str();
   sub->add_option("--alone", args->alone, "The same robot without objects")->capture_default_str();

@@ -23,6 +23,7 @@ namespace flashnerd::cli {
 namespace {
 
 struct EvalArgs {
+  std::string precision = "auto";  // matrix products (engine::Precision)
   CommonOptions common;
   std::vector<std::string> models;
   std::string data;
@@ -84,7 +85,7 @@ void run_eval(const EvalArgs& a) {
   std::vector<std::string> labels;
   int64_t common_trajectories = -1;
   for (size_t mi = 0; mi < a.models.size(); ++mi) {
-    auto model = engine::Model::load(a.models[mi]);
+    auto model = engine::Model::load(a.models[mi], model_options(a.precision));
     const ModelConfig& cfg = model->config();
     check_dataset_robot(data, cfg.robot, cfg.layout, "dataset " + a.data);
     FN_CHECK(!cfg.norm.channel_std.empty(), a.models[mi], "/config.json has no state channel stds "
@@ -117,7 +118,7 @@ void run_eval(const EvalArgs& a) {
       nrmse.push_back(he.nrmse);
       for (const auto& g : he.group_rmse) groups[g.first].push_back(g.second);
     }
-    nlohmann::json j = {{"model", a.models[mi]},
+    nlohmann::json j = {{"model", a.models[mi]}, {"precision", engine::precision_name(model->precision())},
                         {"arch", arch_name(cfg.arch)},
                         {"parameters", parameter_count(cfg)},
                         {"contacts", cfg.contact.enabled() ? "variable" : cfg.probe_dim > 0 ? "fixed probes" : "none"},
@@ -271,6 +272,7 @@ void register_eval(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   auto* sub = app.add_subcommand("eval", "Recursive-rollout NRMSE of trained models against MuJoCo data");
   add_common_options(*sub, args->common);
+  add_precision_option(*sub, args->precision);
   sub->add_option("--model", args->models, "Model directory (repeat to compare models)")->required();
   sub->add_option("--data", args->data, "Held-out dataset (HDF5) of the same robot")->required();
   sub->add_option("--horizons", args->horizons, "Comma-separated horizons H")->capture_default_str();

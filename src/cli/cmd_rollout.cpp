@@ -19,6 +19,7 @@ namespace flashnerd::cli {
 namespace {
 
 struct RolloutArgs {
+  std::string precision = "auto";  // matrix products (engine::Precision)
   CommonOptions common;
   std::vector<std::string> models;
   std::string data;
@@ -41,7 +42,7 @@ void run_rollout(const RolloutArgs& a) {
   std::vector<std::shared_ptr<const engine::Model>> models;
   int history = 1;
   for (const auto& dir : a.models) {
-    models.push_back(engine::Model::load(dir));
+    models.push_back(engine::Model::load(dir, model_options(a.precision)));
     check_dataset_robot(data, models.back()->config().robot, models.back()->config().layout, "dataset " + a.data);
     history = std::max(history, models.back()->config().history());
   }
@@ -110,7 +111,7 @@ void run_rollout(const RolloutArgs& a) {
     mp4 = a.out + "/rollout.mp4";
     sim::write_mp4(mp4, frames, 1.0 / data.timestep);
   }
-  nlohmann::json j = {{"trajectory", n}, {"steps", a.steps}, {"strip", png}, {"rows", nlohmann::json::array()}};
+  nlohmann::json j = {{"trajectory", n}, {"precision", a.precision}, {"steps", a.steps}, {"strip", png}, {"rows", nlohmann::json::array()}};
   j["rows"].push_back({{"label", "MuJoCo"}, {"bar", "black"}});
   const char* bars[] = {"black", "blue", "red", "green"};
   for (size_t i = 0; i < models.size(); ++i)
@@ -125,6 +126,7 @@ void register_rollout(CLI::App& app) {
   auto args = std::make_shared<RolloutArgs>();
   auto* sub = app.add_subcommand("rollout", "Render model rollouts next to MuJoCo (PNG strip + MP4)");
   add_common_options(*sub, args->common);
+  add_precision_option(*sub, args->precision);
   sub->add_option("--data", args->data, "Dataset with the recorded trajectory (HDF5)")->required();
   sub->add_option("--model", args->models, "Model directory (repeat for several; none: the recording only)");
   sub->add_option("--out", args->out, "Output directory")->capture_default_str();

@@ -23,10 +23,12 @@ int default_tile_rows(const ModelConfig& c) { return c.arch == Arch::FlashNeRD ?
 // environments (weights streamed once per step rather than once per thread).
 constexpr int kSplitRows = 64;
 
-// A column-split GEMM pays a thread hand-off (about a microsecond with the spinning pool)
-// and halves each thread's share of the weights: worth it from about this many multiply-adds
-// (docs/BENCHMARKS.md, "threads at small batch").
-constexpr int64_t kParallelMinMacs = 1 << 17;
+// A column-split GEMM pays a thread hand-off: about a microsecond with the spinning pool on an
+// idle core, milliseconds when the other core is busy and the worker waits for the scheduler
+// (measured on the 2-core machines: B = 1 of paper-cartpole 0.15 ms on one thread, 2.0 ms
+// split over two with the second core loaded; docs/BENCHMARKS.md, "threads at small batch").
+// So only products of at least this many multiply-adds (~0.3 ms of one core) are split.
+constexpr int64_t kParallelMinMacs = int64_t(1) << 22;
 
 // AMX tiles hold 16 rows: below that the AVX-512-BF16 kernel wastes less.
 constexpr int kAmxMinRows = 16;
