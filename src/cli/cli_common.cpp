@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "core/error.h"
 
@@ -11,6 +12,22 @@ namespace flashnerd::cli {
 
 void add_common_options(CLI::App& sub, CommonOptions& opts) {
   sub.add_flag("--json", opts.json, "Print the final summary as one JSON object on stdout");
+}
+
+void add_thread_options(CLI::App& sub, ThreadOptions& opts) {
+  sub.add_option("--threads", opts.threads, "Worker threads (0 = all cores; at most the core count)")
+      ->capture_default_str();
+  sub.add_flag("--force-threads", opts.force_threads, "Allow --threads above the core count (oversubscribe)");
+}
+
+int checked_threads(int requested, bool force) {
+  const unsigned cores = std::thread::hardware_concurrency();  // 0: unknown
+  FN_CHECK(requested >= 0, "--threads ", requested, " is negative; give 0 (all ", cores,
+           " cores) or a count from 1 to ", cores);
+  FN_CHECK(force || cores == 0 || unsigned(requested) <= cores, "--threads ", requested,
+           " exceeds the ", cores, " cores of this machine; give at most --threads ", cores,
+           " (0 = all cores), or add --force-threads to oversubscribe");
+  return requested;
 }
 
 std::string format_table(const std::vector<std::string>& header,

@@ -28,10 +28,11 @@ struct EvalArgs {
   std::string data;
   std::string horizons = "1,15,100,200";
   int64_t trajectories = 0;
-  int threads = 0;
+  ThreadOptions threads;
   int batch = 512;
   std::string plots;
   bool by_start = false;
+  bool allow_other_mjcf = false;
 };
 
 // Start kind (ground / edge / top) of each trajectory from its platform and first frame.
@@ -67,6 +68,7 @@ PlotSeries prefix_curve(const std::vector<double>& step_nrmse, const std::string
 
 void run_eval(const EvalArgs& a) {
   FN_CHECK(!a.models.empty(), "give at least one --model DIR");
+  const int threads = checked_threads(a.threads.threads, a.threads.force_threads);
   std::vector<int> horizons;
   for (int64_t h : parse_int_list(a.horizons, "--horizons")) {
     FN_CHECK(h >= 1, "--horizons: every horizon must be >= 1, got ", h);
@@ -74,7 +76,7 @@ void run_eval(const EvalArgs& a) {
   }
   const int H = *std::max_element(horizons.begin(), horizons.end());
   Dataset data = load_dataset(a.data);
-  ThreadPool pool(a.threads);
+  ThreadPool pool(threads);
 
   nlohmann::json results = nlohmann::json::array();
   std::vector<PlotSeries> nrmse_curves;
@@ -275,10 +277,12 @@ void register_eval(CLI::App& app) {
   sub->add_option("--data", args->data, "Held-out dataset (HDF5) of the same robot")->required();
   sub->add_option("--horizons", args->horizons, "Comma-separated horizons H")->capture_default_str();
   sub->add_option("--trajectories", args->trajectories, "Evaluate at most N trajectories (0 = all eligible)");
-  sub->add_option("--threads", args->threads, "Worker threads (0 = all cores)");
+  add_thread_options(*sub, args->threads);
   sub->add_option("--batch", args->batch, "Rollouts stepped together")->capture_default_str();
   sub->add_option("--plots", args->plots, "Directory for PNG plots");
   sub->add_flag("--by-start", args->by_start, "Also report errors by start: ground / edge / top (platform scenes)");
+  sub->add_flag("--allow-other-mjcf", args->allow_other_mjcf,
+                "Evaluate even when the data comes from another MJCF than the model's (warns)");
   sub->callback([args] { run_eval(*args); });
 }
 
