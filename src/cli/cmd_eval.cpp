@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/atomic_file.h"
 #include "core/model_artifact.h"
+#include "core/model_dataset_check.h"
 #include "core/plot_png.h"
 #include "core/state_codec.h"
 #include "engine/engine.h"
@@ -88,7 +89,7 @@ void run_eval(const EvalArgs& a) {
   for (size_t mi = 0; mi < a.models.size(); ++mi) {
     auto model = engine::Model::load(a.models[mi]);
     const ModelConfig& cfg = model->config();
-    check_dataset_robot(data, cfg.robot, cfg.layout, "dataset " + a.data);
+    print_warnings(check_model_dataset(cfg, a.models[mi], data, a.data, a.allow_other_mjcf));
     FN_CHECK(!cfg.norm.channel_std.empty(), a.models[mi], "/config.json has no state channel stds "
              "(normalization.channel_std); retrain it with this flashnerd");
     std::shared_ptr<const sim::Robot> robot;
