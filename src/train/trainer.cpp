@@ -407,8 +407,9 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     FN_CHECK(opts.updates >= start, "--resume: the checkpoint is at update ", start, ", beyond --updates ",
              opts.updates, "; give --updates >= ", start);
   } else {
-    FN_CHECK(!std::filesystem::exists(ckpt_path), opts.out_dir,
-             " already holds a training checkpoint; pass --resume to continue it, or choose another --out");
+    FN_CHECK(opts.overwrite || !std::filesystem::exists(ckpt_path), opts.out_dir,
+             " already holds a training checkpoint; pass --resume to continue it, --overwrite to start a new "
+             "run over it, or choose another --out");
     const bool use_probes = opts.probes == ProbeUse::On || (opts.probes == ProbeUse::Auto && data.probe_count > 0);
     config = make_model_config(data, opts.arch, opts.preset, use_probes, opts.target, opts.variable_contacts);
     if (opts.customize) opts.customize(config);
