@@ -65,6 +65,10 @@ void print_summary(const CommonOptions& opts, const std::string& title, const nl
   std::cout << "\n" << title << "\n" << format_table({"quantity", "value"}, rows) << std::flush;
 }
 
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+}
+
 std::string format_number(double x, const char* printf_format) {
   char b[64];
   std::snprintf(b, sizeof b, printf_format, x);
