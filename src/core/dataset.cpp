@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "core/atomic_file.h"
@@ -75,6 +76,25 @@ void check_contact_arrays(const Dataset& d, const std::string& origin) {
         FN_CHECK(link >= 0 && link < d.link_count, origin, ": trajectory ", n, ", step ", t, ": contact/link of row ",
                  r, " is ", link, ", outside 0..", d.link_count - 1, " (link_count ", d.link_count, ")", fix);
       }
+    }
+}
+
+void check_valid_transitions_finite(const Dataset& d, const std::string& origin) {
+  auto finite = [](const double* x, int n) {
+    for (int i = 0; i < n; ++i)
+      if (!std::isfinite(x[i])) return false;
+    return true;
+  };
+  const StateLayout& l = d.layout;
+  for (int64_t n = 0; n < d.trajectories; ++n)
+    for (int64_t t = 0; t < d.steps; ++t) {
+      if (!d.is_valid(n, t)) continue;
+      const char* bad = !finite(d.q(n, t), l.nq) || !finite(d.q(n, t + 1), l.nq)   ? "qpos"
+                        : !finite(d.v(n, t), l.nv) || !finite(d.v(n, t + 1), l.nv) ? "qvel"
+                        : !finite(d.u(n, t), l.nu)                                 ? "ctrl"
+                                                                                   : nullptr;
+      FN_CHECK(bad == nullptr, origin, ": trajectory ", n, ", step ", t, " is marked valid but '", bad,
+               "' holds NaN or infinity there; set its 'valid' entry to 0 or regenerate the file with 'flashnerd gen'");
     }
 }
 
@@ -334,6 +354,7 @@ Dataset load_dataset(const std::string& path) {
   d.free_dv = read_array<double>(f, "free_dv", {n, t, nv}, path, /*required=*/false);
   d.validate();
   check_contact_arrays(d, path);
+  check_valid_transitions_finite(d, path);
   return d;
 }
 

@@ -67,6 +67,10 @@ struct Dataset {
 // step and the fix. Corrupt counts would otherwise index past the rows (load_dataset calls it).
 void check_contact_arrays(const Dataset& d, const std::string& origin);
 
+// Throws unless every transition marked valid has finite qpos, qvel (both frames) and ctrl;
+// names `origin`, the trajectory, the step and the array (load_dataset calls it).
+void check_valid_transitions_finite(const Dataset& d, const std::string& origin);
+
 // Writes atomically (temporary name, then rename). Throws with the path on failure.
 void save_dataset(const std::string& path, const Dataset& d);
 // Reads and validates; throws naming the file and the problem (missing, wrong schema...).

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "core/dataset.h"
 
@@ -51,8 +52,11 @@ class H5File {
   hid_t id_;
 };
 
-// Sets element `index` (flat, row-major) of the int32 array `name` to `value`.
-inline void h5_set_int32(const std::string& path, const char* name, hsize_t index, int32_t value) {
+// Sets element `index` (flat, row-major) of the array `name` to `value` (int32 or double).
+template <typename T>
+void h5_set(const std::string& path, const char* name, hsize_t index, T value) {
+  static_assert(std::is_same<T, int32_t>::value || std::is_same<T, double>::value, "int32 or double");
+  const hid_t native = std::is_same<T, double>::value ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT32;
   H5File f(path);
   hid_t ds = H5Dopen2(f.id(), name, H5P_DEFAULT);
   if (ds < 0) throw std::runtime_error(std::string("no array ") + name);
@@ -67,7 +71,7 @@ inline void h5_set_int32(const std::string& path, const char* name, hsize_t inde
   H5Sselect_elements(space, H5S_SELECT_SET, 1, coord);
   hsize_t one = 1;
   hid_t mem = H5Screate_simple(1, &one, nullptr);
-  const herr_t ok = H5Dwrite(ds, H5T_NATIVE_INT32, mem, space, H5P_DEFAULT, &value);
+  const herr_t ok = H5Dwrite(ds, native, mem, space, H5P_DEFAULT, &value);
   H5Sclose(mem);
   H5Sclose(space);
   H5Dclose(ds);
