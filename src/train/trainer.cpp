@@ -19,6 +19,7 @@
 #include "core/plot_png.h"
 #include "core/progress.h"
 #include "core/state_codec.h"
+#include "core/system_memory.h"
 #include "train/models.h"
 #include "train/train_data.h"
 
@@ -417,6 +418,14 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   const int window = opts.window > 0 ? opts.window : config.history();
   FN_CHECK(config.arch != Arch::NeRD || window <= config.nerd.window, "train: window ", window,
            " exceeds NeRD's ", config.nerd.window, " learned positions");
+  {  // positions past a trajectory's end are always masked: such a window only costs memory
+    const double batch_bytes = double(opts.batch) * window * (config.input_dim + config.output_dim + 1) * sizeof(float);
+    FN_CHECK(window <= data.steps, "train: --window ", window, " exceeds the ", data.steps,
+             " steps of each trajectory of the dataset (a batch of ", opts.batch, " such windows would need ",
+             format_bytes(batch_bytes), " for its inputs alone); give --window ", data.steps, " or less");
+    check_memory_fits(batch_bytes, str_cat("train: a batch of ", opts.batch, " windows of ", window, " frames"),
+                      "lower --batch or --window");
+  }
 
   // ---- data: transitions, split, normalization, windows
   const bool free_velocity = config.target == "free_velocity";

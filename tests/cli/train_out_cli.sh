@@ -2,7 +2,7 @@
 # requires: libtorch (the script trains models)
 # `flashnerd train` never replaces a model by accident: an --out holding an artifact
 # (config.json or weights.safetensors) is refused unless --overwrite or --resume, and a run
-# that fails leaves the existing files as they were. Usage: train_out_cli.sh PATH/TO/flashnerd
+# that fails leaves the existing files as they were. A --window longer than the data is refused. Usage: train_out_cli.sh PATH/TO/flashnerd
 source "$(dirname "$0")/common.bash" "$1"
 
 "$FN" gen --robot cartpole --trajectories 20 --steps 20 --seed 1 --out "$TMP/data.h5" --json > /dev/null || fail "gen"
@@ -19,6 +19,9 @@ expect_error "already holds a model artifact (weights.safetensors)" "${TRAIN[@]}
 expect_error "not both" "${TRAIN[@]}" --out "$TMP/m" --overwrite --resume
 same_artifact || fail "a refused run changed the artifact"
 
+# a window longer than the trajectories is refused before any work, with the memory it would take
+expect_error "--window 100000 exceeds the 20 steps of each trajectory of the dataset (a batch of 64 such windows would need" \
+  "${TRAIN[@]}" --out "$TMP/x" --window 100000
 # --overwrite, but the run fails (NeRD's learned positions are fewer than the window): untouched
 expect_error "learned positions" "${TRAIN[@]}" --out "$TMP/m" --overwrite --arch nerd --window 1000
 same_artifact || fail "a failed --overwrite run changed the artifact"
