@@ -20,14 +20,7 @@ struct SavedDataset {
   Dataset data = testing::small_contact_dataset();
   explicit SavedDataset(const char* name) : path(::testing::TempDir() + name) { save_dataset(path, data); }
   ~SavedDataset() { std::remove(path.c_str()); }
-  std::string load_error() const {
-    try {
-      load_dataset(path);
-    } catch (const Error& e) {
-      return e.what();
-    }
-    return "";
-  }
+  std::string load_error() const { return testing::dataset_load_error(path); }
 };
 
 TEST(DatasetAttributes, VariableLengthStringsAreRead) {

@@ -19,15 +19,6 @@ std::string saved_dataset(const char* name) {
   return path;
 }
 
-std::string load_error(const std::string& path) {
-  try {
-    load_dataset(path);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(DatasetContacts, IntactFileLoads) {
   const std::string path = saved_dataset("contacts_ok.h5");
   Dataset d = load_dataset(path);
@@ -40,12 +31,12 @@ TEST(DatasetContacts, CountAboveCapacityIsRefused) {
   const std::string path = saved_dataset("contacts_count.h5");
   // trajectory 1, step 2 of 5 frames per trajectory
   testing::h5_set<int32_t>(path, "contact/count", 1 * 5 + 2, 1000);
-  const std::string e = load_error(path);
+  const std::string e = testing::dataset_load_error(path);
   EXPECT_NE(e.find(path), std::string::npos) << e;
   EXPECT_NE(e.find("trajectory 1, step 2: contact/count is 1000, outside 0..4"), std::string::npos) << e;
   EXPECT_NE(e.find("regenerate"), std::string::npos) << e;
   testing::h5_set<int32_t>(path, "contact/count", 1 * 5 + 2, -3);
-  EXPECT_NE(load_error(path).find("contact/count is -3"), std::string::npos);
+  EXPECT_NE(testing::dataset_load_error(path).find("contact/count is -3"), std::string::npos);
   std::remove(path.c_str());
 }
 
@@ -53,12 +44,12 @@ TEST(DatasetContacts, LinkOutOfRangeIsRefused) {
   const std::string path = saved_dataset("contacts_link.h5");
   // frame 2 of trajectory 0 holds 2 valid rows (2 % 3); its row 1 gets link 7 (link_count 3)
   testing::h5_set<int32_t>(path, "contact/link", 2 * 4 + 1, 7);
-  const std::string e = load_error(path);
+  const std::string e = testing::dataset_load_error(path);
   EXPECT_NE(e.find("trajectory 0, step 2: contact/link of row 1 is 7, outside 0..2"), std::string::npos) << e;
   // padding rows (beyond the count) are not links
   testing::h5_set<int32_t>(path, "contact/link", 2 * 4 + 1, 1);
   testing::h5_set<int32_t>(path, "contact/link", 2 * 4 + 3, 99);
-  EXPECT_EQ(load_error(path), "");
+  EXPECT_EQ(testing::dataset_load_error(path), "");
   std::remove(path.c_str());
 }
 

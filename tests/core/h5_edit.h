@@ -1,4 +1,5 @@
-// Test helpers that edit a saved HDF5 dataset in place through the HDF5 C API (no h5py):
+// Test helpers for saved datasets: a small dataset with contacts, the error loading one gives,
+// and edits in place through the HDF5 C API (no h5py):
 // overwrite one element of an array, replace a string attribute with a variable-length one
 // (as h5py writes them), delete an attribute. Each throws std::runtime_error on failure.
 #pragma once
@@ -11,6 +12,7 @@
 #include <type_traits>
 
 #include "core/dataset.h"
+#include "core/error.h"
 
 namespace flashnerd::testing {
 
@@ -38,6 +40,16 @@ inline Dataset small_contact_dataset(int K = 4, int link_count = 3) {
     for (int r = 0; r < count; ++r) d.contact_link[f * size_t(K) + size_t(r)] = r % link_count;
   }
   return d;
+}
+
+// The message load_dataset(path) throws, or "" when the file loads.
+inline std::string dataset_load_error(const std::string& path) {
+  try {
+    load_dataset(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 class H5File {
