@@ -23,7 +23,7 @@ echo "== 2/5 training FlashNeRD and NeRD ($PRESET preset, $UPDATES updates each,
 pids=()
 for arch in flashnerd nerd; do
   $FN train --data "$OUT/train.h5" --arch $arch --preset "$PRESET" --updates "$UPDATES" --seed 1 \
-    --out "$OUT/$arch" --json > "$OUT/train_$arch.json" 2> "$OUT/train_$arch.log" &
+    --overwrite --out "$OUT/$arch" --json > "$OUT/train_$arch.json" 2> "$OUT/train_$arch.log" &
   pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid" || { echo "training failed; see $OUT/train_*.log"; exit 1; }; done

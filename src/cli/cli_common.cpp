@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "core/error.h"
 
@@ -23,6 +24,22 @@ engine::ModelOptions model_options(const std::string& precision) {
   engine::ModelOptions o;
   o.precision = engine::resolve_precision(engine::parse_precision(precision));
   return o;
+}
+
+void add_thread_options(CLI::App& sub, ThreadOptions& opts) {
+  sub.add_option("--threads", opts.threads, "Worker threads (0 = all cores; at most the core count)")
+      ->capture_default_str();
+  sub.add_flag("--force-threads", opts.force_threads, "Allow --threads above the core count (oversubscribe)");
+}
+
+int checked_threads(int requested, bool force) {
+  const unsigned cores = std::thread::hardware_concurrency();  // 0: unknown
+  FN_CHECK(requested >= 0, "--threads ", requested, " is negative; give 0 (all ", cores,
+           " cores) or a count from 1 to ", cores);
+  FN_CHECK(force || cores == 0 || unsigned(requested) <= cores, "--threads ", requested,
+           " exceeds the ", cores, " cores of this machine; give at most --threads ", cores,
+           " (0 = all cores), or add --force-threads to oversubscribe");
+  return requested;
 }
 
 std::string format_table(const std::vector<std::string>& header,
@@ -58,6 +75,10 @@ void print_summary(const CommonOptions& opts, const std::string& title, const nl
     rows.push_back({it.key(), value});
   }
   std::cout << "\n" << title << "\n" << format_table({"quantity", "value"}, rows) << std::flush;
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
 std::string format_number(double x, const char* printf_format) {

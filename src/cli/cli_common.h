@@ -19,8 +19,24 @@ struct CommonOptions {
 
 void add_common_options(CLI::App& sub, CommonOptions& opts);
 
+// --threads N (0 = all cores) and --force-threads, for subcommands that run a thread pool.
+struct ThreadOptions {
+  int threads = 0;            // worker threads requested; 0 = all cores
+  bool force_threads = false; // allow more threads than cores
+};
+void add_thread_options(CLI::App& sub, ThreadOptions& opts);
+
+// The thread count to give ThreadPool: `requested` unchanged when 0 <= requested <= the core
+// count (std::thread::hardware_concurrency), or above it with `force`. Throws
+// flashnerd::Error naming --threads, the value and the core count for a negative value or
+// for more threads than cores without --force-threads. Call it before allocating anything.
+int checked_threads(int requested, bool force);
+
 // Prints `summary` as JSON (opts.json) or as an aligned two-column table.
 void print_summary(const CommonOptions& opts, const std::string& title, const nlohmann::json& summary);
+
+// Prints each line to stderr as "warning: LINE" (stdout stays clean for --json).
+void print_warnings(const std::vector<std::string>& warnings);
 
 // A simple aligned text table for humans.
 std::string format_table(const std::vector<std::string>& header,

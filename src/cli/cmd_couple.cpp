@@ -25,16 +25,17 @@ struct CoupleArgs {
   int envs = 16;
   int steps = 240;
   uint64_t seed = 0;
-  int threads = 0;
+  ThreadOptions threads;
   std::string plots;
 };
 
 void run_couple(const CoupleArgs& a) {
   FN_CHECK(a.envs > 0 && a.steps > 0, "--envs and --steps must be positive");
+  const int threads = checked_threads(a.threads.threads, a.threads.force_threads);
   auto scene = sim::Robot::load(a.scene);
   auto alone = sim::Robot::load(a.alone);
   auto model = engine::Model::load(a.model, model_options(a.precision));
-  ThreadPool pool(a.threads);
+  ThreadPool pool(threads);
   eval::CoupledOptions o;
   o.envs = a.envs;
   o.steps = a.steps;
@@ -123,7 +124,7 @@ void register_couple(CLI::App& app) {
   sub->add_option("--envs", args->envs, "Environments")->capture_default_str();
   sub->add_option("--steps", args->steps, "Steps (240 = 1 s for hand16)")->capture_default_str();
   sub->add_option("--seed", args->seed, "Seed of the random commands")->capture_default_str();
-  sub->add_option("--threads", args->threads, "Worker threads (0 = all cores)");
+  add_thread_options(*sub, args->threads);
   sub->add_option("--plots", args->plots, "Directory for the PNG plot");
   sub->callback([args] { run_couple(*args); });
 }

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/atomic_file.h"
 #include "core/model_artifact.h"
+#include "core/model_dataset_check.h"
 #include "core/plot_png.h"
 #include "core/state_codec.h"
 #include "engine/engine.h"
@@ -29,10 +30,11 @@ struct EvalArgs {
   std::string data;
   std::string horizons = "1,15,100,200";
   int64_t trajectories = 0;
-  int threads = 0;
+  ThreadOptions threads;
   int batch = 512;
   std::string plots;
   bool by_start = false;
+  bool allow_other_mjcf = false;
 };
 
 // Start kind (ground / edge / top) of each trajectory from its platform and first frame.
@@ -68,6 +70,7 @@ PlotSeries prefix_curve(const std::vector<double>& step_nrmse, const std::string
 
 void run_eval(const EvalArgs& a) {
   FN_CHECK(!a.models.empty(), "give at least one --model DIR");
+  const int threads = checked_threads(a.threads.threads, a.threads.force_threads);
   std::vector<int> horizons;
   for (int64_t h : parse_int_list(a.horizons, "--horizons")) {
     FN_CHECK(h >= 1, "--horizons: every horizon must be >= 1, got ", h);
@@ -75,7 +78,7 @@ void run_eval(const EvalArgs& a) {
   }
   const int H = *std::max_element(horizons.begin(), horizons.end());
   Dataset data = load_dataset(a.data);
-  ThreadPool pool(a.threads);
+  ThreadPool pool(threads);
 
   nlohmann::json results = nlohmann::json::array();
   std::vector<PlotSeries> nrmse_curves;
@@ -87,7 +90,7 @@ void run_eval(const EvalArgs& a) {
   for (size_t mi = 0; mi < a.models.size(); ++mi) {
     auto model = engine::Model::load(a.models[mi], model_options(a.precision));
     const ModelConfig& cfg = model->config();
-    check_dataset_robot(data, cfg.robot, cfg.layout, "dataset " + a.data);
+    print_warnings(check_model_dataset(cfg, a.models[mi], data, a.data, a.allow_other_mjcf));
     FN_CHECK(!cfg.norm.channel_std.empty(), a.models[mi], "/config.json has no state channel stds "
              "(normalization.channel_std); retrain it with this flashnerd");
     std::shared_ptr<const sim::Robot> robot;
@@ -277,10 +280,12 @@ void register_eval(CLI::App& app) {
   sub->add_option("--data", args->data, "Held-out dataset (HDF5) of the same robot")->required();
   sub->add_option("--horizons", args->horizons, "Comma-separated horizons H")->capture_default_str();
   sub->add_option("--trajectories", args->trajectories, "Evaluate at most N trajectories (0 = all eligible)");
-  sub->add_option("--threads", args->threads, "Worker threads (0 = all cores)");
+  add_thread_options(*sub, args->threads);
   sub->add_option("--batch", args->batch, "Rollouts stepped together")->capture_default_str();
   sub->add_option("--plots", args->plots, "Directory for PNG plots");
   sub->add_flag("--by-start", args->by_start, "Also report errors by start: ground / edge / top (platform scenes)");
+  sub->add_flag("--allow-other-mjcf", args->allow_other_mjcf,
+                "Evaluate even when the data comes from another MJCF than the model's (warns)");
   sub->callback([args] { run_eval(*args); });
 }
 

@@ -1,8 +1,10 @@
 // flashnerd gen: task-independent MuJoCo data for a built-in robot or any MJCF.
+#include <cmath>
 #include <cstdio>
-#include <filesystem>
+#include <functional>
 
 #include "cli/cli_common.h"
+#include "core/atomic_file.h"
 #include "core/dataset.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -22,7 +24,7 @@ struct GenArgs {
   int64_t trajectories = 1000;
   int steps = 0;
   uint64_t seed = 0;
-  int threads = 0;
+  ThreadOptions threads;
   std::string contacts = "on";
   std::string probes = "on";
   bool climbing_probes = false;
@@ -30,15 +32,30 @@ struct GenArgs {
   sim::RobotOverrides overrides;
 };
 
-void run_gen(const GenArgs& a) {
-  FN_CHECK(a.robot.empty() != a.mjcf.empty(), "give exactly one of --robot NAME or --mjcf PATH");
+// Refuses option values the robot overrides would otherwise ignore or turn into nonsense;
+// `given` tells whether the user set an option.
+void check_gen_values(const GenArgs& a, const std::function<bool(const char*)>& given) {
+  const sim::RobotOverrides& o = a.overrides;
   FN_CHECK(a.trajectories > 0, "--trajectories must be positive, got ", a.trajectories);
-  FN_CHECK(a.steps >= 0, "--steps must be positive, got ", a.steps);
-  // fail on an unwritable destination before spending minutes generating
-  std::filesystem::path out(a.out);
-  std::filesystem::path dir = out.has_parent_path() ? out.parent_path() : ".";
-  FN_CHECK(std::filesystem::is_directory(dir), "--out ", a.out, ": directory ", dir.string(),
-           " does not exist; create it first");
+  FN_CHECK(a.steps > 0 || (a.steps == 0 && !given("--steps")), "--steps must be positive, got ", a.steps,
+           " (leave it out for the robot's trajectory length)");
+  FN_CHECK(!given("--control-dt") || (std::isfinite(o.control_timestep) && o.control_timestep > 0),
+           "--control-dt must be a positive number of seconds, got ", o.control_timestep);
+  FN_CHECK(!given("--hold-steps") || o.hold_steps >= 1, "--hold-steps must be >= 1, got ", o.hold_steps);
+  FN_CHECK(!given("--ar1-coefficient") || (o.ar1_coefficient >= 0 && o.ar1_coefficient < 1),
+           "--ar1-coefficient must be in [0, 1) (a coefficient >= 1 makes the commands diverge), got ",
+           o.ar1_coefficient);
+  FN_CHECK(!given("--ar1-amplitude") || (std::isfinite(o.ar1_amplitude) && o.ar1_amplitude >= 0),
+           "--ar1-amplitude must be >= 0, got ", o.ar1_amplitude);
+  FN_CHECK(!given("--contact-capacity") || o.contact_capacity >= 0, "--contact-capacity must be >= 0, got ",
+           o.contact_capacity);
+}
+
+void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
+  const int threads = checked_threads(a.threads.threads, a.threads.force_threads);
+  FN_CHECK(a.robot.empty() != a.mjcf.empty(), "give exactly one of --robot NAME or --mjcf PATH");
+  check_gen_values(a, given);
+  check_output_file(a.out, "--out");  // before spending minutes generating
   auto robot = sim::Robot::load(a.robot.empty() ? a.mjcf : a.robot, a.overrides);
   sim::GenerateOptions o;
   o.trajectories = a.trajectories;
@@ -49,7 +66,7 @@ void run_gen(const GenArgs& a) {
   o.climbing_probes = a.climbing_probes;
   o.free_dynamics = a.free_dynamics;
   o.progress = !a.common.json;
-  ThreadPool pool(a.threads);
+  ThreadPool pool(threads);
   const int collision_geoms = sim::robot_collision_geoms(*robot);
   if (o.contacts && collision_geoms == 0 && !a.common.json)
     std::fprintf(stderr, "warning: robot '%s' has no collision geometry (every robot geom has contype = "
@@ -92,7 +109,7 @@ void register_gen(CLI::App& app) {
   sub->add_option("--trajectories", args->trajectories, "Number of trajectories")->capture_default_str();
   sub->add_option("--steps", args->steps, "Control steps per trajectory (default: the robot's, usually 100)");
   sub->add_option("--seed", args->seed, "Seed; same seed, same file, whatever --threads")->capture_default_str();
-  sub->add_option("--threads", args->threads, "Worker threads (0 = all cores)")->capture_default_str();
+  add_thread_options(*sub, args->threads);
   sub->add_option("--contacts", args->contacts, "Record contact rows")->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   sub->add_option("--probes", args->probes, "Record fixed-probe features")->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   sub->add_flag("--climbing-probes", args->climbing_probes, "Use the robot's climbing probe set (quadruped)");
@@ -104,7 +121,7 @@ void register_gen(CLI::App& app) {
   sub->add_option("--ar1-coefficient", args->overrides.ar1_coefficient, "AR(1) coefficient (ar1)");
   sub->add_option("--ar1-amplitude", args->overrides.ar1_amplitude, "AR(1) amplitude around the nominal command (ar1)");
   sub->add_option("--contact-capacity", args->overrides.contact_capacity, "Contact rows kept per frame (K)");
-  sub->callback([args] { run_gen(*args); });
+  sub->callback([args, sub] { run_gen(*args, [sub](const char* option) { return sub->count(option) > 0; }); });
 }
 
 }  // namespace flashnerd::cli

@@ -9,6 +9,7 @@
 #include "cli/cli_common.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/model_dataset_check.h"
 #include "engine/engine.h"
 #include "eval/engine_step_model.h"
 #include "sim/renderer.h"
@@ -29,6 +30,7 @@ struct RolloutArgs {
   int frames = 8;           // columns of the strip
   int width = 320, height = 240;
   bool video = true;
+  bool allow_other_mjcf = false;
 };
 
 const uint32_t kRowColors[] = {0x000000, 0x1f77b4, 0xd62728, 0x2ca02c};
@@ -43,7 +45,7 @@ void run_rollout(const RolloutArgs& a) {
   int history = 1;
   for (const auto& dir : a.models) {
     models.push_back(engine::Model::load(dir, model_options(a.precision)));
-    check_dataset_robot(data, models.back()->config().robot, models.back()->config().layout, "dataset " + a.data);
+    print_warnings(check_model_dataset(models.back()->config(), dir, data, a.data, a.allow_other_mjcf));
     history = std::max(history, models.back()->config().history());
   }
   auto eligible = eval::eligible_trajectories(data, history, a.steps);
@@ -136,6 +138,8 @@ void register_rollout(CLI::App& app) {
   sub->add_option("--width", args->width, "Panel width in pixels")->capture_default_str();
   sub->add_option("--height", args->height, "Panel height in pixels")->capture_default_str();
   sub->add_flag("!--no-video", args->video, "Skip the MP4");
+  sub->add_flag("--allow-other-mjcf", args->allow_other_mjcf,
+                "Roll out even when the data comes from another MJCF than the model's (warns)");
   sub->callback([args] { run_rollout(*args); });
 }
 

@@ -24,6 +24,7 @@ struct TrainArgs {
   double lr_final = 0;
   uint64_t seed = 0;
   bool resume = false;
+  bool overwrite = false;
   int64_t valid_every = 200;
   int64_t checkpoint_every = 0;
   std::string probes = "auto";
@@ -38,6 +39,12 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 void run_train(const TrainArgs& a) {
   FN_CHECK(std::filesystem::is_regular_file(a.data), "--data ", a.data,
            ": no such file; generate one with 'flashnerd gen'");
+  FN_CHECK(!(a.resume && a.overwrite), "give one of --resume (continue the run in ", a.out,
+           ") and --overwrite (start a new one over it), not both");
+  for (const char* file : {"config.json", "weights.safetensors"})
+    FN_CHECK(a.resume || a.overwrite || !std::filesystem::exists(std::filesystem::path(a.out) / file), "--out ",
+             a.out, " already holds a model artifact (", file, "); pass --overwrite to replace it when the new "
+             "run finishes, --resume to continue its training, or choose another --out");
   ensure_writable_directory(a.out);  // fail before the (long) dataset load
   train::TrainOptions o;
   o.arch = parse_arch(a.arch);
@@ -52,6 +59,7 @@ void run_train(const TrainArgs& a) {
   o.lr_final = a.lr_final;
   o.seed = a.seed;
   o.resume = a.resume;
+  o.overwrite = a.overwrite;
   o.valid_every = a.valid_every;
   o.checkpoint_every = a.checkpoint_every;
   o.window = a.window;
@@ -104,6 +112,9 @@ void register_train(CLI::App& app) {
   sub->add_option("--lr-final", args->lr_final, "Final learning rate (default lr/10)");
   sub->add_option("--seed", args->seed, "Seed of initialization, split and batches")->capture_default_str();
   sub->add_flag("--resume", args->resume, "Continue the checkpoint in --out");
+  sub->add_flag("--overwrite", args->overwrite,
+                "Start a new run in an --out that holds a model or checkpoint; each file is replaced "
+                "(atomically) only when the new run writes its own, the artifact only at the end");
   sub->add_option("--valid-every", args->valid_every, "Validate every K updates (0: only at the end)")
       ->capture_default_str();
   sub->add_option("--checkpoint-every", args->checkpoint_every,

@@ -1,6 +1,7 @@
 #include "core/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,7 +17,39 @@ namespace flashnerd {
 
 AtomicFile::AtomicFile(std::string final_path)
     : final_path_(std::move(final_path)),
-      temp_path_(final_path_ + ".tmp." + std::to_string(::getpid())) {}
+      temp_path_(final_path_ + ".tmp." + std::to_string(::getpid())) {
+  remove_stale_temporaries(final_path_);
+}
+
+int remove_stale_temporaries(const std::string& final_path) {
+  namespace fs = std::filesystem;
+  const fs::path target(final_path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const std::string prefix = target.filename().string() + ".tmp.";
+  std::error_code ec;
+  int removed = 0;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string pid_text = name.substr(prefix.size());
+    if (pid_text.size() > 9 || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::stol(pid_text);
+    if (pid <= 0 || pid == long(::getpid())) continue;
+    if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to judge)
+    if (fs::remove(entry.path(), ec)) ++removed;
+  }
+  return removed;
+}
+
+void check_output_file(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  const fs::path out(path);
+  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  FN_CHECK(fs::is_directory(dir), option, " ", path, ": directory ", dir.string(), " does not exist; create it first");
+  FN_CHECK(::access(dir.c_str(), W_OK) == 0, option, " ", path, ": directory ", dir.string(),
+           " is not writable; choose another output path");
+  FN_CHECK(!fs::is_directory(out), option, " ", path, " is a directory; give a file name inside it");
+}
 
 AtomicFile::~AtomicFile() {
   if (!committed_) std::remove(temp_path_.c_str());

@@ -1,6 +1,7 @@
 // Crash-safe file output: everything is written to "<path>.tmp.<pid>" and renamed over the
 // final name only when complete, so an interrupted job never leaves a partial file under
-// the final name.
+// the final name. The temporaries that killed jobs left for the same path (their process is
+// gone) are removed when the next AtomicFile for that path is made.
 #pragma once
 
 #include <string>
@@ -24,6 +25,13 @@ class AtomicFile {
   std::string temp_path_;
   bool committed_ = false;
 };
+
+// Removes "<final_path>.tmp.<pid>" files whose process no longer exists; returns how many.
+int remove_stale_temporaries(const std::string& final_path);
+
+// Throws unless `path` can be written as a file: its directory exists and is writable and
+// `path` is not a directory. `option` names the command-line option in the message.
+void check_output_file(const std::string& path, const std::string& option);
 
 // Writes `bytes` to `path` atomically; throws flashnerd::Error naming the path on failure.
 void write_file_atomic(const std::string& path, const std::string& bytes);

@@ -2,6 +2,8 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "core/atomic_file.h"
@@ -25,6 +27,14 @@ void Dataset::allocate(int64_t n, int64_t t, bool with_free_dv) {
   free_dv.assign(with_free_dv ? size_t(n * t * layout.nv) : 0, 0.0);
 }
 
+double Dataset::allocation_bytes(int64_t n, int64_t t, bool with_free_dv) const {
+  const double frames = double(n) * double(t + 1), steps = double(n) * double(t);
+  double per_frame = 8.0 * (layout.nq + layout.nv) + 4.0 * probe_count * kProbeFeatureDim;
+  if (contact_capacity > 0) per_frame += 4.0 * contact_capacity * (kContactRowDim + 1) + 8.0;
+  const double per_step = 8.0 * layout.nu + 1.0 + (with_free_dv ? 8.0 * layout.nv : 0.0);
+  return frames * per_frame + steps * per_step;
+}
+
 void Dataset::validate() const {
   layout.validate();
   FN_CHECK(trajectories > 0 && steps > 0, "dataset: ", trajectories, " trajectories of ", steps,
@@ -45,6 +55,47 @@ void Dataset::validate() const {
     check(contact_overflow.size(), nf, "contact/overflow");
   }
   if (!free_dv.empty()) check(free_dv.size(), size_t(trajectories * steps * layout.nv), "free_dv");
+}
+
+void check_contact_arrays(const Dataset& d, const std::string& origin) {
+  const int K = d.contact_capacity;
+  if (K == 0) return;
+  const char* fix = "; the file is corrupted or was not written by flashnerd: regenerate it with 'flashnerd gen'";
+  FN_CHECK(d.link_count > 0, origin, ": attribute 'link_count' is ", d.link_count, " but contact rows are "
+           "recorded (contact_capacity ", K, ")", fix);
+  for (int64_t n = 0; n < d.trajectories; ++n)
+    for (int64_t t = 0; t < d.frames(); ++t) {
+      const int64_t f = n * d.frames() + t;
+      const int32_t count = d.contact_count[size_t(f)];
+      FN_CHECK(count >= 0 && count <= K, origin, ": trajectory ", n, ", step ", t, ": contact/count is ", count,
+               ", outside 0..", K, " (contact_capacity)", fix);
+      FN_CHECK(d.contact_overflow[size_t(f)] >= 0, origin, ": trajectory ", n, ", step ", t,
+               ": contact/overflow is ", d.contact_overflow[size_t(f)], ", negative", fix);
+      for (int r = 0; r < count; ++r) {
+        const int32_t link = d.contact_link[size_t(f * K + r)];
+        FN_CHECK(link >= 0 && link < d.link_count, origin, ": trajectory ", n, ", step ", t, ": contact/link of row ",
+                 r, " is ", link, ", outside 0..", d.link_count - 1, " (link_count ", d.link_count, ")", fix);
+      }
+    }
+}
+
+void check_valid_transitions_finite(const Dataset& d, const std::string& origin) {
+  auto finite = [](const double* x, int n) {
+    for (int i = 0; i < n; ++i)
+      if (!std::isfinite(x[i])) return false;
+    return true;
+  };
+  const StateLayout& l = d.layout;
+  for (int64_t n = 0; n < d.trajectories; ++n)
+    for (int64_t t = 0; t < d.steps; ++t) {
+      if (!d.is_valid(n, t)) continue;
+      const char* bad = !finite(d.q(n, t), l.nq) || !finite(d.q(n, t + 1), l.nq)   ? "qpos"
+                        : !finite(d.v(n, t), l.nv) || !finite(d.v(n, t + 1), l.nv) ? "qvel"
+                        : !finite(d.u(n, t), l.nu)                                 ? "ctrl"
+                                                                                   : nullptr;
+      FN_CHECK(bad == nullptr, origin, ": trajectory ", n, ", step ", t, " is marked valid but '", bad,
+               "' holds NaN or infinity there; set its 'valid' entry to 0 or regenerate the file with 'flashnerd gen'");
+    }
 }
 
 namespace {
@@ -136,28 +187,68 @@ void write_attr_scalar(hid_t obj, const char* name, T value) {
   H5Awrite(attr.id, type, &value);
 }
 
-std::string read_attr_string(hid_t obj, const char* name, const std::string& path) {
+// Opens the root attribute `name`; throws naming it when it is missing.
+hid_t open_attr(hid_t obj, const char* name, const std::string& path) {
   FN_CHECK(H5Aexists(obj, name) > 0, path, ": attribute '", name,
-           "' is missing (not a FlashNeRD dataset?)");
-  H5Handle attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+           "' is missing (not a FlashNeRD dataset?); regenerate the file with 'flashnerd gen'");
+  hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+  FN_CHECK(attr >= 0, path, ": cannot open attribute '", name, "' (corrupted file?)");
+  return attr;
+}
+
+// A scalar string attribute, fixed-length (flashnerd gen) or variable-length (h5py's
+// default); refuses an empty one: every string attribute of the schema is required.
+std::string read_attr_string(hid_t obj, const char* name, const std::string& path) {
+  H5Handle attr(open_attr(obj, name, path), H5Aclose);
   H5Handle type(H5Aget_type(attr.id), H5Tclose);
-  size_t size = H5Tget_size(type.id);
-  std::string s(size, '\0');
-  H5Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(mem.id, size);
-  H5Aread(attr.id, mem.id, s.data());
-  while (!s.empty() && s.back() == '\0') s.pop_back();
+  H5Handle space(H5Aget_space(attr.id), H5Sclose);
+  FN_CHECK(H5Tget_class(type.id) == H5T_STRING && H5Sget_simple_extent_npoints(space.id) == 1, path,
+           ": attribute '", name, "' must be one string (fixed- or variable-length); rewrite it as a scalar string");
+  std::string s;
+  if (H5Tis_variable_str(type.id) > 0) {
+    H5Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(mem.id, H5T_VARIABLE);
+    H5Tset_cset(mem.id, H5Tget_cset(type.id));
+    char* text = nullptr;
+    FN_CHECK(H5Aread(attr.id, mem.id, &text) >= 0, path, ": reading attribute '", name, "' failed (corrupted file?)");
+    if (text != nullptr) s = text;
+    H5free_memory(text);
+  } else {
+    s.assign(H5Tget_size(type.id), '\0');
+    FN_CHECK(H5Aread(attr.id, type.id, s.data()) >= 0, path, ": reading attribute '", name,
+             "' failed (corrupted file?)");
+    const char pad = H5Tget_strpad(type.id) == H5T_STR_SPACEPAD ? ' ' : '\0';
+    s.resize(std::min(s.size(), s.find('\0')));  // NULLTERM: up to the terminator
+    while (!s.empty() && s.back() == pad) s.pop_back();
+  }
+  FN_CHECK(!s.empty(), path, ": attribute '", name, "' is empty; regenerate the file with 'flashnerd gen'");
   return s;
+}
+
+// A JSON string attribute, parsed and converted to T; errors name the file and the attribute.
+template <typename T>
+T read_attr_json(hid_t obj, const char* name, const std::string& path) {
+  const std::string text = read_attr_string(obj, name, path);
+  try {
+    return nlohmann::json::parse(text).get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(str_cat(path, ": attribute '", name, "' is not the JSON this build expects (", e.what(),
+                        "); regenerate the file with 'flashnerd gen'"));
+  }
 }
 
 template <typename T>
 T read_attr_scalar(hid_t obj, const char* name, const std::string& path) {
-  FN_CHECK(H5Aexists(obj, name) > 0, path, ": attribute '", name,
-           "' is missing (not a FlashNeRD dataset?)");
-  H5Handle attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  H5Handle attr(open_attr(obj, name, path), H5Aclose);
+  H5Handle type(H5Aget_type(attr.id), H5Tclose);
+  H5Handle space(H5Aget_space(attr.id), H5Sclose);
+  const H5T_class_t cls = H5Tget_class(type.id);
+  FN_CHECK((cls == H5T_INTEGER || cls == H5T_FLOAT) && H5Sget_simple_extent_npoints(space.id) == 1, path,
+           ": attribute '", name, "' must be one number; rewrite it as a scalar ",
+           std::is_same<T, double>::value ? "float64" : "int64");
   T value{};
-  hid_t type = std::is_same<T, double>::value ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
-  H5Aread(attr.id, type, &value);
+  hid_t mem = std::is_same<T, double>::value ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+  FN_CHECK(H5Aread(attr.id, mem, &value) >= 0, path, ": reading attribute '", name, "' failed (corrupted file?)");
   return value;
 }
 
@@ -229,8 +320,8 @@ Dataset load_dataset(const std::string& path) {
   d.actuator_model = read_attr_string(f, "actuator_model", path);
   d.timestep = read_attr_scalar<double>(f, "timestep", path);
   d.seed = uint64_t(read_attr_scalar<int64_t>(f, "seed", path));
-  d.generator = nlohmann::json::parse(read_attr_string(f, "generator", path));
-  d.layout = nlohmann::json::parse(read_attr_string(f, "layout", path)).get<StateLayout>();
+  d.generator = read_attr_json<nlohmann::json>(f, "generator", path);
+  d.layout = read_attr_json<StateLayout>(f, "layout", path);
   d.probe_count = int(read_attr_scalar<int64_t>(f, "probe_count", path));
   d.contact_capacity = int(read_attr_scalar<int64_t>(f, "contact_capacity", path));
   d.link_count = int(read_attr_scalar<int64_t>(f, "link_count", path));
@@ -262,6 +353,8 @@ Dataset load_dataset(const std::string& path) {
   }
   d.free_dv = read_array<double>(f, "free_dv", {n, t, nv}, path, /*required=*/false);
   d.validate();
+  check_contact_arrays(d, path);
+  check_valid_transitions_finite(d, path);
   return d;
 }
 

@@ -54,11 +54,22 @@ struct Dataset {
   }
   bool is_valid(int64_t n, int64_t t) const { return valid[size_t(n * steps + t)] != 0; }
 
+  // Bytes allocate(n, t, with_free_dv) would take, from the layout, P and K already set.
+  double allocation_bytes(int64_t n, int64_t t, bool with_free_dv) const;
   // Allocates every array for N x T (probes/contacts/free_dv when their sizes are set).
   void allocate(int64_t n, int64_t t, bool with_free_dv);
   // Throws flashnerd::Error naming the array whose size does not match.
   void validate() const;
 };
+
+// Throws unless every frame's contact/count is in [0, K], every valid row's contact/link is in
+// [0, link_count) and contact/overflow is >= 0; names `origin` (the file), the trajectory, the
+// step and the fix. Corrupt counts would otherwise index past the rows (load_dataset calls it).
+void check_contact_arrays(const Dataset& d, const std::string& origin);
+
+// Throws unless every transition marked valid has finite qpos, qvel (both frames) and ctrl;
+// names `origin`, the trajectory, the step and the array (load_dataset calls it).
+void check_valid_transitions_finite(const Dataset& d, const std::string& origin);
 
 // Writes atomically (temporary name, then rename). Throws with the path on failure.
 void save_dataset(const std::string& path, const Dataset& d);

@@ -23,6 +23,8 @@ ModelConfig load_model_config(const std::string& dir) {
     c = j.get<ModelConfig>();
   } catch (const nlohmann::json::exception& e) {
     throw Error(str_cat(path, ": missing or malformed field: ", e.what()));
+  } catch (const Error& e) {  // from_json names the field ("field 'robot.timestep' is missing")
+    throw Error(str_cat(path, ": ", e.what(), "; retrain the model or restore the file"));
   }
   c.validate();
   return c;

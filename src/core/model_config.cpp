@@ -1,5 +1,6 @@
 #include "core/model_config.h"
 
+#include <cmath>
 #include <numeric>
 
 #include "core/contact_row.h"
@@ -89,6 +90,20 @@ void ModelConfig::validate() const {
   check_len(norm.target_std, output_dim, "target_std");
   check_len(norm.contact_mean, contact.enabled() ? kContactRowDim : 0, "contact_mean");
   check_len(norm.contact_std, contact.enabled() ? kContactRowDim : 0, "contact_std");
+  // a zero or non-finite std would divide by zero in standardization or in the NRMSE
+  auto check_values = [](const auto& v, const char* name, bool is_std) {
+    for (size_t i = 0; i < v.size(); ++i)
+      FN_CHECK(std::isfinite(double(v[i])) && (!is_std || v[i] > 0), "model config: normalization.", name, "[", i,
+               "] is ", v[i], is_std ? "; standard deviations must be finite and positive" : "; means must be finite",
+               " (corrupted config.json?); retrain the model");
+  };
+  check_values(norm.input_mean, "input_mean", false);
+  check_values(norm.input_std, "input_std", true);
+  check_values(norm.target_mean, "target_mean", false);
+  check_values(norm.target_std, "target_std", true);
+  check_values(norm.channel_std, "channel_std", true);
+  check_values(norm.contact_mean, "contact_mean", false);
+  check_values(norm.contact_std, "contact_std", true);
 }
 
 void to_json(nlohmann::json& j, const ModelConfig& c) {
@@ -139,59 +154,82 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
   j["training"] = c.training;
 }
 
+namespace {
+
+// Field `key` of the object `j` as T; `where` is the object's path ("robot.") for messages.
+template <typename T>
+T field(const nlohmann::json& j, const char* where, const char* key) {
+  FN_CHECK(j.is_object() && j.contains(key), "field '", where, key, "' is missing");
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(str_cat("field '", where, key, "' has the wrong type: ", e.what()));
+  }
+}
+
+// The sub-object `key` of `j`, by reference.
+template <>
+const nlohmann::json& field<const nlohmann::json&>(const nlohmann::json& j, const char* where, const char* key) {
+  FN_CHECK(j.is_object() && j.contains(key) && j.at(key).is_object(), "field '", where, key,
+           "' is missing or not an object");
+  return j.at(key);
+}
+
+}  // namespace
+
 void from_json(const nlohmann::json& j, ModelConfig& c) {
   FN_CHECK(j.value("format", "") == "flashnerd-model",
-           "config.json: field 'format' must be 'flashnerd-model'; is this a FlashNeRD model directory?");
-  FN_CHECK(j.value("version", 0) == 1, "config.json: unsupported version ", j.value("version", 0),
+           "field 'format' must be 'flashnerd-model'; is this a FlashNeRD model directory?");
+  FN_CHECK(j.value("version", 0) == 1, "unsupported version ", j.value("version", 0),
            " (this build reads version 1)");
-  c.arch = parse_arch(j.at("arch").get<std::string>());
+  c.arch = parse_arch(field<std::string>(j, "", "arch"));
   c.preset = j.value("preset", "");
-  const auto& r = j.at("robot");
-  c.robot = r.at("name").get<std::string>();
+  const auto& r = field<const nlohmann::json&>(j, "", "robot");
+  c.robot = field<std::string>(r, "robot.", "name");
   c.mjcf_hash = r.value("mjcf_hash", "");
   c.actuator_model = r.value("actuator_model", "");
-  c.timestep = r.at("timestep").get<double>();
-  c.layout = r.at("layout").get<StateLayout>();
-  const auto& d = j.at("dims");
-  c.state_dim = d.at("state").get<int>();
-  c.probe_dim = d.at("probe").get<int>();
-  c.input_dim = d.at("input").get<int>();
-  c.output_dim = d.at("output").get<int>();
+  c.timestep = field<double>(r, "robot.", "timestep");
+  c.layout = field<StateLayout>(r, "robot.", "layout");
+  const auto& d = field<const nlohmann::json&>(j, "", "dims");
+  c.state_dim = field<int>(d, "dims.", "state");
+  c.probe_dim = field<int>(d, "dims.", "probe");
+  c.input_dim = field<int>(d, "dims.", "input");
+  c.output_dim = field<int>(d, "dims.", "output");
   c.target = j.value("target", "increment");
   if (c.arch == Arch::FlashNeRD) {
-    const auto& f = j.at("flashnerd");
-    c.flash.d_model = f.at("d_model").get<int>();
-    c.flash.n_layers = f.at("n_layers").get<int>();
-    c.flash.n_heads = f.at("n_heads").get<int>();
-    c.flash.head_dim = f.at("head_dim").get<int>();
-    c.flash.spans = f.at("spans").get<std::vector<int>>();
-    c.flash.ffn_hidden = f.at("ffn_hidden").get<int>();
-    c.flash.activation = parse_activation(f.at("activation").get<std::string>());
-    c.flash.norm = parse_norm(f.at("norm").get<std::string>());
-    c.flash.readout_hidden = f.at("readout_hidden").get<int>();
+    const auto& f = field<const nlohmann::json&>(j, "", "flashnerd");
+    c.flash.d_model = field<int>(f, "flashnerd.", "d_model");
+    c.flash.n_layers = field<int>(f, "flashnerd.", "n_layers");
+    c.flash.n_heads = field<int>(f, "flashnerd.", "n_heads");
+    c.flash.head_dim = field<int>(f, "flashnerd.", "head_dim");
+    c.flash.spans = field<std::vector<int>>(f, "flashnerd.", "spans");
+    c.flash.ffn_hidden = field<int>(f, "flashnerd.", "ffn_hidden");
+    c.flash.activation = parse_activation(field<std::string>(f, "flashnerd.", "activation"));
+    c.flash.norm = parse_norm(field<std::string>(f, "flashnerd.", "norm"));
+    c.flash.readout_hidden = field<int>(f, "flashnerd.", "readout_hidden");
     if (j.contains("contact")) {
-      const auto& k = j.at("contact");
-      c.contact.capacity = k.at("capacity").get<int>();
-      c.contact.slots = k.at("slots").get<int>();
-      c.contact.link_count = k.at("link_count").get<int>();
-      c.contact.link_embed = k.at("link_embed").get<int>();
-      c.contact.row_hidden = k.at("row_hidden").get<int>();
-      c.contact.row_width = k.at("row_width").get<int>();
+      const auto& k = field<const nlohmann::json&>(j, "", "contact");
+      c.contact.capacity = field<int>(k, "contact.", "capacity");
+      c.contact.slots = field<int>(k, "contact.", "slots");
+      c.contact.link_count = field<int>(k, "contact.", "link_count");
+      c.contact.link_embed = field<int>(k, "contact.", "link_embed");
+      c.contact.row_hidden = field<int>(k, "contact.", "row_hidden");
+      c.contact.row_width = field<int>(k, "contact.", "row_width");
     }
   } else {
-    const auto& n = j.at("nerd");
-    c.nerd.d_model = n.at("d_model").get<int>();
-    c.nerd.n_layers = n.at("n_layers").get<int>();
-    c.nerd.n_heads = n.at("n_heads").get<int>();
-    c.nerd.window = n.at("window").get<int>();
-    c.nerd.mlp_hidden = n.at("mlp_hidden").get<int>();
-    c.nerd.head_hidden = n.at("head_hidden").get<int>();
+    const auto& n = field<const nlohmann::json&>(j, "", "nerd");
+    c.nerd.d_model = field<int>(n, "nerd.", "d_model");
+    c.nerd.n_layers = field<int>(n, "nerd.", "n_layers");
+    c.nerd.n_heads = field<int>(n, "nerd.", "n_heads");
+    c.nerd.window = field<int>(n, "nerd.", "window");
+    c.nerd.mlp_hidden = field<int>(n, "nerd.", "mlp_hidden");
+    c.nerd.head_hidden = field<int>(n, "nerd.", "head_hidden");
   }
-  const auto& nm = j.at("normalization");
-  c.norm.input_mean = nm.at("input_mean").get<std::vector<float>>();
-  c.norm.input_std = nm.at("input_std").get<std::vector<float>>();
-  c.norm.target_mean = nm.at("target_mean").get<std::vector<float>>();
-  c.norm.target_std = nm.at("target_std").get<std::vector<float>>();
+  const auto& nm = field<const nlohmann::json&>(j, "", "normalization");
+  c.norm.input_mean = field<std::vector<float>>(nm, "normalization.", "input_mean");
+  c.norm.input_std = field<std::vector<float>>(nm, "normalization.", "input_std");
+  c.norm.target_mean = field<std::vector<float>>(nm, "normalization.", "target_mean");
+  c.norm.target_std = field<std::vector<float>>(nm, "normalization.", "target_std");
   c.norm.channel_std = nm.value("channel_std", std::vector<double>{});
   c.norm.contact_mean = nm.value("contact_mean", std::vector<float>{});
   c.norm.contact_std = nm.value("contact_std", std::vector<float>{});

@@ -1,5 +1,6 @@
 #include "core/safetensors.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -71,23 +72,46 @@ SafetensorsFile SafetensorsFile::parse(const std::string& bytes, const std::stri
   size_t alloc = size_t((data_bytes + 63) / 64 * 64);
   f.block_.reset(static_cast<float*>(std::aligned_alloc(64, alloc ? alloc : 64)), std::free);
   if (data_bytes) std::memcpy(f.block_.get(), bytes.data() + 8 + header_len, size_t(data_bytes));
+  std::vector<std::pair<int64_t, int64_t>> spans;  // (begin, end) in bytes, to find overlaps
   for (auto it = header.begin(); it != header.end(); ++it) {
-    if (it.key() == "__metadata__") {
-      for (auto m = it->begin(); m != it->end(); ++m) f.metadata_[m.key()] = m->get<std::string>();
-      continue;
-    }
+    const std::string& name = it.key();
     const auto& e = it.value();
-    FN_CHECK(e.value("dtype", "") == "F32", origin, ": tensor '", it.key(), "' has dtype ",
-             e.value("dtype", "?"), "; FlashNeRD stores float32 (F32) only");
-    auto shape = e.at("shape").get<std::vector<int64_t>>();
-    auto offs = e.at("data_offsets").get<std::vector<int64_t>>();
+    std::vector<int64_t> shape, offs;
+    try {
+      if (name == "__metadata__") {
+        for (auto m = e.begin(); m != e.end(); ++m) f.metadata_[m.key()] = m->get<std::string>();
+        continue;
+      }
+      FN_CHECK(e.is_object(), origin, ": header entry '", name, "' must be an object with dtype, shape, data_offsets");
+      FN_CHECK(e.value("dtype", "") == "F32", origin, ": tensor '", name, "' has dtype ", e.value("dtype", "?"),
+               "; FlashNeRD stores float32 (F32) only");
+      shape = e.at("shape").get<std::vector<int64_t>>();
+      offs = e.at("data_offsets").get<std::vector<int64_t>>();
+    } catch (const nlohmann::json::exception& x) {
+      throw Error(str_cat(origin, ": header entry '", name, "' is malformed (", x.what(),
+                          "); it needs \"shape\": [ints] and \"data_offsets\": [begin, end]"));
+    }
+    double numel = 1;  // in double: a corrupt shape must not overflow the byte count
+    for (int64_t d : shape) numel *= double(d);
+    FN_CHECK(std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d >= 0; }) && numel * 4 <= double(data_bytes),
+             origin, ": tensor '", name, "' has shape ", shape_string(shape), ", more than the file's ", data_bytes,
+             " data bytes hold (corrupted header?)");
     FN_CHECK(offs.size() == 2 && offs[0] >= 0 && offs[1] >= offs[0] && offs[1] <= data_bytes,
-             origin, ": tensor '", it.key(), "' has data offsets outside the file's ", data_bytes,
+             origin, ": tensor '", name, "' has data offsets outside the file's ", data_bytes,
              " data bytes (truncated file?)");
-    FN_CHECK(offs[1] - offs[0] == product(shape) * 4 && offs[0] % 4 == 0, origin, ": tensor '",
-             it.key(), "' spans ", offs[1] - offs[0], " bytes but its shape ", shape_string(shape),
-             " needs ", product(shape) * 4);
-    f.tensors_[it.key()] = Entry{offs[0] / 4, shape};
+    FN_CHECK(offs[0] % 4 == 0, origin, ": tensor '", name, "' starts at data byte ", offs[0],
+             ", not a multiple of 4: float32 tensors must be 4-byte aligned (the file was written wrongly)");
+    FN_CHECK(offs[1] - offs[0] == product(shape) * 4, origin, ": tensor '", name, "' spans ", offs[1] - offs[0],
+             " bytes but its shape ", shape_string(shape), " needs ", product(shape) * 4);
+    f.tensors_[name] = Entry{offs[0] / 4, shape};
+    spans.emplace_back(offs[0], offs[1]);
+  }
+  std::sort(spans.begin(), spans.end());
+  int64_t covered = 0;  // end of the bytes claimed so far
+  for (const auto& [begin, end] : spans) {
+    FN_CHECK(begin >= covered || begin == end, origin, ": two tensors share data bytes ", begin, "..",
+             std::min(end, covered), " (overlapping data_offsets); each tensor needs its own bytes: the file is corrupted");
+    covered = std::max(covered, end);
   }
   return f;
 }

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/rng.h"
+#include "core/system_memory.h"
 #include "sim/contact_rows.h"
 #include "sim/contact_sensor.h"
 #include "sim/probe_features.h"
@@ -102,6 +103,9 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
                  {"max_velocity", o.max_velocity},
                  {"substeps", robot.substeps()},
                  {"mujoco_version", mj_versionString()}};
+  check_memory_fits(d.allocation_bytes(o.trajectories, steps, o.free_dynamics),
+                    str_cat("--trajectories ", o.trajectories, " of ", steps, " steps of robot '", robot.name(), "'"),
+                    "lower --trajectories or --steps, or generate several files with different --seed");
   d.allocate(o.trajectories, steps, o.free_dynamics);
 
   const int nq = d.layout.nq, nv = d.layout.nv, nu = d.layout.nu;

@@ -19,6 +19,7 @@
 #include "core/plot_png.h"
 #include "core/progress.h"
 #include "core/state_codec.h"
+#include "core/system_memory.h"
 #include "train/models.h"
 #include "train/train_data.h"
 
@@ -407,8 +408,9 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     FN_CHECK(opts.updates >= start, "--resume: the checkpoint is at update ", start, ", beyond --updates ",
              opts.updates, "; give --updates >= ", start);
   } else {
-    FN_CHECK(!std::filesystem::exists(ckpt_path), opts.out_dir,
-             " already holds a training checkpoint; pass --resume to continue it, or choose another --out");
+    FN_CHECK(opts.overwrite || !std::filesystem::exists(ckpt_path), opts.out_dir,
+             " already holds a training checkpoint; pass --resume to continue it, --overwrite to start a new "
+             "run over it, or choose another --out");
     const bool use_probes = opts.probes == ProbeUse::On || (opts.probes == ProbeUse::Auto && data.probe_count > 0);
     config = make_model_config(data, opts.arch, opts.preset, use_probes, opts.target, opts.variable_contacts);
     if (opts.customize) opts.customize(config);
@@ -416,6 +418,14 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   const int window = opts.window > 0 ? opts.window : config.history();
   FN_CHECK(config.arch != Arch::NeRD || window <= config.nerd.window, "train: window ", window,
            " exceeds NeRD's ", config.nerd.window, " learned positions");
+  {  // positions past a trajectory's end are always masked: such a window only costs memory
+    const double batch_bytes = double(opts.batch) * window * (config.input_dim + config.output_dim + 1) * sizeof(float);
+    FN_CHECK(window <= data.steps, "train: --window ", window, " exceeds the ", data.steps,
+             " steps of each trajectory of the dataset (a batch of ", opts.batch, " such windows would need ",
+             format_bytes(batch_bytes), " for its inputs alone); give --window ", data.steps, " or less");
+    check_memory_fits(batch_bytes, str_cat("train: a batch of ", opts.batch, " windows of ", window, " frames"),
+                      "lower --batch or --window");
+  }
 
   // ---- data: transitions, split, normalization, windows
   const bool free_velocity = config.target == "free_velocity";

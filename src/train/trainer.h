@@ -36,6 +36,7 @@ struct TrainOptions {
   double lr_final = 0;              // final learning rate; 0 = lr / 10
   uint64_t seed = 0;                // initialization, split and batch sampling
   bool resume = false;              // continue <out>/checkpoint.pt
+  bool overwrite = false;           // start a new run even when <out> holds a checkpoint
   int64_t valid_every = 200;        // validation period in updates (0: only at the end)
   int64_t checkpoint_every = 0;     // checkpoint period in updates (0: = valid_every)
   double valid_fraction = 0.05;     // trajectories held out

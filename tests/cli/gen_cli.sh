@@ -21,7 +21,28 @@ expect_error "must be positive" gen --robot cartpole --trajectories 0 --out "$TM
 expect_error "must be positive" gen --robot cartpole --steps -5 --out "$TMP/x.h5"
 expect_error "unknown robot" gen --robot nosuchrobot --out "$TMP/x.h5"
 expect_error "exactly one of" gen --out "$TMP/x.h5"
+# values refused before anything is simulated, naming the option
+expect_error "--steps must be positive, got 0" gen --robot cartpole --steps 0 --out "$TMP/x.h5"
+expect_error "--trajectories must be positive, got -3" gen --robot cartpole --trajectories -3 --out "$TMP/x.h5"
+expect_error "--control-dt must be a positive number of seconds, got nan" gen --robot cartpole --control-dt nan --out "$TMP/x.h5"
+expect_error "--control-dt must be a positive number of seconds, got -0.01" gen --robot cartpole --control-dt -0.01 --out "$TMP/x.h5"
+expect_error "--ar1-coefficient must be in .0, 1)" gen --robot cartpole --ar1-coefficient 1 --out "$TMP/x.h5"
+expect_error "--hold-steps must be >= 1" gen --robot cartpole --hold-steps 0 --out "$TMP/x.h5"
+expect_error "--contact-capacity must be >= 0" gen --robot cartpole --contact-capacity -2 --out "$TMP/x.h5"
+# the memory a request would need, refused before allocating it
+expect_error "--trajectories 1000000000000 of 100 steps of robot 'cartpole' would need .* of memory" \
+  gen --robot cartpole --trajectories 1000000000000 --out "$TMP/x.h5"
+# the output location is checked before simulating
+expect_error "is a directory; give a file name" gen --robot cartpole --out "$TMP"
 [ ! -e "$TMP/x.h5" ] || fail "a failed run left $TMP/x.h5"
+
+# temporaries of dead runs of the same output are cleaned; a live process's is kept
+sleep 0 & DEAD=$!; wait $DEAD
+touch "$TMP/s.h5.tmp.$DEAD" "$TMP/s.h5.tmp.$$" "$TMP/other.h5.tmp.$DEAD"
+"$FN" gen --robot cartpole --trajectories 2 --steps 5 --out "$TMP/s.h5" --json > /dev/null || fail "gen over stale temporaries"
+[ ! -e "$TMP/s.h5.tmp.$DEAD" ] || fail "the stale temporary of dead process $DEAD was left"
+[ -e "$TMP/s.h5.tmp.$$" ] || fail "the temporary of a live process was removed"
+[ -e "$TMP/other.h5.tmp.$DEAD" ] || fail "a temporary of another output was removed"
 
 # an interrupted run leaves no file under the final name
 "$FN" gen --robot humanoid --trajectories 100000 --out "$TMP/killed.h5" > /dev/null 2>&1 &

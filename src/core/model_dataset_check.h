@@ -1,0 +1,22 @@
+// Whether a trained model may be run on a dataset (eval, rollout): the same robot and state
+// layout, the same control timestep (a model steps only at the rate it was trained on), and
+// the same MJCF (its hash: masses, gains and geometry are not in the layout). Another MJCF is
+// refused unless allowed, then reported as a warning; a model that stores no hash (trained
+// before flashnerd recorded it) cannot be checked and gets a warning.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/dataset.h"
+#include "core/model_config.h"
+
+namespace flashnerd {
+
+// Throws flashnerd::Error naming both values and the fix on a mismatch; returns the warnings
+// to show the user (one line each, without a "warning:" prefix).
+std::vector<std::string> check_model_dataset(const ModelConfig& model, const std::string& model_dir,
+                                             const Dataset& data, const std::string& data_path,
+                                             bool allow_other_mjcf);
+
+}  // namespace flashnerd

@@ -1,0 +1,41 @@
+#include "core/system_memory.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace flashnerd {
+
+double available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    double kb = 0;
+    if (std::sscanf(line.c_str(), "MemAvailable: %lf kB", &kb) == 1) return kb * 1024.0;
+  }
+  return double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGESIZE));
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (bytes >= 1000.0 && u < 5) {
+    bytes /= 1000.0;
+    ++u;
+  }
+  char b[64];
+  std::snprintf(b, sizeof b, u == 0 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
+  return b;
+}
+
+void check_memory_fits(double bytes, const std::string& what, const std::string& fix) {
+  const double available = available_memory_bytes();
+  FN_CHECK(bytes <= available, what, " would need ", format_bytes(bytes), " of memory, but this machine has ",
+           format_bytes(available), " available; ", fix);
+}
+
+}  // namespace flashnerd

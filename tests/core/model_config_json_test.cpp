@@ -1,0 +1,79 @@
+// config.json errors name the file and the field (robot.timestep, flashnerd.d_model ...), not
+// only the JSON library's message.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/model_artifact.h"
+#include "core/model_config.h"
+
+namespace flashnerd {
+namespace {
+
+nlohmann::json good_config() {
+  ModelConfig c;
+  c.robot = "toy";
+  c.timestep = 0.01;
+  c.layout.nq = c.layout.nv = 1;
+  c.layout.nu = 1;
+  c.layout.joint_wrapped = {0};
+  c.state_dim = 2;
+  c.input_dim = 3;
+  c.output_dim = 2;
+  apply_preset("tiny", c);
+  return nlohmann::json(c);
+}
+
+std::string load_error(const nlohmann::json& j) {
+  const std::string dir = ::testing::TempDir() + "config_json_test";
+  std::filesystem::create_directories(dir);
+  write_file_atomic(dir + "/config.json", j.dump());
+  try {
+    load_model_config(dir);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ModelConfigJson, GoodConfigLoads) { EXPECT_EQ(load_error(good_config()), ""); }
+
+TEST(ModelConfigJson, MissingFieldIsNamed) {
+  nlohmann::json j = good_config();
+  j["robot"].erase("timestep");
+  const std::string e = load_error(j);
+  EXPECT_NE(e.find("config.json: field 'robot.timestep' is missing"), std::string::npos) << e;
+}
+
+TEST(ModelConfigJson, WrongTypeIsNamed) {
+  nlohmann::json j = good_config();
+  j["flashnerd"]["d_model"] = "wide";
+  std::string e = load_error(j);
+  EXPECT_NE(e.find("config.json: field 'flashnerd.d_model' has the wrong type"), std::string::npos) << e;
+  j = good_config();
+  j["normalization"] = 3;
+  e = load_error(j);
+  EXPECT_NE(e.find("field 'normalization' is missing or not an object"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace flashnerd
+
+namespace flashnerd {
+namespace {
+
+TEST(ModelConfigJson, ZeroStdIsRefused) {
+  nlohmann::json j = good_config();
+  j["normalization"]["channel_std"] = {0.5, 0.0};  // the NRMSE would divide by zero
+  const std::string e = load_error(j);
+  EXPECT_NE(e.find("normalization.channel_std[1] is 0; standard deviations must be finite and positive"),
+            std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace flashnerd
