@@ -35,7 +35,7 @@ struct BenchOptions {
   int input_dim = 6;
   int output_dim = 4;
   std::string batches = "1,16,256,4096,65536";
-  int threads = 0;
+  ThreadOptions threads;
   int groups = 9;
   double group_seconds = 0.2;
   double warmup_seconds = 10;
@@ -78,7 +78,7 @@ void run_bench(const BenchOptions& o) {
   const auto batches = parse_int_list(o.batches, "--batch");
   for (int64_t b : batches) FN_CHECK(b >= 1 && b <= (1 << 24), "--batch: ", b, " is out of range [1, 2^24]");
   const engine::GemmBackend gemm = engine::parse_gemm_backend(o.gemm);
-  ThreadPool pool(o.threads);
+  ThreadPool pool(checked_threads(o.threads.threads, o.threads.force_threads));
   const double memory_limit = o.max_memory_gb > 0 ? o.max_memory_gb * 1e9 : 0.6 * physical_memory_bytes();
 
   // precisions: all = fp32 and, where the CPU has native bf16, bf16
@@ -310,7 +310,7 @@ void register_bench(CLI::App& app) {
   sub->add_option("--input-dim", o->input_dim, "Per-frame input features (without --model)")->capture_default_str();
   sub->add_option("--output-dim", o->output_dim, "Increment features (without --model)")->capture_default_str();
   sub->add_option("--batch", o->batches, "Comma-separated batch sizes")->capture_default_str();
-  sub->add_option("--threads", o->threads, "Worker threads (0: all cores)")->capture_default_str();
+  add_thread_options(*sub, o->threads);
   sub->add_option("--groups", o->groups, "Timed groups per batch; the latency is their median")->capture_default_str();
   sub->add_option("--group-seconds", o->group_seconds, "Minimum duration of one group (at least one step)")->capture_default_str();
   sub->add_option("--warmup-seconds", o->warmup_seconds, "Stop warming up after this long (at least 2 steps)")->capture_default_str();

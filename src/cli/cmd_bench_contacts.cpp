@@ -28,7 +28,7 @@ struct BenchContactsArgs {
   std::string model;
   std::string data;
   std::string batches = "1024";
-  int threads = 0;
+  ThreadOptions threads;
   int groups = 9;
 };
 
@@ -56,7 +56,7 @@ void run_bench_contacts(const BenchContactsArgs& a) {
   const StateCodec codec(data.layout);
   const FrameFeatures features(codec, 0);
   FN_CHECK(features.input_dim() == din, "model input width ", din, " does not match the dataset's features");
-  ThreadPool pool(a.threads);
+  ThreadPool pool(checked_threads(a.threads.threads, a.threads.force_threads));
   std::vector<std::unique_ptr<sim::ContactSensor>> sensors;  // one per thread
   for (int i = 0; i < pool.size(); ++i) sensors.push_back(std::make_unique<sim::ContactSensor>(*robot));
   nlohmann::json rows_json = nlohmann::json::array();
@@ -133,7 +133,7 @@ void register_bench_contacts(CLI::App& app) {
   sub->add_option("--model", args->model, "Model directory trained with --variable-contacts")->required();
   sub->add_option("--data", args->data, "Dataset of the robot (recorded states and scenes)")->required();
   sub->add_option("--batch", args->batches, "Comma-separated batch sizes")->capture_default_str();
-  sub->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
+  add_thread_options(*sub, args->threads);
   sub->add_option("--groups", args->groups, "Timed groups; the median is reported")->capture_default_str();
   sub->callback([args] { run_bench_contacts(*args); });
 }
