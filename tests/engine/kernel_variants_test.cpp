@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "engine/test_models.h"
 #include "engine/cpu/bf16.h"
 #include "engine/cpu/cpu_features.h"
 #include "engine/cpu/kernel_variants.h"
@@ -16,12 +17,7 @@
 namespace flashnerd::engine::cpu {
 namespace {
 
-std::vector<float> random_vec(size_t n, uint64_t seed, double scale = 1.0) {
-  Rng rng(seed);
-  std::vector<float> v(n);
-  for (auto& x : v) x = float(rng.uniform(-scale, scale));
-  return v;
-}
+using testing::random_vec;
 
 // Skips the calling test unless the CPU (and FLASHNERD_MAX_ISA) allows `isa`.
 #define REQUIRE_ISA(isa)                                                                     \

@@ -5,17 +5,13 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "engine/test_models.h"
 #include "engine/cpu/kernels.h"
 
 namespace flashnerd::engine::cpu {
 namespace {
 
-std::vector<float> random_vec(size_t n, uint64_t seed, double scale = 1.0) {
-  Rng rng(seed);
-  std::vector<float> v(n);
-  for (auto& x : v) x = float(rng.uniform(-scale, scale));
-  return v;
-}
+using testing::random_vec;
 
 TEST(Kernels, GemmBackendsMatchNaive) {
   const int shapes[][3] = {{1, 1, 1},   {1, 37, 13},  {3, 5, 7},     {4, 8, 16},   {5, 9, 31},

@@ -103,6 +103,14 @@ inline ContactFrames random_contacts(size_t n, int K, int links, uint64_t seed) 
 }
 
 // (n, dim) values, roughly the scale of raw features.
+// n floats uniform in [−scale, scale] from Rng(seed).
+inline std::vector<float> random_vec(size_t n, uint64_t seed, double scale = 1.0) {
+  Rng rng(seed);
+  std::vector<float> v(n);
+  for (auto& x : v) x = float(rng.uniform(-scale, scale));
+  return v;
+}
+
 inline std::vector<float> random_inputs(size_t n, int dim, uint64_t seed) {
   Rng rng(seed);
   std::vector<float> x(n * size_t(dim));
