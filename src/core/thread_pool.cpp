@@ -1,5 +1,6 @@
 #include "core/thread_pool.h"
 
+#include <algorithm>
 #include <chrono>
 #include <system_error>
 
@@ -115,6 +116,27 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64
     error_ = nullptr;
   }
   if (error) std::rethrow_exception(error);
+}
+
+}  // namespace flashnerd
+
+namespace flashnerd {
+
+double ThreadPool::handoff_microseconds(int calls) {
+  if (workers_.empty()) return 0;
+  using clock = std::chrono::steady_clock;
+  const std::function<void(int64_t, int64_t, int)> nothing = [](int64_t, int64_t, int) {};
+  std::vector<double> us;
+  us.reserve(size_t(std::max(calls, 1)));
+  const auto start = clock::now();
+  for (int i = 0; i < calls; ++i) {
+    const auto t0 = clock::now();
+    parallel_for(size(), nothing);
+    us.push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count());
+    if (clock::now() - start > std::chrono::milliseconds(2)) break;
+  }
+  std::nth_element(us.begin(), us.begin() + long(us.size() / 2), us.end());
+  return us[us.size() / 2];
 }
 
 }  // namespace flashnerd

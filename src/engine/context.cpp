@@ -23,12 +23,14 @@ int default_tile_rows(const ModelConfig& c) { return c.arch == Arch::FlashNeRD ?
 // environments (weights streamed once per step rather than once per thread).
 constexpr int kSplitRows = 64;
 
-// A column-split GEMM pays a thread hand-off: about a microsecond with the spinning pool on an
-// idle core, milliseconds when the other core is busy and the worker waits for the scheduler
-// (measured on the 2-core machines: B = 1 of paper-cartpole 0.15 ms on one thread, 2.0 ms
-// split over two with the second core loaded; docs/BENCHMARKS.md, "threads at small batch").
-// So only products of at least this many multiply-adds (~0.3 ms of one core) are split.
-constexpr int64_t kParallelMinMacs = int64_t(1) << 22;
+// A column-split GEMM pays a thread hand-off: about a microsecond with the spinning pool on
+// idle cores, milliseconds when another process holds the cores and the workers wait for the
+// scheduler (measured on the 2-core Zen 5 VM, docs/BENCHMARKS.md "Threads at small batch":
+// B = 1 of paper-cartpole 77 µs split over two idle cores, 145 µs on one, 2.0 ms split with
+// the second core busy). So the context measures the pool's hand-off when it is created and
+// splits products of at least kParallelMinMacs multiply-adds only where it is fast.
+constexpr int64_t kParallelMinMacs = int64_t(1) << 16;
+constexpr double kFastHandoffMicroseconds = 5.0;
 
 // AMX tiles hold 16 rows: below that the AVX-512-BF16 kernel wastes less.
 constexpr int kAmxMinRows = 16;
@@ -129,7 +131,12 @@ Context::Context(const Model& model, const ContextOptions& options)
              " here; load the model with precision fp32");
     bf16_isa_ = limit == Isa::AMX_BF16 ? Isa::AMX_BF16 : Isa::AVX512_BF16;
   }
-  parallel_min_macs_ = options.parallel_min_macs == 0 ? kParallelMinMacs : options.parallel_min_macs;
+  if (options.parallel_min_macs != 0)
+    parallel_min_macs_ = options.parallel_min_macs;
+  else if (pool_ && pool_->size() > 1)
+    parallel_min_macs_ = pool_->handoff_microseconds() <= kFastHandoffMicroseconds ? kParallelMinMacs : -1;
+  else
+    parallel_min_macs_ = -1;
   const ModelConfig& c = model.config();
   FN_CHECK(options.max_batch >= 1, "engine context: max_batch must be at least 1, got ",
            options.max_batch);

@@ -248,8 +248,8 @@ struct ContextOptions {
   // limit applies too. A bf16 model needs at least AVX512_BF16.
   Isa max_isa = Isa::AMX_BF16;
   // A GEMM of a batch that fits one tile is split over the pool's threads by columns only
-  // when it has at least this many multiply-adds (M·N·K); 0: the default measured on the
-  // project's machines (docs/BENCHMARKS.md), −1: never split.
+  // when it has at least this many multiply-adds (M·N·K); −1: never split; 0 (automatic):
+  // 2^16 when the pool's measured hand-off is fast (<= 5 µs), never otherwise.
   int64_t parallel_min_macs = 0;
 };
 
@@ -320,7 +320,7 @@ class Context {
   ThreadPool* pool_ = nullptr;
   Isa small_isa_ = Isa::AVX2;     // fp32 small-M kernel level
   Isa bf16_isa_ = Isa::AVX2;      // bf16 kernel level for M >= kAmxMinRows (AMX or AVX512_BF16)
-  int64_t parallel_min_macs_ = 0;
+  int64_t parallel_min_macs_ = -1;  // resolved ContextOptions::parallel_min_macs
   // history, (max_batch, ...) per environment
   AlignedBuffer cache_;   // FlashNeRD: per block (max_batch, S_l−1, 2·hd) [k | v] slots, slot =
                           // frame mod (S_l−1); NeRD: (max_batch, window, input_dim) x̂, slot = frame mod window
