@@ -29,13 +29,13 @@ def main(out):
         f, n = models["flashnerd"]["nrmse"][i], models["nerd"]["nrmse"][i]
         rows.append([f"rollout NRMSE, H={h}", "%.4g" % f, "%.4g" % n, "%+.1f%%" % (100 * (f - n) / n)])
     rows.append(["diverged rollouts", models["flashnerd"]["diverged"], models["nerd"]["diverged"], ""])
-    by = {}
+    by = {}  # (precision, batch) -> arch -> result; bench times fp32 and, where the CPU has it, bf16
     for r in bench["results"]:
-        by.setdefault(r["batch"], {})[r["arch"]] = r
-    for b in sorted(by):
-        if "flashnerd" in by[b] and "nerd" in by[b]:
-            f, n = by[b]["flashnerd"]["mtransitions_per_s"], by[b]["nerd"]["mtransitions_per_s"]
-            rows.append([f"throughput B={b} (M transitions/s)", "%.3g" % f, "%.3g" % n, "%.1fx" % (f / n)])
+        by.setdefault((r.get("precision", "fp32"), r["batch"]), {})[r["arch"]] = r
+    for p, b in sorted(by, key=lambda k: (k[0] != "fp32", k[1])):
+        if "flashnerd" in by[(p, b)] and "nerd" in by[(p, b)]:
+            f, n = by[(p, b)]["flashnerd"]["mtransitions_per_s"], by[(p, b)]["nerd"]["mtransitions_per_s"]
+            rows.append([f"throughput {p} B={b} (M transitions/s)", "%.3g" % f, "%.3g" % n, "%.1fx" % (f / n)])
     widths = [max(len(str(r[c])) for r in rows + [header]) for c in range(4)]
     line = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths))
     print(line(header))
