@@ -198,38 +198,34 @@ void Context::gemm_columns(const GemmArgs& g, int n0, int n1, uint16_t* abf) {
     cpu::gemm_bf16_avx512(g.M, n1 - n0, g.K, g.A, g.lda, wp, g.beta, g.C + n0, g.ldc, abf);
 }
 
-void Context::gemm(int M, int N, int K, const float* A, int lda, const float* W, int ldw,
-                   float beta, float* C, int ldc) {
-  const GemmArgs g{M, N, K, lda, ldw, ldc, A, W, nullptr, beta, C};
-  if (split_columns_ && N >= 64 && parallel_min_macs_ >= 0 &&
-      int64_t(M) * N * K >= parallel_min_macs_) {
+void Context::run_gemm(const GemmArgs& g, uint16_t* abf) {
+  if (split_columns_ && g.N >= 64 && parallel_min_macs_ >= 0 &&
+      int64_t(g.M) * g.N * g.K >= parallel_min_macs_) {
     gemm_args_ = g;
-    pool_->parallel_for(pool_->size(), gemm_fn_);
+    pool_->parallel_for(pool_->size(), gemm_fn_);  // each worker uses its own bf16 scratch
     return;
   }
-  gemm_columns(g, 0, N, nullptr);
+  gemm_columns(g, 0, g.N, abf);
+}
+
+void Context::gemm(int M, int N, int K, const float* A, int lda, const float* W, int ldw,
+                   float beta, float* C, int ldc) {
+  run_gemm({M, N, K, lda, ldw, ldc, A, W, nullptr, beta, C}, nullptr);
 }
 
 void Context::gemm(Scratch& s, int M, const float* A, int lda, const GemmWeight& W, float beta,
                    float* C, int ldc) {
-  const bool bf16 = model_->precision() == Precision::BF16;
-  const GemmArgs g{M, W.N, W.K, lda, W.K, ldc, A, W.f32, bf16 ? W.bf16 : nullptr, beta, C};
-  if (split_columns_ && W.N >= 64 && parallel_min_macs_ >= 0 &&
-      int64_t(M) * W.N * W.K >= parallel_min_macs_) {
-    gemm_args_ = g;
-    pool_->parallel_for(pool_->size(), gemm_fn_);
-    return;
-  }
-  gemm_columns(g, 0, W.N, s.abf);  // the calling tile's own bf16 scratch
+  const uint16_t* wp = model_->precision() == Precision::BF16 ? W.bf16 : nullptr;
+  run_gemm({M, W.N, W.K, lda, W.K, ldc, A, W.f32, wp, beta, C}, s.abf);
 }
 
 std::string Context::kernel_summary() const {
   if (model_->precision() == Precision::BF16)
-    return bf16_isa_ == Isa::AMX_BF16 ? "bf16: amx_bf16 (M >= 16), avx512_bf16 (M < 16)"
+    return bf16_isa_ == Isa::AMX_BF16 ? str_cat("bf16: amx_bf16 (M >= ", kAmxMinRows, "), avx512_bf16")
                                       : "bf16: avx512_bf16";
   const std::string small = std::string(isa_name(small_isa_)) + " small-M";
   switch (gemm_) {
-    case GemmBackend::Auto: return "fp32: " + small + " (M <= 8), openblas";
+    case GemmBackend::Auto: return str_cat("fp32: ", small, " (M <= ", cpu::kSmallGemmRows, "), openblas");
     default: return std::string("fp32: ") + gemm_backend_name(gemm_);
   }
 }

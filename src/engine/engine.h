@@ -341,6 +341,8 @@ class Context {
   } gemm_args_{};
   // columns [n0, n1) of g on the calling thread; abf: that thread's bf16 scratch
   void gemm_columns(const GemmArgs& g, int n0, int n1, uint16_t* abf);
+  // g whole: split over the pool by columns when the batch is small and g is large enough
+  void run_gemm(const GemmArgs& g, uint16_t* abf);
   std::function<void(int64_t, int64_t, int)> gemm_fn_;
 };
 
