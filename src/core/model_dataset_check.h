@@ -13,6 +13,18 @@
 
 namespace flashnerd {
 
+// What a model is about to run on: a dataset, or a robot's MJCF in an environment.
+struct ModelSource {
+  std::string what;            // "dataset d.h5", "robot quadruped (robots/quadruped.xml)"
+  double timestep = 0;         // its control step (s)
+  std::string timestep_field;  // where that step comes from, for the message
+  std::string timestep_fix;    // what the user can do about a mismatch
+  std::string mjcf_hash;
+};
+// Timestep refused on a mismatch; another MJCF refused unless allowed, else a warning.
+std::vector<std::string> check_model_source(const ModelConfig& model, const std::string& model_dir,
+                                            const ModelSource& src, bool allow_other_mjcf);
+
 // Throws flashnerd::Error naming both values and the fix on a mismatch; returns the warnings
 // to show the user (one line each, without a "warning:" prefix).
 std::vector<std::string> check_model_dataset(const ModelConfig& model, const std::string& model_dir,

@@ -86,7 +86,7 @@ void ThreadPool::worker_loop(int index) {
   }
 }
 
-void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64_t, int)>& fn) {
+void ThreadPool::parallel_for(int64_t n, ChunkFn fn) {
   if (n <= 0) return;
   if (workers_.empty() || n == 1) {
     fn(0, n, 0);

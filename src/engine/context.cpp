@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/blob.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "engine/cpu/backend.h"
@@ -199,7 +200,11 @@ void Context::gemm_columns(const GemmArgs& g, int n0, int n1, uint16_t* abf) {
 }
 
 void Context::run_gemm(const GemmArgs& g, uint16_t* abf) {
-  if (split_columns_ && g.N >= 64 && parallel_min_macs_ >= 0 &&
+  // Columns are split only over the engine's own kernels, whose columns are computed alike
+  // whatever the split; an external BLAS may pick other kernels for narrower products, and a
+  // split decided by measured hand-off time must never change the bits.
+  const bool own_kernel = g.Wp != nullptr || (gemm_ == GemmBackend::Auto && g.M <= cpu::kSmallGemmRows);
+  if (split_columns_ && own_kernel && g.N >= 64 && parallel_min_macs_ >= 0 &&
       int64_t(g.M) * g.N * g.K >= parallel_min_macs_) {
     gemm_args_ = g;
     pool_->parallel_for(pool_->size(), gemm_fn_);  // each worker uses its own bf16 scratch
@@ -234,6 +239,22 @@ int Context::diverged_count(int batch) const {
   int n = 0;
   for (int i = 0; i < std::min(batch, max_batch_); ++i) n += diverged_[size_t(i)];
   return n;
+}
+
+std::string Context::save_history() const {
+  BlobWriter w;
+  w.put(cache_.data(), cache_.size());
+  w.put(frames_);
+  w.put(diverged_);
+  return w.bytes();
+}
+
+void Context::load_history(const std::string& bytes) {
+  BlobReader r(bytes, "engine context history");
+  r.get(cache_.data(), cache_.size());
+  r.get(frames_);
+  r.get(diverged_);
+  r.expect_end();
 }
 
 size_t Context::cache_bytes_per_env() const {

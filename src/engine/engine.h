@@ -287,6 +287,11 @@ class Context {
   size_t activation_bytes_per_env() const;
   size_t total_bytes() const;
 
+  // Every environment's history (caches, frame counts, divergence flags) as bytes, and back,
+  // for checkpoints; load_history refuses bytes of another model shape or batch size.
+  std::string save_history() const;
+  void load_history(const std::string& bytes);
+
   // Internal (the CPU backend): per-thread scratch and the job of the current call.
   struct Scratch;
   struct Job {

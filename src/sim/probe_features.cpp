@@ -117,35 +117,41 @@ bool geom_signed_distance(const mjModel* m, const mjData* d, int g, const double
   return true;
 }
 
+double probe_clearance(const Robot& robot, const mjModel* m, const mjData* d, const ResolvedProbe& pr,
+                       double point[3], double nearest[3], double normal[3]) {
+  const double* bp = d->xpos + 3 * pr.body;
+  const double* R = d->xmat + 9 * pr.body;
+  for (int i = 0; i < 3; ++i) point[i] = bp[i] + R[3 * i] * pr.pos[0] + R[3 * i + 1] * pr.pos[1] + R[3 * i + 2] * pr.pos[2];
+  double best = 1e300;
+  nearest[0] = nearest[1] = nearest[2] = 0;
+  normal[0] = normal[1] = 0;
+  normal[2] = 1;
+  for (int g = 0; g < m->ngeom; ++g) {
+    if (robot.is_robot_body(m->geom_bodyid[g])) continue;
+    double dist, near_g[3], normal_g[3];
+    if (!geom_signed_distance(m, d, g, point, &dist, near_g, normal_g)) continue;
+    if (dist < best) {
+      best = dist;
+      std::memcpy(nearest, near_g, sizeof near_g);
+      std::memcpy(normal, normal_g, sizeof normal_g);
+    }
+  }
+  return best - pr.radius;
+}
+
 void build_probe_features(const Robot& robot, const mjModel* m, const mjData* d,
                           const std::vector<ResolvedProbe>& probes, double threshold, float* out) {
-  const int base = robot.root_body();
-  const double* base_mat = d->xmat + 9 * base;
+  const double* base_mat = d->xmat + 9 * robot.root_body();
   for (size_t k = 0; k < probes.size(); ++k) {
-    const ResolvedProbe& pr = probes[k];
     float* f = out + k * kProbeFeatureDim;
     std::fill(f, f + kProbeFeatureDim, 0.0f);
-    const double* bp = d->xpos + 3 * pr.body;
-    const double* R = d->xmat + 9 * pr.body;
-    double p[3];
-    for (int i = 0; i < 3; ++i) p[i] = bp[i] + R[3 * i] * pr.pos[0] + R[3 * i + 1] * pr.pos[1] + R[3 * i + 2] * pr.pos[2];
-    double best = 1e300, best_near[3] = {0, 0, 0}, best_normal[3] = {0, 0, 1};
-    for (int g = 0; g < m->ngeom; ++g) {
-      if (robot.is_robot_body(m->geom_bodyid[g])) continue;
-      double dist, nearest[3], normal[3];
-      if (!geom_signed_distance(m, d, g, p, &dist, nearest, normal)) continue;
-      if (dist < best) {
-        best = dist;
-        std::memcpy(best_near, nearest, sizeof nearest);
-        std::memcpy(best_normal, normal, sizeof normal);
-      }
-    }
-    best -= pr.radius;
-    if (best > threshold) continue;
-    double rel[3] = {best_near[0] - p[0], best_near[1] - p[1], best_near[2] - p[2]};
+    double p[3], nearest[3], normal[3];
+    const double clearance = probe_clearance(robot, m, d, probes[k], p, nearest, normal);
+    if (clearance > threshold) continue;
+    double rel[3] = {nearest[0] - p[0], nearest[1] - p[1], nearest[2] - p[2]};
     world_to_base(base_mat, rel, f);
-    world_to_base(base_mat, best_normal, f + 3);
-    f[6] = float(best);
+    world_to_base(base_mat, normal, f + 3);
+    f[6] = float(clearance);
   }
 }
 

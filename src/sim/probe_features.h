@@ -15,6 +15,11 @@ namespace flashnerd::sim {
 void build_probe_features(const Robot& robot, const mjModel* m, const mjData* d,
                           const std::vector<ResolvedProbe>& probes, double threshold, float* out);
 
+// One probe's clearance: signed distance from its point (world, returned in `point`) to the
+// nearest external geom minus its radius, with that geom's nearest point and outward normal
+// (world frame). 1e300 when no external geom can be measured.
+double probe_clearance(const Robot& robot, const mjModel* m, const mjData* d, const ResolvedProbe& probe,
+                       double point[3], double nearest[3], double normal[3]);
 // Signed distance from world point p to geom g with the nearest point and outward normal;
 // returns false for unsupported geom types.
 bool geom_signed_distance(const mjModel* m, const mjData* d, int g, const double p[3],

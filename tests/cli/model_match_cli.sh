@@ -28,7 +28,7 @@ sed 's/mass="0.1"/mass="0.2"/' "$ROBOTS/cartpole.xml" > "$TMP/heavy/cartpole.xml
 cp "$ROBOTS/cartpole.json" "$TMP/heavy/cartpole.json"
 "$FN" gen --mjcf "$TMP/heavy/cartpole.xml" --trajectories 4 --steps 20 --seed 2 --out "$TMP/heavy.h5" --json > /dev/null \
   || fail "gen heavy"
-expect_error "the robot files differ; use data of the model's MJCF, or pass --allow-other-mjcf" \
+expect_error "the robot files differ; use the model's MJCF, or pass --allow-other-mjcf" \
   eval --model "$TMP/m" --data "$TMP/heavy.h5" --horizons 1
 expect_error "--allow-other-mjcf" rollout --model "$TMP/m" --data "$TMP/heavy.h5" --out "$TMP/r1"
 "$FN" eval --model "$TMP/m" --data "$TMP/heavy.h5" --horizons 1,3 --allow-other-mjcf --json > /dev/null 2> "$TMP/err.txt" \

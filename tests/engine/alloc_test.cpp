@@ -1,6 +1,5 @@
 // No heap allocation inside a step (STYLE habit 2): this test binary interposes malloc and
-// friends (operator new goes through malloc) for every library in the process, OpenBLAS
-// included, and counts calls from all threads while stepping.
+// friends (testing/alloc_counter.h) and counts calls from all threads while stepping.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,63 +9,7 @@
 #include "core/thread_pool.h"
 #include "engine/engine.h"
 #include "engine/test_models.h"
-
-// AddressSanitizer owns malloc: interposing it as well crashes at start-up, so the sanitizer
-// build skips these tests (they run in the Release suite that CI runs).
-#if defined(__SANITIZE_ADDRESS__)
-#define FLASHNERD_COUNT_ALLOCATIONS 0
-#else
-#define FLASHNERD_COUNT_ALLOCATIONS 1
-#endif
-
-#if FLASHNERD_COUNT_ALLOCATIONS
-extern "C" {
-void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
-void* __libc_memalign(size_t, size_t);
-void __libc_free(void*);
-}
-#endif
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
-inline void count() {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-}
-}  // namespace
-
-#if FLASHNERD_COUNT_ALLOCATIONS
-extern "C" {
-void* malloc(size_t n) {
-  count();
-  return __libc_malloc(n);
-}
-void* calloc(size_t n, size_t s) {
-  count();
-  return __libc_calloc(n, s);
-}
-void* realloc(void* p, size_t n) {
-  count();
-  return __libc_realloc(p, n);
-}
-void* aligned_alloc(size_t a, size_t n) {
-  count();
-  return __libc_memalign(a, n);
-}
-void* memalign(size_t a, size_t n) {
-  count();
-  return __libc_memalign(a, n);
-}
-int posix_memalign(void** p, size_t a, size_t n) {
-  count();
-  *p = __libc_memalign(a, n);
-  return *p ? 0 : 12;  // ENOMEM
-}
-void free(void* p) { __libc_free(p); }
-}
-#endif
+#include "testing/alloc_counter.h"
 
 namespace flashnerd::engine {
 namespace {

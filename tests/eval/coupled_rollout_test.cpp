@@ -7,33 +7,13 @@
 
 #include "core/error.h"
 #include "core/state_codec.h"
+#include "testing/robot_models.h"
 
 namespace flashnerd::eval {
 namespace {
 
 ModelConfig free_velocity_config(const sim::Robot& robot, const std::string& target) {
-  ModelConfig c;
-  c.arch = Arch::FlashNeRD;
-  c.robot = robot.name();
-  c.timestep = robot.control_timestep();
-  c.layout = robot.layout();
-  StateCodec codec(c.layout);
-  c.state_dim = codec.feature_dim();
-  c.input_dim = c.state_dim + c.layout.nu;
-  c.target = target;
-  c.output_dim = target == "free_velocity" ? c.layout.nv : codec.increment_dim();
-  apply_preset("tiny", c);
-  // a tiny random model's raw outputs are O(1) rad/s per step; scale them down so the hand
-  // stays in a sane range (the oracle mode does not use the model at all)
-  for (int i = 0; i < c.output_dim; ++i) {
-    c.norm.target_mean.push_back(0.0f);
-    c.norm.target_std.push_back(1e-3f);
-  }
-  for (int i = 0; i < c.input_dim; ++i) {
-    c.norm.input_mean.push_back(0.0f);
-    c.norm.input_std.push_back(1.0f);
-  }
-  return c;
+  return flashnerd::testing::robot_model_config(robot, Arch::FlashNeRD, target);
 }
 
 TEST(CoupledComparison, OracleMatchesMuJoCoAndModesReport) {

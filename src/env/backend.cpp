@@ -1,0 +1,32 @@
+#include "env/backend.h"
+
+#include "core/error.h"
+#include "sim/probe_features.h"
+
+namespace flashnerd::env {
+
+Backend::Backend(std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& pool)
+    : robot_(std::move(robot)), pool_(&pool), envs_(envs) {
+  FN_CHECK(robot_ != nullptr, "backend: no robot");
+  FN_CHECK(envs >= 1, "backend: --envs must be >= 1 (got ", envs, ")");
+  const StateLayout& layout = robot_->layout();
+  nq_ = layout.nq;
+  nv_ = layout.nv;
+  nu_ = layout.nu;
+  probe_count_ = int(robot_->probes().size());
+  q_.assign(size_t(envs) * size_t(nq_), 0.0);
+  v_.assign(size_t(envs) * size_t(nv_), 0.0);
+  clearance_.assign(size_t(envs) * size_t(probe_count_), 0.0);
+  failed_.assign(size_t(envs), 0);
+}
+
+void Backend::sense_probes(int env, const mjModel* m, const mjData* d) {
+  double* out = clearance_.data() + size_t(env) * size_t(probe_count_);
+  const auto& probes = robot_->probes();
+  for (int k = 0; k < probe_count_; ++k) {
+    double point[3], nearest[3], normal[3];
+    out[k] = sim::probe_clearance(*robot_, m, d, probes[size_t(k)], point, nearest, normal);
+  }
+}
+
+}  // namespace flashnerd::env

@@ -1,0 +1,77 @@
+// Backend: batched robot dynamics, the one contract that environments, planners and rollouts
+// step (DESIGN §9). A backend holds the state (q, v) of `envs` robots, sets or resets chosen
+// environments (learned backends also clear that environment's history, and only its own),
+// steps all of them with commands and senses the robot's fixed probes (e.g. the feet) at the
+// new states, so tasks can see foot contact without physics of their own. Everything is
+// preallocated for `envs`; step() never allocates.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "sim/robot.h"
+
+namespace flashnerd::env {
+
+// Where a backend's time goes (seconds, summed over steps).
+struct BackendTimings {
+  double dynamics_seconds = 0;  // MuJoCo steps, or the model's steps and state decoding
+  double sensing_seconds = 0;   // kinematics, probes and contact rows at the new states
+  int64_t env_steps = 0;        // environment transitions stepped
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  // "mujoco", "flashnerd" or "nerd".
+  virtual std::string kind() const = 0;
+  const sim::Robot& robot() const { return *robot_; }
+  int envs() const { return envs_; }
+  int nq() const { return nq_; }
+  int nv() const { return nv_; }
+  int nu() const { return nu_; }
+  double control_timestep() const { return robot_->control_timestep(); }
+
+  // Sets environment env to (q, v) and starts its history afresh; others are untouched.
+  virtual void reset(int env, const double* q, const double* v) = 0;
+  // Advances every environment one control step with commands u (envs, nu).
+  virtual void step(const double* u) = 0;
+
+  const double* q(int env) const { return q_.data() + size_t(env) * size_t(nq_); }
+  const double* v(int env) const { return v_.data() + size_t(env) * size_t(nv_); }
+  // 1 when env's last step failed (non-finite state, simulator instability): tasks end it.
+  bool failed(int env) const { return failed_[size_t(env)] != 0; }
+  // Signed clearance (m) of each of the robot's fixed probes (the spec's `probes`, e.g. the
+  // feet) to the nearest external geometry at the current state; probe radius subtracted.
+  int probe_count() const { return probe_count_; }
+  const double* probe_clearance(int env) const {
+    return clearance_.data() + size_t(env) * size_t(probe_count_);
+  }
+
+  const BackendTimings& timings() const { return timings_; }
+  void clear_timings() { timings_ = {}; }
+
+  // Everything needed to continue bit-exactly (states and histories), for checkpoints.
+  virtual std::string save_state() const = 0;
+  virtual void load_state(const std::string& bytes) = 0;
+
+ protected:
+  Backend(std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& pool);
+  // Probe clearances of env from positions already computed in (m, d).
+  void sense_probes(int env, const mjModel* m, const mjData* d);
+
+  std::shared_ptr<const sim::Robot> robot_;
+  ThreadPool* pool_;
+  int envs_, nq_, nv_, nu_, probe_count_;
+  std::vector<double> q_, v_, clearance_;
+  std::vector<uint8_t> failed_;
+  BackendTimings timings_;
+};
+
+}  // namespace flashnerd::env

@@ -1,0 +1,34 @@
+// CartPole balance (Barto, Sutton & Anderson 1983; Gym's CartPole-v1 limits): keep the pole
+// within 0.4 rad of upright and the cart within 2.4 m for 200 control steps (3.3 s at 60 Hz),
+// reward 1 per step alive. The action in [-1, 1] scales the cart force to the actuator's
+// ctrlrange. Small and fast: the CI-sized PPO test learns it in seconds.
+#pragma once
+
+#include "env/task.h"
+
+namespace flashnerd::env {
+
+class CartpoleBalanceTask : public Task {
+ public:
+  explicit CartpoleBalanceTask(const sim::Robot& robot);
+  std::string name() const override { return "cartpole-balance"; }
+  int observation_dim() const override { return 5; }
+  int action_dim() const override { return 1; }
+  int episode_steps() const override { return 200; }
+  const std::vector<RewardTerm>& reward_terms() const override { return terms_; }
+  std::vector<std::pair<std::string, int>> observation_terms() const override;
+
+  void allocate(int) override {}
+  void reset(int env, Rng& rng, double* q, double* v) override;
+  void command(int env, const float* action, double* u) const override;
+  bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) override;
+  void observe(int env, const Backend& backend, float* obs) const override;
+  void save_state(BlobWriter&) const override {}
+  void load_state(BlobReader&) override {}
+
+ private:
+  std::vector<RewardTerm> terms_;
+  double force_limit_;
+};
+
+}  // namespace flashnerd::env

@@ -1,0 +1,31 @@
+// Environments by name, for the CLI and the Python module: a backend kind with its model
+// artifact, and a task name. Model/robot mismatches (state layout, control step, MJCF hash)
+// are refused here with the fix, like eval does for datasets.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "env/backend.h"
+#include "env/task.h"
+
+namespace flashnerd::env {
+
+struct BackendRequest {
+  std::string kind = "mujoco";  // mujoco | flashnerd | nerd
+  std::string model_dir;        // the artifact, for learned kinds
+  engine::ModelOptions model_options;
+  bool allow_other_mjcf = false;
+  int envs = 1;
+};
+
+// warnings: lines to show the user (e.g. another MJCF, allowed).
+std::unique_ptr<Backend> make_backend(const BackendRequest& request, std::shared_ptr<const sim::Robot> robot,
+                                      ThreadPool& pool, std::vector<std::string>* warnings);
+
+std::vector<std::string> task_names();
+std::unique_ptr<Task> make_task(const std::string& name, const sim::Robot& robot);
+
+}  // namespace flashnerd::env

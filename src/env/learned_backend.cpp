@@ -1,0 +1,168 @@
+#include "env/learned_backend.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "core/blob.h"
+#include "core/contact_row.h"
+#include "core/error.h"
+#include "sim/probe_features.h"
+
+namespace flashnerd::env {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
+                               std::shared_ptr<const engine::Model> model, int envs, ThreadPool& pool)
+    : Backend(std::move(robot), envs, pool),
+      model_(std::move(model)),
+      codec_(robot_->layout()),
+      features_(codec_, model_->config().probe_dim / kProbeFeatureDim) {
+  const ModelConfig& c = model_->config();
+  FN_CHECK(c.target == "increment", "learned backend: the model predicts '", c.target,
+           "'; environments need a model of the full dynamics (target 'increment')");
+  FN_CHECK(c.layout == robot_->layout(), "learned backend: the model's state layout (nq ", c.layout.nq, ", nv ",
+           c.layout.nv, ", nu ", c.layout.nu, ") is not robot '", robot_->name(), "'s (nq ", nq_, ", nv ", nv_,
+           ", nu ", nu_, ")");
+  model_probes_ = c.probe_dim / kProbeFeatureDim;
+  if (model_probes_ > 0) {
+    climbing_probes_ = model_probes_ != int(robot_->probes().size());
+    FN_CHECK(int(robot_->probes(climbing_probes_).size()) == model_probes_, "learned backend: the model reads ",
+             model_probes_, " fixed probes; robot '", robot_->name(), "' defines ", robot_->probes().size(),
+             " (probes) and ", robot_->probes(true).size(), " (climbing_probes)");
+  }
+  K_ = c.contact.capacity;
+  din_ = features_.input_dim();
+  dout_ = features_.output_dim();
+  FN_CHECK(din_ == model_->input_dim() && dout_ == model_->output_dim(), "learned backend: model widths (",
+           model_->input_dim(), " in, ", model_->output_dim(), " out) do not match the robot's frame features (",
+           din_, ", ", dout_, ")");
+
+  engine::ContextOptions opt;
+  opt.max_batch = envs;
+  opt.pool = &pool;
+  context_ = std::make_unique<engine::Context>(*model_, opt);
+  for (int i = 0; i < pool.size(); ++i) sensors_.push_back(std::make_unique<sim::ContactSensor>(*robot_));
+
+  const size_t E = size_t(envs);
+  inputs_.assign(E * size_t(din_), 0.0f);
+  outputs_.assign(E * size_t(dout_), 0.0f);
+  probe_features_.assign(E * size_t(std::max(1, model_probes_ * kProbeFeatureDim)), 0.0f);
+  q_next_.assign(q_.size(), 0.0);
+  v_next_.assign(v_.size(), 0.0);
+  increments_.assign(E * size_t(dout_), 0.0);
+  contact_rows_.assign(E * size_t(std::max(1, K_)) * kContactRowDim, 0.0f);
+  contact_link_.assign(E * size_t(std::max(1, K_)), 0);
+  contact_count_.assign(E, 0);
+  contacts_ = {contact_rows_.data(), contact_link_.data(), contact_count_.data()};
+  for (int e = 0; e < envs; ++e) {
+    std::memcpy(q_.data() + size_t(e) * size_t(nq_), robot_->model()->qpos0, sizeof(double) * size_t(nq_));
+    sense(e, 0);
+  }
+}
+
+std::string LearnedBackend::kind() const {
+  return model_->config().arch == Arch::FlashNeRD ? "flashnerd" : "nerd";
+}
+
+void LearnedBackend::sense(int e, int worker) {
+  sim::ContactSensor& sensor = *sensors_[size_t(worker)];
+  sensor.place(0, 0, q(e), v(e));
+  if (K_ > 0) {
+    sim::ContactRowsOut out{contact_rows_.data() + size_t(e) * size_t(K_) * kContactRowDim,
+                            contact_link_.data() + size_t(e) * size_t(K_), 0, 0};
+    sensor.detect(K_, out);
+    contact_count_[size_t(e)] = out.count;
+  } else {
+    sensor.kinematics();
+  }
+  if (model_probes_ > 0)
+    sim::build_probe_features(*robot_, sensor.model(), sensor.data(), robot_->probes(climbing_probes_),
+                              robot_->spec().probe_threshold,
+                              probe_features_.data() + size_t(e) * size_t(model_probes_) * kProbeFeatureDim);
+  sense_probes(e, sensor.model(), sensor.data());
+}
+
+void LearnedBackend::reset(int e, const double* qs, const double* vs) {
+  FN_CHECK(e >= 0 && e < envs_, "learned backend: env ", e, " out of range [0, ", envs_, ")");
+  std::memcpy(q_.data() + size_t(e) * size_t(nq_), qs, sizeof(double) * size_t(nq_));
+  std::memcpy(v_.data() + size_t(e) * size_t(nv_), vs, sizeof(double) * size_t(nv_));
+  failed_[size_t(e)] = 0;
+  engine::reset_env(*context_, e);
+  sense(e, 0);
+}
+
+void LearnedBackend::step(const double* u) {
+  auto t0 = std::chrono::steady_clock::now();
+  pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {
+    for (int64_t e = e0; e < e1; ++e)
+      features_.input(q(int(e)), v(int(e)), u + size_t(e) * size_t(nu_),
+                      model_probes_ ? probe_features_.data() + size_t(e) * size_t(model_probes_) * kProbeFeatureDim
+                                    : nullptr,
+                      inputs_.data() + size_t(e) * size_t(din_));
+  });
+  engine::step(*model_, *context_, envs_, inputs_.data(), K_ > 0 ? &contacts_ : nullptr, outputs_.data());
+  pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {
+    for (int64_t e = e0; e < e1; ++e) {
+      double* inc = increments_.data() + size_t(e) * size_t(dout_);
+      for (int i = 0; i < dout_; ++i) inc[i] = outputs_[size_t(e) * size_t(dout_) + size_t(i)];
+      double* qn = q_next_.data() + size_t(e) * size_t(nq_);
+      double* vn = v_next_.data() + size_t(e) * size_t(nv_);
+      codec_.apply(q(int(e)), v(int(e)), inc, qn, vn);
+      bool ok = !context_->diverged(int(e));
+      for (int i = 0; i < nq_ && ok; ++i) ok = std::isfinite(qn[i]);
+      for (int i = 0; i < nv_ && ok; ++i) ok = std::isfinite(vn[i]);
+      failed_[size_t(e)] = ok ? 0 : 1;
+      if (!ok) {  // keep the last finite state so the task can read it; the task ends the episode
+        std::memcpy(qn, q(int(e)), sizeof(double) * size_t(nq_));
+        std::memcpy(vn, v(int(e)), sizeof(double) * size_t(nv_));
+      }
+    }
+  });
+  std::swap(q_, q_next_);
+  std::swap(v_, v_next_);
+  timings_.dynamics_seconds += seconds_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int wi) {
+    for (int64_t e = e0; e < e1; ++e) sense(int(e), wi);
+  });
+  timings_.sensing_seconds += seconds_since(t0);
+  timings_.env_steps += envs_;
+}
+
+template <class Io>
+void LearnedBackend::io_state(Io& io, std::string& history) {
+  io.io(q_);
+  io.io(v_);
+  io.io(clearance_);
+  io.io(failed_);
+  io.io(probe_features_);
+  io.io(contact_rows_);
+  io.io(contact_link_);
+  io.io(contact_count_);
+  io.io(history);
+}
+
+std::string LearnedBackend::save_state() const {
+  BlobWriter w;
+  std::string history = context_->save_history();
+  const_cast<LearnedBackend*>(this)->io_state(w, history);
+  return w.bytes();
+}
+
+void LearnedBackend::load_state(const std::string& bytes) {
+  BlobReader r(bytes, str_cat(kind(), " backend"));
+  std::string history(context_->save_history().size(), '\0');
+  io_state(r, history);
+  r.expect_end();
+  context_->load_history(history);
+}
+
+}  // namespace flashnerd::env

@@ -1,0 +1,134 @@
+#include "env/mujoco_backend.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "core/blob.h"
+#include "core/error.h"
+
+namespace flashnerd::env {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int warning_total(const mjData* d) {
+  int n = 0;
+  for (int i = 0; i < mjNWARNING; ++i) n += d->warning[i].number;
+  return n;
+}
+
+}  // namespace
+
+MujocoBackend::MujocoBackend(std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& pool)
+    : Backend(std::move(robot), envs, pool) {
+  const mjModel* m = robot_->model();
+  FN_CHECK(m->nq == nq_ && m->nv == nv_ && m->nu == nu_, "mujoco backend: robot '", robot_->name(),
+           "' has objects besides the robot (nq ", m->nq, " vs ", nq_,
+           "); the environments simulate the robot alone");
+  na_ = m->na;
+  for (int i = 0; i < pool.size(); ++i) {
+    mjData* d = mj_makeData(m);
+    FN_CHECK(d != nullptr, "mujoco backend: mj_makeData failed");
+    data_.push_back(d);
+  }
+  act_.assign(size_t(envs) * size_t(na_), 0.0);
+  warmstart_.assign(size_t(envs) * size_t(nv_), 0.0);
+  time_.assign(size_t(envs), 0.0);
+  for (int e = 0; e < envs; ++e) {
+    std::memcpy(q_.data() + size_t(e) * size_t(nq_), m->qpos0, sizeof(double) * size_t(nq_));
+  }
+}
+
+MujocoBackend::~MujocoBackend() {
+  for (mjData* d : data_) mj_deleteData(d);
+}
+
+void MujocoBackend::load_env(int e, mjData* d) const {
+  // every input of mj_step that an environment owns; the rest (applied forces, mocap) stays
+  // at mj_makeData's zeros
+  std::memcpy(d->qpos, q(e), sizeof(double) * size_t(nq_));
+  std::memcpy(d->qvel, v(e), sizeof(double) * size_t(nv_));
+  if (na_) std::memcpy(d->act, act_.data() + size_t(e) * size_t(na_), sizeof(double) * size_t(na_));
+  std::memcpy(d->qacc_warmstart, warmstart_.data() + size_t(e) * size_t(nv_), sizeof(double) * size_t(nv_));
+  d->time = time_[size_t(e)];
+}
+
+void MujocoBackend::store_env(int e, const mjData* d) {
+  std::memcpy(q_.data() + size_t(e) * size_t(nq_), d->qpos, sizeof(double) * size_t(nq_));
+  std::memcpy(v_.data() + size_t(e) * size_t(nv_), d->qvel, sizeof(double) * size_t(nv_));
+  if (na_) std::memcpy(act_.data() + size_t(e) * size_t(na_), d->act, sizeof(double) * size_t(na_));
+  std::memcpy(warmstart_.data() + size_t(e) * size_t(nv_), d->qacc_warmstart, sizeof(double) * size_t(nv_));
+  time_[size_t(e)] = d->time;
+}
+
+void MujocoBackend::sense(int e, mjData* d) {
+  if (probe_count_ == 0) return;
+  mj_kinematics(robot_->model(), d);
+  sense_probes(e, robot_->model(), d);
+}
+
+void MujocoBackend::reset(int e, const double* qs, const double* vs) {
+  FN_CHECK(e >= 0 && e < envs_, "mujoco backend: env ", e, " out of range [0, ", envs_, ")");
+  std::memcpy(q_.data() + size_t(e) * size_t(nq_), qs, sizeof(double) * size_t(nq_));
+  std::memcpy(v_.data() + size_t(e) * size_t(nv_), vs, sizeof(double) * size_t(nv_));
+  std::fill_n(act_.data() + size_t(e) * size_t(na_), na_, 0.0);
+  std::fill_n(warmstart_.data() + size_t(e) * size_t(nv_), nv_, 0.0);
+  time_[size_t(e)] = 0;
+  failed_[size_t(e)] = 0;
+  mjData* d = data_[0];
+  load_env(e, d);
+  sense(e, d);
+}
+
+void MujocoBackend::step(const double* u) {
+  const mjModel* m = robot_->model();
+  const int substeps = robot_->substeps();
+  auto t0 = std::chrono::steady_clock::now();
+  pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int wi) {
+    mjData* d = data_[size_t(wi)];
+    for (int64_t e = e0; e < e1; ++e) {
+      load_env(int(e), d);
+      std::memcpy(d->ctrl, u + size_t(e) * size_t(nu_), sizeof(double) * size_t(nu_));
+      const int warnings = warning_total(d);
+      for (int s = 0; s < substeps; ++s) mj_step(m, d);
+      bool ok = warning_total(d) == warnings;
+      for (int i = 0; i < nq_ && ok; ++i) ok = std::isfinite(d->qpos[i]);
+      for (int i = 0; i < nv_ && ok; ++i) ok = std::isfinite(d->qvel[i]);
+      failed_[size_t(e)] = ok ? 0 : 1;
+      store_env(int(e), d);
+      sense(int(e), d);
+    }
+  });
+  // MuJoCo's kinematics for the probes is a small share of a step; it is counted as dynamics
+  timings_.dynamics_seconds += seconds_since(t0);
+  timings_.env_steps += envs_;
+}
+
+template <class Io>
+void MujocoBackend::io_state(Io& io) {
+  io.io(q_);
+  io.io(v_);
+  io.io(act_);
+  io.io(warmstart_);
+  io.io(time_);
+  io.io(clearance_);
+  io.io(failed_);
+}
+
+std::string MujocoBackend::save_state() const {
+  BlobWriter w;
+  const_cast<MujocoBackend*>(this)->io_state(w);
+  return w.bytes();
+}
+
+void MujocoBackend::load_state(const std::string& bytes) {
+  BlobReader r(bytes, "mujoco backend");
+  io_state(r);
+  r.expect_end();
+}
+
+}  // namespace flashnerd::env

@@ -1,0 +1,35 @@
+// The analytic backend: MuJoCo steps every environment (the robot's substeps per control
+// step), one mjData per worker thread. Each environment's full integration state (qpos, qvel,
+// act, warm-start accelerations, time) is kept here and copied in and out of the worker's
+// mjData, so results equal stepping one mjData per environment directly, whatever the thread
+// count.
+#pragma once
+
+#include "env/backend.h"
+
+namespace flashnerd::env {
+
+class MujocoBackend : public Backend {
+ public:
+  MujocoBackend(std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& pool);
+  ~MujocoBackend() override;
+
+  std::string kind() const override { return "mujoco"; }
+  void reset(int env, const double* q, const double* v) override;
+  void step(const double* u) override;
+  std::string save_state() const override;
+  void load_state(const std::string& bytes) override;
+
+ private:
+  void load_env(int env, mjData* d) const;   // stored state -> d
+  void store_env(int env, const mjData* d);  // d -> stored state
+  void sense(int env, mjData* d);            // kinematics and probes at the stored state
+  template <class Io>
+  void io_state(Io& io);                     // the fields save_state / load_state share
+
+  std::vector<mjData*> data_;  // one per worker
+  int na_ = 0;
+  std::vector<double> act_, warmstart_, time_;
+};
+
+}  // namespace flashnerd::env

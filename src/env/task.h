@@ -1,0 +1,52 @@
+// Task: what an environment asks of the robot (DESIGN §9). Observations, named reward terms,
+// terminations (kept apart from time-outs), command resampling and the reset distribution,
+// as functions of the backend's states and the policy's actions: no physics here. A task
+// keeps a little per-environment state of its own (commands, last action, foot air time),
+// preallocated by allocate(); every per-environment call touches only that environment.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/blob.h"
+#include "core/rng.h"
+#include "env/backend.h"
+
+namespace flashnerd::env {
+
+struct RewardTerm {
+  std::string name;
+  double scale;  // per second; the reward of a step is scale · value · dt
+};
+
+class Task {
+ public:
+  virtual ~Task() = default;
+  virtual std::string name() const = 0;
+  virtual int observation_dim() const = 0;
+  virtual int action_dim() const = 0;
+  // Steps after which an episode times out (truncation, bootstrapped by PPO).
+  virtual int episode_steps() const = 0;
+  virtual const std::vector<RewardTerm>& reward_terms() const = 0;
+  // Names of the observation's parts with their widths, in order (for logs and docs).
+  virtual std::vector<std::pair<std::string, int>> observation_terms() const = 0;
+  // Rewards below zero are clipped (legged_gym's only_positive_rewards).
+  virtual bool clip_negative_reward() const { return false; }
+
+  virtual void allocate(int envs) = 0;
+  // A new episode for env: its start state (robot q, v) and the task's own state.
+  virtual void reset(int env, Rng& rng, double* q, double* v) = 0;
+  // Backend commands (nu) for env's action (action_dim).
+  virtual void command(int env, const float* action, double* u) const = 0;
+  // After the backend stepped: each reward term's unscaled value (reward_terms().size()),
+  // returns whether env terminated; updates the task's state (last action, command
+  // resampling with rng).
+  virtual bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) = 0;
+  // Observation (observation_dim) of env at the backend's current state.
+  virtual void observe(int env, const Backend& backend, float* obs) const = 0;
+
+  virtual void save_state(BlobWriter& w) const = 0;
+  virtual void load_state(BlobReader& r) = 0;
+};
+
+}  // namespace flashnerd::env

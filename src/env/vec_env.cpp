@@ -1,0 +1,137 @@
+#include "env/vec_env.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace flashnerd::env {
+
+VecEnv::VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed)
+    : task_(&task), backend_(&backend), pool_(&pool), envs_(backend.envs()) {
+  obs_dim_ = task.observation_dim();
+  act_dim_ = task.action_dim();
+  nu_ = backend.nu();
+  terms_ = int(task.reward_terms().size());
+  task.allocate(envs_);
+  const size_t E = size_t(envs_);
+  for (int e = 0; e < envs_; ++e) rng_.push_back(Rng::stream(seed, uint64_t(e)));
+  u_.assign(E * size_t(nu_), 0.0);
+  q0_.assign(size_t(backend.nq()), 0.0);
+  v0_.assign(size_t(backend.nv()), 0.0);
+  term_values_.assign(E * size_t(terms_), 0.0);
+  episode_terms_.assign(E * size_t(terms_), 0.0);
+  obs_.assign(E * size_t(obs_dim_), 0.0f);
+  final_obs_.assign(E * size_t(obs_dim_), 0.0f);
+  reward_.assign(E, 0.0f);
+  episode_return_.assign(E, 0.0);
+  steps_.assign(E, 0);
+  terminated_.assign(E, 0);
+  timed_out_.assign(E, 0);
+  stats_.term_sums.assign(size_t(terms_), 0.0);
+}
+
+void VecEnv::start_episode(int e) {
+  task_->reset(e, rng_[size_t(e)], q0_.data(), v0_.data());
+  backend_->reset(e, q0_.data(), v0_.data());
+  steps_[size_t(e)] = 0;
+  episode_return_[size_t(e)] = 0;
+  std::fill_n(episode_terms_.data() + size_t(e) * size_t(terms_), terms_, 0.0);
+  task_->observe(e, *backend_, obs_.data() + size_t(e) * size_t(obs_dim_));
+}
+
+void VecEnv::reset_all() {
+  for (int e = 0; e < envs_; ++e) start_episode(e);
+}
+
+void VecEnv::step(const float* actions) {
+  auto t0 = std::chrono::steady_clock::now();
+  pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {
+    for (int64_t e = e0; e < e1; ++e)
+      task_->command(int(e), actions + size_t(e) * size_t(act_dim_), u_.data() + size_t(e) * size_t(nu_));
+  });
+  double task_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  backend_->step(u_.data());
+  t0 = std::chrono::steady_clock::now();
+  const double dt = backend_->control_timestep();
+  const auto& terms = task_->reward_terms();
+  const int horizon = task_->episode_steps();
+  pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {
+    for (int64_t e = e0; e < e1; ++e) {
+      double* values = term_values_.data() + size_t(e) * size_t(terms_);
+      // a failed backend step (non-finite or unstable state) ends the episode whatever the task
+      const bool ended = task_->evaluate(int(e), *backend_, actions + size_t(e) * size_t(act_dim_),
+                                         rng_[size_t(e)], values) ||
+                         backend_->failed(int(e));
+      double r = 0;
+      double* episode = episode_terms_.data() + size_t(e) * size_t(terms_);
+      for (int k = 0; k < terms_; ++k) {
+        const double scaled = terms[size_t(k)].scale * values[k] * dt;
+        episode[k] += scaled;
+        r += scaled;
+      }
+      if (task_->clip_negative_reward() && r < 0) r = 0;
+      reward_[size_t(e)] = float(r);
+      episode_return_[size_t(e)] += r;
+      const int steps = ++steps_[size_t(e)];
+      terminated_[size_t(e)] = ended ? 1 : 0;
+      timed_out_[size_t(e)] = !ended && steps >= horizon ? 1 : 0;
+      float* obs = (timed_out_[size_t(e)] ? final_obs_.data() : obs_.data()) + size_t(e) * size_t(obs_dim_);
+      task_->observe(int(e), *backend_, obs);
+    }
+  });
+  // finished episodes: statistics, then a new episode (in env order, so the same bits
+  // whatever the thread count; resets are rare next to steps)
+  for (int e = 0; e < envs_; ++e) {
+    if (!terminated_[size_t(e)] && !timed_out_[size_t(e)]) continue;
+    stats_.episodes += 1;
+    stats_.return_sum += episode_return_[size_t(e)];
+    stats_.length_sum += steps_[size_t(e)];
+    stats_.timeouts += timed_out_[size_t(e)];
+    for (int k = 0; k < terms_; ++k) stats_.term_sums[size_t(k)] += episode_terms_[size_t(e) * size_t(terms_) + size_t(k)];
+    start_episode(e);
+  }
+  task_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  task_seconds_ += task_seconds;
+}
+
+EpisodeStats VecEnv::take_episode_stats() {
+  EpisodeStats s = stats_;
+  stats_ = EpisodeStats{};
+  stats_.term_sums.assign(size_t(terms_), 0.0);
+  return s;
+}
+
+template <class Io>
+void VecEnv::io_state(Io& io, std::string& backend) {
+  io.io(backend);
+  io.io(rng_);
+  io.io(obs_);
+  io.io(episode_terms_);
+  io.io(episode_return_);
+  io.io(steps_);
+  io.io(stats_.episodes);
+  io.io(stats_.return_sum);
+  io.io(stats_.length_sum);
+  io.io(stats_.timeouts);
+  io.io(stats_.term_sums);
+}
+
+std::string VecEnv::save_state() const {
+  BlobWriter w;
+  std::string backend = backend_->save_state();
+  const_cast<VecEnv*>(this)->io_state(w, backend);
+  task_->save_state(w);
+  return w.bytes();
+}
+
+void VecEnv::load_state(const std::string& bytes) {
+  BlobReader r(bytes, "environment state");
+  std::string backend(backend_->save_state().size(), '\0');
+  io_state(r, backend);
+  backend_->load_state(backend);
+  task_->load_state(r);
+  r.expect_end();
+}
+
+}  // namespace flashnerd::env

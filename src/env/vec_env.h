@@ -1,0 +1,84 @@
+// VecEnv = Task × Backend (DESIGN §9): steps every environment with the policy's actions,
+// computes rewards and terminations, and resets finished environments automatically, each
+// from its own seeded RNG stream (same seed, same bits, whatever the thread count). A reset
+// clears only that environment's history. Time-outs are reported apart from terminations,
+// with the observation the episode ended in, so PPO can bootstrap them. Per-term rewards of
+// finished episodes are accumulated for logs. No allocation per step.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/rng.h"
+#include "core/thread_pool.h"
+#include "env/backend.h"
+#include "env/task.h"
+
+namespace flashnerd::env {
+
+// Episodes finished since the last take_episode_stats().
+struct EpisodeStats {
+  int64_t episodes = 0;
+  double return_sum = 0;               // Σ episode returns
+  double length_sum = 0;               // Σ episode lengths (steps)
+  int64_t timeouts = 0;
+  std::vector<double> term_sums;       // Σ over episodes of each reward term's scaled sum
+  double mean_return() const { return episodes ? return_sum / double(episodes) : 0.0; }
+  double mean_length() const { return episodes ? length_sum / double(episodes) : 0.0; }
+};
+
+class VecEnv {
+ public:
+  VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed);
+
+  int envs() const { return envs_; }
+  int observation_dim() const { return obs_dim_; }
+  int action_dim() const { return act_dim_; }
+  Task& task() { return *task_; }
+  Backend& backend() { return *backend_; }
+
+  // Every environment starts a new episode (the first call; later resets are automatic).
+  void reset_all();
+  // One control step of every environment with actions (envs, action_dim).
+  void step(const float* actions);
+
+  const float* observations() const { return obs_.data(); }         // (envs, obs_dim) after reset
+  const float* rewards() const { return reward_.data(); }           // (envs)
+  const uint8_t* terminated() const { return terminated_.data(); }  // (envs) failure ends
+  const uint8_t* timed_out() const { return timed_out_.data(); }    // (envs) truncations
+  // Observation in which a timed-out environment's episode ended (envs, obs_dim); rows of
+  // other environments are stale.
+  const float* final_observations() const { return final_obs_.data(); }
+  int episode_step(int env) const { return steps_[size_t(env)]; }
+  // Unscaled reward-term values of env's last step (task().reward_terms() order).
+  const double* term_values(int env) const { return term_values_.data() + size_t(env) * size_t(terms_); }
+
+  EpisodeStats take_episode_stats();
+  double task_seconds() const { return task_seconds_; }
+
+  // Everything needed to continue bit-exactly: the backend's states and histories, the task's
+  // state, RNG streams, episode counters.
+  std::string save_state() const;
+  void load_state(const std::string& bytes);
+
+ private:
+  void start_episode(int env);
+  template <class Io>
+  void io_state(Io& io, std::string& backend);  // the fields save_state / load_state share
+
+  Task* task_;
+  Backend* backend_;
+  ThreadPool* pool_;
+  int envs_, obs_dim_, act_dim_, nu_, terms_;
+  std::vector<Rng> rng_;
+  std::vector<double> u_, q0_, v0_, term_values_, episode_terms_;
+  std::vector<float> obs_, final_obs_, reward_;
+  std::vector<double> episode_return_;
+  std::vector<int> steps_;
+  std::vector<uint8_t> terminated_, timed_out_;
+  EpisodeStats stats_;
+  double task_seconds_ = 0;
+};
+
+}  // namespace flashnerd::env

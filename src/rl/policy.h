@@ -1,0 +1,63 @@
+// A trained policy as a small artifact that runs without libtorch: policy.json (task, robot,
+// widths, hidden layers, observation terms, training summary) + policy.safetensors
+// (observation mean and denominator, the actor MLP's weights, the action noise std).
+// act() returns the mean action: x̂ = (obs − mean) / denominator, then Linear+ELU layers and a
+// linear head, in float like the libtorch actor. Immutable and shared by threads; each thread
+// brings its own PolicyScratch.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace flashnerd::rl {
+
+struct PolicyInfo {
+  std::string task;
+  std::string robot;
+  std::string mjcf_hash;
+  double control_timestep = 0;
+  int observation_dim = 0;
+  int action_dim = 0;
+  std::vector<int> hidden;  // actor hidden widths
+  std::vector<std::pair<std::string, int>> observation_terms;
+  nlohmann::json training = nlohmann::json::object();
+};
+
+struct PolicyLayer {
+  int in = 0, out = 0;
+  std::vector<float> weight;  // (out, in), PyTorch's Linear layout
+  std::vector<float> bias;    // (out)
+};
+
+struct PolicyScratch {
+  std::vector<float> a, b;
+};
+
+class Policy {
+ public:
+  Policy(PolicyInfo info, std::vector<float> obs_mean, std::vector<float> obs_denominator,
+         std::vector<PolicyLayer> layers, std::vector<float> action_std);
+  // Reads DIR/policy.json and DIR/policy.safetensors, checking every width.
+  static Policy load(const std::string& dir);
+  // Writes both files atomically (weights first).
+  void save(const std::string& dir) const;
+
+  const PolicyInfo& info() const { return info_; }
+  const std::vector<PolicyLayer>& layers() const { return layers_; }
+  const std::vector<float>& action_std() const { return action_std_; }
+  PolicyScratch make_scratch() const;
+  // Mean actions (rows, action_dim) of raw observations (rows, observation_dim).
+  void act(const float* obs, int rows, float* actions, PolicyScratch& scratch) const;
+
+ private:
+  PolicyInfo info_;
+  std::vector<float> obs_mean_, obs_denominator_;
+  std::vector<PolicyLayer> layers_;
+  std::vector<float> action_std_;
+  int widest_ = 0;
+};
+
+}  // namespace flashnerd::rl

@@ -1,0 +1,159 @@
+#include "rl/ppo.h"
+
+#include <cmath>
+#include <numeric>
+
+#include "core/error.h"
+
+namespace flashnerd::rl {
+
+namespace {
+
+constexpr double kHalfLog2Pi = 0.91893853320467274178;
+constexpr double kMinLearningRate = 1e-5, kMaxLearningRate = 1e-2;
+
+torch::Tensor gaussian_log_prob(const torch::Tensor& a, const torch::Tensor& mu, const torch::Tensor& sigma) {
+  return (-0.5 * ((a - mu) / sigma).pow(2) - sigma.log() - kHalfLog2Pi).sum(-1);
+}
+
+torch::Tensor from_buffer(const float* data, std::vector<int64_t> shape) {
+  return torch::from_blob(const_cast<float*>(data), shape, torch::kFloat32).clone();
+}
+
+}  // namespace
+
+Ppo::Ppo(const PpoConfig& c, int observation_dim, int action_dim, int envs)
+    : c_(c), obs_dim_(observation_dim), act_dim_(action_dim), envs_(envs),
+      net_(observation_dim, action_dim, c.actor_hidden, c.critic_hidden, c.init_noise_std), lr_(c.learning_rate) {
+  FN_CHECK(c.steps_per_env >= 1 && c.epochs >= 1 && c.minibatches >= 1, "ppo: steps, epochs and minibatches must be >= 1");
+  FN_CHECK(int64_t(c.steps_per_env) * envs >= c.minibatches, "ppo: ", c.minibatches, " minibatches need at least as many transitions per iteration (",
+           int64_t(c.steps_per_env) * envs, ")");
+  FN_CHECK(c.gamma > 0 && c.gamma <= 1 && c.lambda >= 0 && c.lambda <= 1 && c.clip > 0 && c.learning_rate > 0,
+           "ppo: gamma and lambda in (0, 1], clip and learning rate > 0");
+  optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(lr_));
+  const int64_t T = c.steps_per_env, E = envs;
+  obs_ = torch::zeros({T, E, observation_dim});
+  actions_ = torch::zeros({T, E, action_dim});
+  mu_ = torch::zeros({T, E, action_dim});
+  sigma_ = torch::zeros({T, E, action_dim});
+  rewards_ = torch::zeros({T, E});
+  dones_ = torch::zeros({T, E});
+  values_ = torch::zeros({T, E});
+  logp_ = torch::zeros({T, E});
+  returns_ = torch::zeros({T, E});
+  advantages_ = torch::zeros({T, E});
+}
+
+void Ppo::set_learning_rate(double lr) {
+  lr_ = lr;
+  for (auto& group : optimizer_->param_groups())
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+}
+
+void Ppo::act(int t, const float* obs, Rng& rng, float* actions) {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor o = torch::from_blob(const_cast<float*>(obs), {envs_, obs_dim_}, torch::kFloat32);
+  const torch::Tensor mu = net_->action_mean(o);
+  const torch::Tensor sigma = net_->action_std().expand_as(mu);
+  torch::Tensor noise = torch::empty_like(mu);
+  float* n = noise.data_ptr<float>();
+  for (int64_t i = 0; i < noise.numel(); ++i) n[i] = float(rng.normal());
+  const torch::Tensor a = mu + sigma * noise;
+  obs_[t].copy_(o);
+  actions_[t].copy_(a);
+  mu_[t].copy_(mu);
+  sigma_[t].copy_(sigma);
+  values_[t].copy_(net_->value(o));
+  logp_[t].copy_(gaussian_log_prob(a, mu, sigma));
+  std::memcpy(actions, a.data_ptr<float>(), sizeof(float) * size_t(a.numel()));
+}
+
+void Ppo::record(int t, const float* rewards, const uint8_t* terminated, const uint8_t* timed_out,
+                 const float* bootstrap) {
+  float* r = rewards_[t].data_ptr<float>();
+  float* d = dones_[t].data_ptr<float>();
+  for (int e = 0; e < envs_; ++e) {
+    r[e] = rewards[e] + (timed_out[e] ? bootstrap[e] : 0.0f);
+    d[e] = (terminated[e] || timed_out[e]) ? 1.0f : 0.0f;
+  }
+}
+
+void Ppo::values(const float* obs, int rows, float* out) {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor v = net_->value(torch::from_blob(const_cast<float*>(obs), {rows, obs_dim_}, torch::kFloat32));
+  std::memcpy(out, v.contiguous().data_ptr<float>(), sizeof(float) * size_t(rows));
+}
+
+PpoUpdateStats Ppo::update(const float* last_obs, Rng& rng) {
+  const int64_t T = c_.steps_per_env, E = envs_;
+  {  // generalized advantage estimation
+    torch::NoGradGuard no_grad;
+    torch::Tensor next_value = net_->value(from_buffer(last_obs, {E, obs_dim_}));
+    torch::Tensor adv = torch::zeros({E});
+    for (int64_t t = T - 1; t >= 0; --t) {
+      const torch::Tensor not_done = 1.0 - dones_[t];
+      const torch::Tensor delta = rewards_[t] + c_.gamma * next_value * not_done - values_[t];
+      adv = delta + c_.gamma * c_.lambda * not_done * adv;
+      advantages_[t].copy_(adv);
+      next_value = values_[t];
+    }
+    returns_.copy_(advantages_ + values_);
+    advantages_.copy_((advantages_ - advantages_.mean()) / (advantages_.std() + 1e-8));
+  }
+  const int64_t N = T * E;
+  const torch::Tensor obs = obs_.view({N, obs_dim_}), actions = actions_.view({N, act_dim_});
+  const torch::Tensor mu_old = mu_.view({N, act_dim_}), sigma_old = sigma_.view({N, act_dim_});
+  const torch::Tensor v_old = values_.view({N}), logp_old = logp_.view({N});
+  const torch::Tensor ret = returns_.view({N}), adv = advantages_.view({N});
+  std::vector<int64_t> order(static_cast<size_t>(N));
+  const int64_t mb = N / c_.minibatches;
+  PpoUpdateStats s;
+  int updates = 0;
+  for (int epoch = 0; epoch < c_.epochs; ++epoch) {
+    std::iota(order.begin(), order.end(), int64_t(0));
+    for (int64_t i = N - 1; i > 0; --i) std::swap(order[size_t(i)], order[rng.below(uint64_t(i + 1))]);
+    for (int b = 0; b < c_.minibatches; ++b) {
+      const torch::Tensor idx = torch::from_blob(order.data() + b * mb, {mb}, torch::kInt64);
+      const torch::Tensor o = obs.index_select(0, idx), a = actions.index_select(0, idx);
+      const torch::Tensor mu0 = mu_old.index_select(0, idx), sg0 = sigma_old.index_select(0, idx);
+      const torch::Tensor mu = net_->action_mean(o);
+      const torch::Tensor sigma = net_->action_std().expand_as(mu);
+      if (c_.adaptive_lr) {
+        torch::NoGradGuard no_grad;
+        const double kl = (sigma.log() - sg0.log() + (sg0.pow(2) + (mu0 - mu).pow(2)) / (2.0 * sigma.pow(2)) - 0.5)
+                              .sum(-1)
+                              .mean()
+                              .item<double>();
+        if (kl > 2.0 * c_.desired_kl) set_learning_rate(std::max(kMinLearningRate, lr_ / 1.5));
+        else if (kl < 0.5 * c_.desired_kl && kl > 0) set_learning_rate(std::min(kMaxLearningRate, lr_ * 1.5));
+        s.kl += kl;
+      }
+      const torch::Tensor ratio = (gaussian_log_prob(a, mu, sigma) - logp_old.index_select(0, idx)).exp();
+      const torch::Tensor A = adv.index_select(0, idx);
+      const torch::Tensor surrogate =
+          torch::max(-A * ratio, -A * torch::clamp(ratio, 1.0 - c_.clip, 1.0 + c_.clip)).mean();
+      const torch::Tensor v = net_->value(o), v0 = v_old.index_select(0, idx), R = ret.index_select(0, idx);
+      const torch::Tensor v_clipped = v0 + torch::clamp(v - v0, -c_.clip, c_.clip);
+      const torch::Tensor value_loss = torch::max((v - R).pow(2), (v_clipped - R).pow(2)).mean();
+      const torch::Tensor entropy = (0.5 + kHalfLog2Pi + sigma.log()).sum(-1).mean();
+      const torch::Tensor loss = surrogate + c_.value_coef * value_loss - c_.entropy_coef * entropy;
+      optimizer_->zero_grad();
+      loss.backward();
+      torch::nn::utils::clip_grad_norm_(net_->parameters(), c_.max_grad_norm);
+      optimizer_->step();
+      s.value_loss += value_loss.item<double>();
+      s.surrogate_loss += surrogate.item<double>();
+      s.entropy += entropy.item<double>();
+      ++updates;
+    }
+  }
+  s.value_loss /= updates;
+  s.surrogate_loss /= updates;
+  s.entropy /= updates;
+  s.kl /= updates;
+  s.learning_rate = lr_;
+  s.action_std = net_->action_std().mean().item<double>();
+  return s;
+}
+
+}  // namespace flashnerd::rl

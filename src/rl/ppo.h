@@ -1,0 +1,73 @@
+// Proximal Policy Optimization (Schulman et al. 2017) with rsl_rl's defaults (Rudin et al.
+// 2022): GAE(γ 0.99, λ 0.95) with time-outs bootstrapped from the value of the observation
+// the episode was cut in, advantages normalized per batch, 5 epochs × 4 minibatches,
+// clipped surrogate (0.2) and clipped value loss (coefficient 1), entropy bonus, gradient
+// norm 1, Adam with the adaptive-KL learning rate (target KL 0.01). Rollout storage holds
+// steps_per_env × envs transitions. Action noise and minibatch order come from seeded
+// Rng streams, so a resumed run equals an uninterrupted one.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "core/rng.h"
+#include "rl/actor_critic.h"
+
+namespace flashnerd::rl {
+
+struct PpoConfig {
+  int steps_per_env = 24;
+  int epochs = 5;
+  int minibatches = 4;
+  double clip = 0.2;
+  double gamma = 0.99;
+  double lambda = 0.95;
+  double learning_rate = 1e-3;
+  bool adaptive_lr = true;
+  double desired_kl = 0.01;
+  double value_coef = 1.0;
+  double entropy_coef = 0.005;
+  double max_grad_norm = 1.0;
+  double init_noise_std = 1.0;
+  std::vector<int> actor_hidden{128, 64, 32};
+  std::vector<int> critic_hidden{128, 64, 32};
+};
+
+struct PpoUpdateStats {
+  double value_loss = 0, surrogate_loss = 0, entropy = 0, kl = 0, learning_rate = 0, action_std = 0;
+};
+
+class Ppo {
+ public:
+  Ppo(const PpoConfig& config, int observation_dim, int action_dim, int envs);
+  const PpoConfig& config() const { return c_; }
+  ActorCritic& net() { return net_; }
+  torch::optim::Adam& optimizer() { return *optimizer_; }
+  double learning_rate() const { return lr_; }
+  void set_learning_rate(double lr);
+
+  // Step t of the rollout: samples actions (envs, action_dim) for normalized observations
+  // (envs, obs_dim) with noise from rng, recording what the update needs.
+  void act(int t, const float* obs, Rng& rng, float* actions);
+  // Rewards and episode ends of step t; bootstrap (envs): γ·V(final observation) already
+  // computed for timed-out environments (0 elsewhere), added to their rewards.
+  void record(int t, const float* rewards, const uint8_t* terminated, const uint8_t* timed_out,
+              const float* bootstrap);
+  // V of normalized observations (rows, obs_dim) into out (rows).
+  void values(const float* obs, int rows, float* out);
+  // GAE from the last observations' values, then epochs × minibatches of updates.
+  PpoUpdateStats update(const float* last_obs, Rng& rng);
+
+ private:
+  PpoConfig c_;
+  int obs_dim_, act_dim_, envs_;
+  ActorCritic net_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  double lr_;
+  // rollout storage, (T, envs, ...) row-major
+  torch::Tensor obs_, actions_, rewards_, dones_, values_, logp_, mu_, sigma_, returns_, advantages_;
+};
+
+}  // namespace flashnerd::rl

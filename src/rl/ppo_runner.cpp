@@ -1,0 +1,318 @@
+#include "rl/ppo_runner.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/plot_png.h"
+#include "core/progress.h"
+#include "rl/observation_normalizer.h"
+#include "train/torch_threads.h"
+
+namespace flashnerd::rl {
+
+namespace {
+
+constexpr const char* kCheckpointFormat = "flashnerd-ppo-checkpoint";
+constexpr int kCheckpointVersion = 1;
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string csv_header(const std::vector<std::string>& terms) {
+  std::string h =
+      "iteration,transitions,seconds,reward_per_step,episode_reward,finished_return,episodes,eval_reward,"
+      "dynamics_s,sensing_s,policy_s,update_s,task_s,learning_rate,kl,value_loss,surrogate_loss,entropy,action_std";
+  for (const auto& t : terms) h += ",term_" + t;
+  return h + "\n";
+}
+
+std::string csv_row(const IterationRow& r) {
+  std::ostringstream os;
+  os.precision(9);
+  os << r.iteration << ',' << r.transitions << ',' << r.seconds << ',' << r.reward_per_step << ','
+     << r.episode_reward << ',' << r.finished_return << ',' << r.episodes << ',' << r.eval_reward << ','
+     << r.dynamics_s << ',' << r.sensing_s << ',' << r.policy_s << ',' << r.update_s << ',' << r.task_s << ','
+     << r.stats.learning_rate << ',' << r.stats.kl << ',' << r.stats.value_loss << ',' << r.stats.surrogate_loss
+     << ',' << r.stats.entropy << ',' << r.stats.action_std;
+  for (double t : r.terms) os << ',' << t;
+  os << '\n';
+  return os.str();
+}
+
+nlohmann::json row_json(const IterationRow& r) {
+  return {{"iteration", r.iteration}, {"transitions", r.transitions}, {"seconds", r.seconds},
+          {"reward_per_step", r.reward_per_step}, {"episode_reward", r.episode_reward},
+          {"finished_return", std::isfinite(r.finished_return) ? nlohmann::json(r.finished_return) : nlohmann::json()},
+          {"episodes", r.episodes},
+          {"eval_reward", std::isfinite(r.eval_reward) ? nlohmann::json(r.eval_reward) : nlohmann::json()},
+          {"time", {r.dynamics_s, r.sensing_s, r.policy_s, r.update_s, r.task_s}},
+          {"stats", {r.stats.learning_rate, r.stats.kl, r.stats.value_loss, r.stats.surrogate_loss, r.stats.entropy,
+                     r.stats.action_std}},
+          {"terms", r.terms}};
+}
+
+IterationRow row_from_json(const nlohmann::json& j) {
+  IterationRow r;
+  r.iteration = j.at("iteration");
+  r.transitions = j.at("transitions");
+  r.seconds = j.at("seconds");
+  r.reward_per_step = j.at("reward_per_step");
+  r.episode_reward = j.at("episode_reward");
+  if (!j.at("finished_return").is_null()) r.finished_return = j.at("finished_return");
+  r.episodes = j.at("episodes");
+  if (!j.at("eval_reward").is_null()) r.eval_reward = j.at("eval_reward");
+  const auto& t = j.at("time");
+  r.dynamics_s = t[0];
+  r.sensing_s = t[1];
+  r.policy_s = t[2];
+  r.update_s = t[3];
+  r.task_s = t[4];
+  const auto& s = j.at("stats");
+  r.stats = {s[2], s[3], s[4], s[1], s[0], s[5]};
+  r.terms = j.at("terms").get<std::vector<double>>();
+  return r;
+}
+
+void write_curves(const std::string& dir, const std::vector<IterationRow>& rows, const std::string& title) {
+  PlotSeries by_time{"training reward", {}, {}, 0x1f77b4, false};
+  PlotSeries by_samples{"training reward", {}, {}, 0x1f77b4, false};
+  PlotSeries eval_time{"evaluation (MuJoCo)", {}, {}, 0xd62728, true};
+  PlotSeries eval_samples{"evaluation (MuJoCo)", {}, {}, 0xd62728, true};
+  for (const auto& r : rows) {
+    by_time.x.push_back(r.seconds);
+    by_time.y.push_back(r.episode_reward);
+    by_samples.x.push_back(double(r.transitions));
+    by_samples.y.push_back(r.episode_reward);
+    if (std::isfinite(r.eval_reward)) {
+      eval_time.x.push_back(r.seconds);
+      eval_time.y.push_back(r.eval_reward);
+      eval_samples.x.push_back(double(r.transitions));
+      eval_samples.y.push_back(r.eval_reward);
+    }
+  }
+  PlotOptions o;
+  o.title = title;
+  o.y_label = "reward per episode";
+  o.x_label = "training wall time (s)";
+  write_line_plot_png(dir + "/reward_vs_time.png", {by_time, eval_time}, o);
+  o.x_label = "transitions";
+  write_line_plot_png(dir + "/reward_vs_transitions.png", {by_samples, eval_samples}, o);
+}
+
+// The settings a resumed run must share with its checkpoint.
+nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
+  const PpoConfig& c = o.ppo;
+  auto& e = const_cast<env::VecEnv&>(env);
+  return {{"task", e.task().name()},
+          {"robot", e.backend().robot().name()},
+          {"backend", e.backend().kind()},
+          {"envs", env.envs()},
+          {"seed", o.seed},
+          {"steps_per_env", c.steps_per_env},
+          {"epochs", c.epochs},
+          {"minibatches", c.minibatches},
+          {"actor_hidden", c.actor_hidden},
+          {"critic_hidden", c.critic_hidden}};
+}
+
+}  // namespace
+
+PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
+  train::configure_threads();
+  FN_CHECK(o.iterations >= 1, "ppo: --iterations must be >= 1");
+  FN_CHECK(!o.out_dir.empty(), "ppo: no output directory (--out)");
+  FN_CHECK(!(o.resume && o.overwrite), "ppo: --resume and --overwrite exclude each other");
+  const std::string ckpt_path = o.out_dir + "/checkpoint.pt";
+  const std::string policy_dir = o.out_dir + "/policy";
+  if (!o.resume && !o.overwrite) {
+    FN_CHECK(!std::filesystem::exists(ckpt_path) && !std::filesystem::exists(policy_dir + "/policy.json"), "ppo: ",
+             o.out_dir, " already holds a PPO run; pass --resume to continue it, --overwrite to start a new one there");
+  }
+  ensure_writable_directory(o.out_dir);
+  ensure_writable_directory(policy_dir);
+
+  const int E = env.envs(), D = env.observation_dim(), A = env.action_dim(), T = o.ppo.steps_per_env;
+  const int episode_steps = env.task().episode_steps();
+  torch::manual_seed(o.seed);
+  Ppo ppo(o.ppo, D, A, E);
+  ObservationNormalizer normalizer(D);
+  PpoRunResult result;
+  for (const auto& t : env.task().reward_terms()) result.term_names.push_back(t.name);
+  const nlohmann::json identity = run_identity(env, o);
+  int start = 0;
+  double clock = 0;
+  int64_t transitions = 0;
+
+  if (o.resume) {
+    FN_CHECK(std::filesystem::exists(ckpt_path), "--resume: no checkpoint at ", ckpt_path);
+    const std::string bytes = read_file(ckpt_path);
+    nlohmann::json meta;
+    std::string env_state;
+    try {
+      torch::serialize::InputArchive archive, net_archive, opt_archive;
+      archive.load_from(bytes.data(), bytes.size());
+      c10::IValue m;
+      archive.read("meta", m);
+      meta = nlohmann::json::parse(m.toStringRef());
+      FN_CHECK(meta.value("format", "") == kCheckpointFormat && meta.value("version", 0) == kCheckpointVersion,
+               ckpt_path, ": not a FlashNeRD PPO checkpoint of version ", kCheckpointVersion);
+      FN_CHECK(meta.at("identity") == identity, "--resume: the checkpoint in ", o.out_dir, " was made with ",
+               meta.at("identity").dump(), "; this run is ", identity.dump());
+      archive.read("net", net_archive);
+      archive.read("optimizer", opt_archive);
+      ppo.net()->load(net_archive);
+      ppo.optimizer().load(opt_archive);
+      torch::Tensor es;
+      archive.read("env_state", es);
+      env_state.assign(reinterpret_cast<const char*>(es.data_ptr<uint8_t>()), size_t(es.numel()));
+    } catch (const c10::Error& e) {
+      throw Error(str_cat(ckpt_path, ": not a readable PPO checkpoint (", e.what_without_backtrace(), ")"));
+    }
+    env.load_state(env_state);
+    start = meta.at("iteration");
+    ppo.set_learning_rate(meta.at("learning_rate"));
+    normalizer.set(meta.at("obs_mean"), meta.at("obs_var"), meta.at("obs_count"));
+    for (const auto& r : meta.at("rows")) result.rows.push_back(row_from_json(r));
+    if (!result.rows.empty()) {
+      clock = result.rows.back().seconds;
+      transitions = result.rows.back().transitions;
+    }
+    FN_CHECK(o.iterations >= start, "--resume: the checkpoint is at iteration ", start, ", beyond --iterations ",
+             o.iterations);
+  } else {
+    env.reset_all();
+  }
+
+  std::vector<float> obs_n(size_t(E) * size_t(D)), final_n(size_t(E) * size_t(D)), actions(size_t(E) * size_t(A));
+  std::vector<float> bootstrap(static_cast<size_t>(E)), final_values(static_cast<size_t>(E));
+  auto info_for_export = [&] {
+    PolicyInfo info;
+    info.task = env.task().name();
+    info.robot = env.backend().robot().name();
+    info.mjcf_hash = env.backend().robot().mjcf_hash();
+    info.control_timestep = env.backend().control_timestep();
+    info.observation_dim = D;
+    info.action_dim = A;
+    info.hidden = o.ppo.actor_hidden;
+    info.observation_terms = env.task().observation_terms();
+    info.training = o.run_info;
+    info.training["backend"] = env.backend().kind();
+    info.training["iterations"] = result.rows.empty() ? 0 : result.rows.back().iteration;
+    info.training["transitions"] = transitions;
+    info.training["seconds"] = clock;
+    return info;
+  };
+  auto export_policy = [&] {
+    std::vector<float> mean(static_cast<size_t>(D)), denom(static_cast<size_t>(D));
+    for (int i = 0; i < D; ++i) {
+      mean[size_t(i)] = float(normalizer.mean()[size_t(i)]);
+      denom[size_t(i)] = float(std::sqrt(normalizer.variance()[size_t(i)]) + ObservationNormalizer::kEpsilon);
+    }
+    ppo.net()->export_policy(info_for_export(), mean, denom).save(policy_dir);
+  };
+  auto save = [&](int iteration) {
+    nlohmann::json meta = {{"format", kCheckpointFormat}, {"version", kCheckpointVersion}, {"identity", identity},
+                           {"iteration", iteration}, {"learning_rate", ppo.learning_rate()},
+                           {"obs_mean", normalizer.mean()}, {"obs_var", normalizer.variance()},
+                           {"obs_count", normalizer.count()}};
+    meta["rows"] = nlohmann::json::array();
+    for (const auto& r : result.rows) meta["rows"].push_back(row_json(r));
+    torch::serialize::OutputArchive archive, net_archive, opt_archive;
+    ppo.net()->save(net_archive);
+    ppo.optimizer().save(opt_archive);
+    archive.write("net", net_archive);
+    archive.write("optimizer", opt_archive);
+    const std::string state = env.save_state();
+    archive.write("env_state", torch::from_blob(const_cast<char*>(state.data()), {int64_t(state.size())}, torch::kUInt8).clone());
+    archive.write("meta", c10::IValue(meta.dump()));
+    std::ostringstream os;
+    archive.save_to(os);
+    write_file_atomic(ckpt_path, os.str());
+    std::string csv = csv_header(result.term_names);
+    for (const auto& r : result.rows) csv += csv_row(r);
+    write_file_atomic(o.out_dir + "/log.csv", csv);
+    write_curves(o.out_dir, result.rows,
+                 str_cat("PPO ", env.task().name(), " on ", env.backend().kind(), " (", E, " envs)"));
+    export_policy();
+  };
+
+  ProgressLine progress(str_cat("ppo ", env.task().name(), " on ", env.backend().kind()), o.iterations, "it",
+                        o.progress);
+  for (int it = start; it < o.iterations; ++it) {
+    IterationRow row;
+    row.iteration = it + 1;
+    const auto t_iter = Clock::now();
+    env.backend().clear_timings();
+    const double task_before = env.task_seconds();
+    Rng noise = Rng::stream(o.seed, 2 * uint64_t(it));
+    Rng order = Rng::stream(o.seed, 2 * uint64_t(it) + 1);
+    double reward_sum = 0;
+    for (int t = 0; t < T; ++t) {
+      auto t0 = Clock::now();
+      normalizer.update(env.observations(), E);
+      normalizer.normalize(env.observations(), E, obs_n.data());
+      ppo.act(t, obs_n.data(), noise, actions.data());
+      row.policy_s += seconds_since(t0);
+      env.step(actions.data());
+      t0 = Clock::now();
+      int timeouts = 0;
+      for (int e = 0; e < E; ++e) {
+        reward_sum += env.rewards()[e];
+        bootstrap[size_t(e)] = 0;
+        if (env.timed_out()[e]) {  // gather, evaluate together
+          std::memcpy(final_n.data() + size_t(timeouts) * size_t(D), env.final_observations() + size_t(e) * size_t(D),
+                      sizeof(float) * size_t(D));
+          ++timeouts;
+        }
+      }
+      if (timeouts > 0) {
+        normalizer.normalize(final_n.data(), timeouts, final_n.data());
+        ppo.values(final_n.data(), timeouts, final_values.data());
+        for (int e = 0, k = 0; e < E; ++e)
+          if (env.timed_out()[e]) bootstrap[size_t(e)] = float(o.ppo.gamma * final_values[size_t(k++)]);
+      }
+      ppo.record(t, env.rewards(), env.terminated(), env.timed_out(), bootstrap.data());
+      row.policy_s += seconds_since(t0);
+    }
+    auto t0 = Clock::now();
+    normalizer.normalize(env.observations(), E, obs_n.data());
+    row.stats = ppo.update(obs_n.data(), order);
+    row.update_s = seconds_since(t0);
+    row.dynamics_s = env.backend().timings().dynamics_seconds;
+    row.sensing_s = env.backend().timings().sensing_seconds;
+    row.task_s = env.task_seconds() - task_before;
+    clock += seconds_since(t_iter);
+    transitions += int64_t(T) * E;
+    row.seconds = clock;
+    row.transitions = transitions;
+    row.reward_per_step = reward_sum / (double(T) * E);
+    row.episode_reward = row.reward_per_step * episode_steps;
+    const env::EpisodeStats ep = env.take_episode_stats();
+    row.episodes = ep.episodes;
+    if (ep.episodes > 0) row.finished_return = ep.mean_return();
+    for (double s : ep.term_sums) row.terms.push_back(ep.episodes ? s / double(ep.episodes) : 0.0);
+    if (o.eval_env && o.eval_every > 0 && ((it + 1) % o.eval_every == 0 || it + 1 == o.iterations)) {
+      std::vector<float> mean(static_cast<size_t>(D)), denom(static_cast<size_t>(D));
+      for (int i = 0; i < D; ++i) {
+        mean[size_t(i)] = float(normalizer.mean()[size_t(i)]);
+        denom[size_t(i)] = float(std::sqrt(normalizer.variance()[size_t(i)]) + ObservationNormalizer::kEpsilon);
+      }
+      const Policy p = ppo.net()->export_policy(info_for_export(), mean, denom);
+      row.eval_reward = evaluate_policy(*o.eval_env, p, o.eval_steps).episode_reward;
+    }
+    result.rows.push_back(row);
+    progress.update(it + 1, str_cat("reward ", row.episode_reward,
+                                    std::isfinite(row.eval_reward) ? str_cat(" eval ", row.eval_reward) : ""));
+    if ((it + 1) % std::max(1, o.checkpoint_every) == 0 || it + 1 == o.iterations) save(it + 1);
+  }
+  progress.finish();
+  if (start == o.iterations) save(start);
+  return result;
+}
+
+}  // namespace flashnerd::rl

@@ -1,0 +1,59 @@
+// The PPO training loop over a VecEnv: collect steps_per_env × envs transitions with the
+// current policy (observations normalized empirically), update, log, checkpoint. Every
+// iteration's wall time is split into dynamics, sensing (probes / contacts), policy
+// inference, the PPO update and task bookkeeping. Optional evaluation of the mean policy in
+// a second VecEnv (the analytic simulator) runs off the training clock. Outputs in out_dir:
+// checkpoint.pt (resumable, bit-exact), log.csv, reward curves (PNG, against wall time and
+// transitions) and policy/ (the libtorch-free artifact).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "env/vec_env.h"
+#include "rl/policy_eval.h"
+#include "rl/ppo.h"
+
+namespace flashnerd::rl {
+
+struct PpoRunOptions {
+  PpoConfig ppo;
+  int iterations = 300;
+  uint64_t seed = 1;
+  std::string out_dir;
+  bool resume = false;
+  bool overwrite = false;
+  int checkpoint_every = 10;  // iterations
+  bool progress = true;
+  env::VecEnv* eval_env = nullptr;  // evaluated every eval_every iterations (0: never)
+  int eval_every = 0;
+  int eval_steps = 1000;
+  nlohmann::json run_info = nlohmann::json::object();  // backend, model, ... (policy.json "training")
+};
+
+struct IterationRow {
+  int iteration = 0;            // 1-based
+  int64_t transitions = 0;      // cumulative
+  double seconds = 0;           // cumulative training wall time (evaluation excluded)
+  double reward_per_step = 0;   // mean over the iteration's transitions
+  double episode_reward = 0;    // reward_per_step × episode steps (the scale of an episode's return)
+  double finished_return = std::numeric_limits<double>::quiet_NaN();  // mean return of episodes that ended
+  int64_t episodes = 0;
+  double eval_reward = std::numeric_limits<double>::quiet_NaN();  // eval env, per episode length
+  double dynamics_s = 0, sensing_s = 0, policy_s = 0, update_s = 0, task_s = 0;
+  PpoUpdateStats stats;
+  std::vector<double> terms;  // mean per-step reward of each term × episode steps
+};
+
+struct PpoRunResult {
+  std::vector<IterationRow> rows;
+  std::vector<std::string> term_names;
+};
+
+PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& options);
+
+}  // namespace flashnerd::rl

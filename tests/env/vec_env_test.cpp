@@ -1,0 +1,189 @@
+// VecEnv over every backend kind: a reset touches only its own environment (and history),
+// time-outs and terminations are told apart, results do not depend on the thread count, a
+// saved state continues bit-exactly, and stepping does not allocate.
+#include "env/vec_env.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "env/cartpole_balance_task.h"
+#include "env/learned_backend.h"
+#include "env/mujoco_backend.h"
+#include "env/quadruped_velocity_task.h"
+#include "testing/alloc_counter.h"
+#include "testing/robot_models.h"
+
+namespace flashnerd::env {
+namespace {
+
+enum class Kind { Mujoco, Flash, FlashProbes, Nerd };
+
+std::shared_ptr<const engine::Model> random_model(const sim::Robot& robot, Arch arch, bool probes) {
+  return engine::Model::random(flashnerd::testing::robot_model_config(robot, arch, "increment", probes), 3);
+}
+
+std::unique_ptr<Backend> make(Kind kind, std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& pool) {
+  switch (kind) {
+    case Kind::Mujoco: return std::make_unique<MujocoBackend>(robot, envs, pool);
+    case Kind::Flash: return std::make_unique<LearnedBackend>(robot, random_model(*robot, Arch::FlashNeRD, false), envs, pool);
+    case Kind::FlashProbes: return std::make_unique<LearnedBackend>(robot, random_model(*robot, Arch::FlashNeRD, true), envs, pool);
+    case Kind::Nerd: return std::make_unique<LearnedBackend>(robot, random_model(*robot, Arch::NeRD, true), envs, pool);
+  }
+  return nullptr;
+}
+
+// Deterministic actions that differ per environment and step.
+void actions_for(int step, int envs, int dim, std::vector<float>& a) {
+  a.resize(size_t(envs) * size_t(dim));
+  for (int e = 0; e < envs; ++e)
+    for (int i = 0; i < dim; ++i) a[size_t(e * dim + i)] = 0.3f * std::sin(0.7f * float(step) + 1.3f * float(e) + float(i));
+}
+
+class EveryBackend : public ::testing::TestWithParam<Kind> {};
+
+TEST_P(EveryBackend, ResetOfOneEnvLeavesOthersBitIdentical) {
+  auto robot = sim::Robot::load("quadruped");
+  ThreadPool pool(2);
+  const int E = 3;
+  auto ba = make(GetParam(), robot, E, pool), bb = make(GetParam(), robot, E, pool);
+  QuadrupedVelocityTask ta(*robot), tb(*robot);
+  VecEnv a(ta, *ba, pool, 11), b(tb, *bb, pool, 11);
+  a.reset_all();
+  b.reset_all();
+  std::vector<float> act;
+  for (int s = 0; s < 8; ++s) {
+    actions_for(s, E, a.action_dim(), act);
+    a.step(act.data());
+    b.step(act.data());
+    if (s == 3) {  // env 1 of b starts over; its history is cleared, nobody else's
+      std::vector<double> q(robot->nominal_qpos()), v(size_t(bb->nv()), 0.0);
+      bb->reset(1, q.data(), v.data());
+    }
+  }
+  for (int e : {0, 2}) {
+    EXPECT_EQ(0, std::memcmp(ba->q(e), bb->q(e), sizeof(double) * size_t(ba->nq()))) << "env " << e;
+    EXPECT_EQ(0, std::memcmp(ba->v(e), bb->v(e), sizeof(double) * size_t(ba->nv()))) << "env " << e;
+    EXPECT_EQ(0, std::memcmp(a.observations() + e * a.observation_dim(), b.observations() + e * b.observation_dim(),
+                             sizeof(float) * size_t(a.observation_dim())));
+  }
+  EXPECT_NE(0, std::memcmp(ba->q(1), bb->q(1), sizeof(double) * size_t(ba->nq())));
+}
+
+TEST_P(EveryBackend, SameBitsForAnyThreadCount) {
+  auto robot = sim::Robot::load("quadruped");
+  ThreadPool one(1), two(2);
+  const int E = 5;
+  auto b1 = make(GetParam(), robot, E, one), b2 = make(GetParam(), robot, E, two);
+  QuadrupedVelocityTask t1(*robot), t2(*robot);
+  VecEnv a(t1, *b1, one, 5), b(t2, *b2, two, 5);
+  a.reset_all();
+  b.reset_all();
+  std::vector<float> act;
+  for (int s = 0; s < 10; ++s) {
+    actions_for(s, E, a.action_dim(), act);
+    a.step(act.data());
+    b.step(act.data());
+    ASSERT_EQ(0, std::memcmp(a.observations(), b.observations(), sizeof(float) * size_t(E * a.observation_dim())))
+        << "step " << s;
+    ASSERT_EQ(0, std::memcmp(a.rewards(), b.rewards(), sizeof(float) * size_t(E))) << "step " << s;
+  }
+}
+
+TEST_P(EveryBackend, SavedStateContinuesBitExactly) {
+  auto robot = sim::Robot::load("quadruped");
+  ThreadPool pool(2);
+  const int E = 3;
+  auto ba = make(GetParam(), robot, E, pool), bb = make(GetParam(), robot, E, pool);
+  QuadrupedVelocityTask ta(*robot), tb(*robot);
+  VecEnv a(ta, *ba, pool, 2), b(tb, *bb, pool, 99);
+  a.reset_all();
+  b.reset_all();
+  std::vector<float> act;
+  for (int s = 0; s < 4; ++s) {
+    actions_for(s, E, a.action_dim(), act);
+    a.step(act.data());
+  }
+  b.load_state(a.save_state());
+  for (int s = 4; s < 9; ++s) {
+    actions_for(s, E, a.action_dim(), act);
+    a.step(act.data());
+    b.step(act.data());
+  }
+  EXPECT_EQ(0, std::memcmp(a.observations(), b.observations(), sizeof(float) * size_t(E * a.observation_dim())));
+  EXPECT_EQ(0, std::memcmp(ba->q(2), bb->q(2), sizeof(double) * size_t(ba->nq())));
+}
+
+TEST_P(EveryBackend, NoAllocationPerStep) {
+  if (!FLASHNERD_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
+  auto robot = sim::Robot::load("quadruped");
+  ThreadPool pool(2);
+  const int E = 6;
+  auto backend = make(GetParam(), robot, E, pool);
+  QuadrupedVelocityTask task(*robot);
+  VecEnv env(task, *backend, pool, 1);
+  env.reset_all();
+  std::vector<float> act;
+  actions_for(0, E, env.action_dim(), act);
+  for (int s = 0; s < 3; ++s) env.step(act.data());  // warm-up
+  g_allocations = 0;
+  g_counting = true;
+  for (int s = 0; s < 30; ++s) {
+    env.step(act.data());
+    if (s % 7 == 0)  // resets inside the measured loop too
+      backend->reset(s % E, backend->q((s + 1) % E), backend->v((s + 1) % E));
+  }
+  g_counting = false;
+  EXPECT_EQ(g_allocations.load(), 0);
+}
+
+std::string kind_name(const ::testing::TestParamInfo<Kind>& info) {
+  const char* names[] = {"mujoco", "flashnerd", "flashnerd_probes", "nerd"};
+  return names[int(info.param)];
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, EveryBackend,
+                         ::testing::Values(Kind::Mujoco, Kind::Flash, Kind::FlashProbes, Kind::Nerd), kind_name);
+
+// A task whose episodes last 5 steps and that terminates when the action asks for it.
+class FiveStepTask : public CartpoleBalanceTask {
+ public:
+  using CartpoleBalanceTask::CartpoleBalanceTask;
+  int episode_steps() const override { return 5; }
+  bool evaluate(int env, const Backend& b, const float* action, Rng& rng, double* terms) override {
+    CartpoleBalanceTask::evaluate(env, b, action, rng, terms);
+    return action[0] > 0.5f;
+  }
+};
+
+TEST(VecEnv, TimeOutsAndTerminationsAreApart) {
+  auto robot = sim::Robot::load("cartpole");
+  ThreadPool pool(1);
+  MujocoBackend backend(robot, 2, pool);
+  FiveStepTask task(*robot);
+  VecEnv env(task, backend, pool, 4);
+  env.reset_all();
+  // env 0 never asks to terminate; env 1 asks at its 3rd step
+  for (int s = 1; s <= 10; ++s) {
+    const float act[2] = {0.0f, s == 3 ? 1.0f : 0.0f};
+    std::vector<float> before_reset(env.observations(), env.observations() + 2 * env.observation_dim());
+    env.step(act);
+    EXPECT_EQ(env.timed_out()[0], s % 5 == 0 ? 1 : 0) << "step " << s;
+    EXPECT_EQ(env.terminated()[0], 0) << "step " << s;
+    EXPECT_EQ(env.terminated()[1], s == 3 ? 1 : 0) << "step " << s;
+    EXPECT_EQ(env.timed_out()[1], s == 8 ? 1 : 0) << "step " << s;  // 5 steps after its reset at 3
+    if (env.timed_out()[0]) {
+      // the final observation is the state the episode ended in, not the new episode's start
+      EXPECT_NE(0, std::memcmp(env.final_observations(), env.observations(), sizeof(float) * size_t(env.observation_dim())));
+      EXPECT_EQ(env.episode_step(0), 0);
+    }
+  }
+  const EpisodeStats stats = env.take_episode_stats();
+  EXPECT_EQ(stats.episodes, 4);  // env 0: 2 time-outs; env 1: 1 termination, 1 time-out
+  EXPECT_EQ(stats.timeouts, 3);
+  EXPECT_DOUBLE_EQ(stats.length_sum, 5 + 5 + 3 + 5);
+}
+
+}  // namespace
+}  // namespace flashnerd::env
