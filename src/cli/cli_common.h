@@ -62,5 +62,7 @@ void register_bench_contacts(CLI::App& app);
 void register_rollout(CLI::App& app);
 void register_couple(CLI::App& app);
 void register_info(CLI::App& app);
+void register_ppo(CLI::App& app);
+void register_policy_eval(CLI::App& app);
 
 }  // namespace flashnerd::cli

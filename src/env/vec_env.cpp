@@ -44,6 +44,10 @@ void VecEnv::reset_all() {
   for (int e = 0; e < envs_; ++e) start_episode(e);
 }
 
+void VecEnv::refresh_observations() {
+  for (int e = 0; e < envs_; ++e) task_->observe(e, *backend_, obs_.data() + size_t(e) * size_t(obs_dim_));
+}
+
 void VecEnv::step(const float* actions) {
   auto t0 = std::chrono::steady_clock::now();
   pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {

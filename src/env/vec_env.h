@@ -40,6 +40,9 @@ class VecEnv {
 
   // Every environment starts a new episode (the first call; later resets are automatic).
   void reset_all();
+  // Recomputes every observation (after the task's state was changed from outside, e.g. a
+  // fixed command for an evaluation).
+  void refresh_observations();
   // One control step of every environment with actions (envs, action_dim).
   void step(const float* actions);
 

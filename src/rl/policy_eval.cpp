@@ -20,22 +20,30 @@ PolicyEvaluation evaluate_policy(env::VecEnv& env, const Policy& policy, int ste
   PolicyScratch scratch = policy.make_scratch();
   PolicyEvaluation r;
   r.terms.assign(terms.size(), 0.0);
-  double reward = 0;
+  std::vector<uint8_t> done(static_cast<size_t>(E), 0);
+  double reward = 0, length = 0;
+  int running = E;
   env.reset_all();
-  for (int s = 0; s < steps; ++s) {
+  for (int s = 0; s < steps && running > 0; ++s) {
     policy.act(env.observations(), E, actions.data(), scratch);
     env.step(actions.data());
     for (int e = 0; e < E; ++e) {
+      if (done[size_t(e)]) continue;
       reward += env.rewards()[e];
-      r.terminations += env.terminated()[e];
-      r.timeouts += env.timed_out()[e];
+      length += 1;
       const double* values = env.term_values(e);
       for (size_t k = 0; k < terms.size(); ++k) r.terms[k] += terms[k].scale * values[k] * dt;
+      if (env.terminated()[e] || env.timed_out()[e]) {
+        done[size_t(e)] = 1;
+        --running;
+        r.terminations += env.terminated()[e];
+        r.timeouts += env.timed_out()[e];
+      }
     }
   }
-  const double scale = double(env.task().episode_steps()) / (double(steps) * E);
-  r.episode_reward = reward * scale;
-  for (double& t : r.terms) t *= scale;
+  r.episode_reward = reward / E;
+  r.mean_length = length / E;
+  for (double& t : r.terms) t /= E;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

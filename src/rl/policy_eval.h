@@ -1,6 +1,6 @@
 // Runs a policy's mean actions in a VecEnv (e.g. MuJoCo) and measures the training reward:
-// every environment steps `steps` times (auto-reset), rewards are averaged per step and
-// reported on the scale of one episode (× the task's episode steps), overall and per term.
+// the return of every environment's first episode (from reset to its termination or
+// time-out, at most `steps` steps), averaged over environments, overall and per term.
 #pragma once
 
 #include <string>
@@ -12,9 +12,10 @@
 namespace flashnerd::rl {
 
 struct PolicyEvaluation {
-  double episode_reward = 0;       // mean reward per step × episode steps
+  double episode_reward = 0;       // mean first-episode return
   std::vector<double> terms;       // the same per reward term (scaled)
-  int64_t terminations = 0, timeouts = 0;
+  int64_t terminations = 0, timeouts = 0;  // how the first episodes ended (the rest ran out of steps)
+  double mean_length = 0;          // steps of the first episodes
   double seconds = 0;
 };
 

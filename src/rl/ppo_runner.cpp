@@ -79,15 +79,15 @@ IterationRow row_from_json(const nlohmann::json& j) {
 }
 
 void write_curves(const std::string& dir, const std::vector<IterationRow>& rows, const std::string& title) {
-  PlotSeries by_time{"training reward", {}, {}, 0x1f77b4, false};
-  PlotSeries by_samples{"training reward", {}, {}, 0x1f77b4, false};
+  PlotSeries by_time{"training: return of finished episodes", {}, {}, 0x1f77b4, false};
+  PlotSeries by_samples{"training: return of finished episodes", {}, {}, 0x1f77b4, false};
   PlotSeries eval_time{"evaluation (MuJoCo)", {}, {}, 0xd62728, true};
   PlotSeries eval_samples{"evaluation (MuJoCo)", {}, {}, 0xd62728, true};
   for (const auto& r : rows) {
     by_time.x.push_back(r.seconds);
-    by_time.y.push_back(r.episode_reward);
+    by_time.y.push_back(r.finished_return);
     by_samples.x.push_back(double(r.transitions));
-    by_samples.y.push_back(r.episode_reward);
+    by_samples.y.push_back(r.finished_return);
     if (std::isfinite(r.eval_reward)) {
       eval_time.x.push_back(r.seconds);
       eval_time.y.push_back(r.eval_reward);
@@ -97,7 +97,7 @@ void write_curves(const std::string& dir, const std::vector<IterationRow>& rows,
   }
   PlotOptions o;
   o.title = title;
-  o.y_label = "reward per episode";
+  o.y_label = "episode return";
   o.x_label = "training wall time (s)";
   write_line_plot_png(dir + "/reward_vs_time.png", {by_time, eval_time}, o);
   o.x_label = "transitions";
@@ -306,7 +306,7 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
       row.eval_reward = evaluate_policy(*o.eval_env, p, o.eval_steps).episode_reward;
     }
     result.rows.push_back(row);
-    progress.update(it + 1, str_cat("reward ", row.episode_reward,
+    progress.update(it + 1, str_cat("return ", std::isfinite(row.finished_return) ? str_cat(row.finished_return) : std::string("-"),
                                     std::isfinite(row.eval_reward) ? str_cat(" eval ", row.eval_reward) : ""));
     if ((it + 1) % std::max(1, o.checkpoint_every) == 0 || it + 1 == o.iterations) save(it + 1);
   }

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Policy learning on the learned simulator (paper IV-B) for the quadruped: dynamics data by
+# the paper's recipe, a parameter-matched FlashNeRD / NeRD pair trained on it, then PPO on
+# MuJoCo, FlashNeRD and NeRD with the mean policy evaluated in MuJoCo every few iterations
+# (off the training clock), and each final policy evaluated in MuJoCo (256 envs x 1000
+# steps) with its velocity tracking. Every stage resumes where it stopped (run it again
+# after an interruption); results under out/locomotion/, summary by
+# scripts/locomotion_summary.py.
+#
+# Usage: scripts/locomotion.sh [ENVS] [ITERATIONS] [UPDATES] [TRAJECTORIES]
+#   defaults 4096 300 12000 4000 (each model trains about an hour on 2 cores; each PPO run
+#   about 30 minutes to 1 hour).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ENVS="${1:-4096}"
+ITERS="${2:-300}"
+UPDATES="${3:-12000}"
+TRAJ="${4:-4000}"
+EVAL_EVERY="${EVAL_EVERY:-10}"
+FN=./build/src/cli/flashnerd
+OUT=out/locomotion
+mkdir -p "$OUT"
+[ -x "$FN" ] || ./scripts/build.sh build > /dev/null
+
+# 1. data: random base poses, velocities and joints; i.i.d. joint-target offsets within
+#    +-0.75 rad around the default pose resampled every step (AR(1) with coefficient 0),
+#    100 steps, falls kept (invalid transitions masked), 4 foot probes
+[ -f "$OUT/train.h5" ] || $FN gen --robot quadruped --trajectories "$TRAJ" --steps 100 --seed 1 \
+  --command-process ar1 --ar1-coefficient 0 --ar1-amplitude 0.75 --contacts off \
+  --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
+
+# 2. models: same data, preset, updates and seed; one core each, concurrently
+pids=()
+for arch in flashnerd nerd; do
+  if [ ! -f "$OUT/$arch/config.json" ] || [ -f "$OUT/$arch/checkpoint.pt" ] && \
+     ! grep -q "\"updates\": $UPDATES" "$OUT/train_$arch.json" 2>/dev/null; then
+    resume=""
+    [ -f "$OUT/$arch/checkpoint.pt" ] && resume="--resume"
+    $FN train --data "$OUT/train.h5" --arch $arch --preset small --updates "$UPDATES" --seed 1 \
+      --valid-every 1000 $resume --out "$OUT/$arch" --json > "$OUT/train_$arch.json" 2> "$OUT/train_$arch.log" &
+    pids+=($!)
+  fi
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
+
+# 3. PPO on each backend, same seed and settings
+for backend in mujoco flashnerd nerd; do
+  run="$OUT/ppo_$backend"
+  model=""
+  [ "$backend" != mujoco ] && model="--model $OUT/$backend"
+  resume=""
+  [ -f "$run/checkpoint.pt" ] && resume="--resume"
+  $FN ppo --task quadruped-velocity --backend $backend $model --envs "$ENVS" --iterations "$ITERS" \
+    --eval-every "$EVAL_EVERY" --eval-envs 64 --eval-steps 500 --seed 1 $resume --out "$run" \
+    --json > "$OUT/ppo_$backend.json" 2> "$OUT/ppo_$backend.log"
+done
+
+# 4. every final policy in MuJoCo
+for backend in mujoco flashnerd nerd; do
+  $FN policy-eval --policy "$OUT/ppo_$backend/policy" --envs 256 --steps 1000 --seed 7 \
+    --json > "$OUT/policy_eval_$backend.json"
+done
+python3 scripts/locomotion_summary.py "$OUT"

@@ -1,0 +1,156 @@
+// flashnerd policy-eval: run a trained policy's mean actions in MuJoCo (or a learned backend)
+// and report its training reward per term; for quadruped-velocity also the velocity tracking
+// per fixed command.
+#include <cmath>
+
+#include "cli/env_options.h"
+#include "core/error.h"
+#include "core/rotation.h"
+#include "env/quadruped_velocity_task.h"
+#include "env/vec_env.h"
+#include "rl/policy_eval.h"
+
+namespace flashnerd::cli {
+
+namespace {
+
+struct PolicyEvalArgs {
+  CommonOptions common;
+  ThreadOptions threads;
+  EnvOptions env;
+  std::string policy;
+  int steps = 1000;
+  uint64_t seed = 7;
+  std::string commands = "1,0,0;-1,0,0;0,0.7,0;0,0,1;0.7,0,0.5";
+  int command_steps = 250;
+};
+
+struct Tracking {
+  double command[3];
+  double achieved[3] = {0, 0, 0};
+  int64_t terminations = 0;
+};
+
+// Mean body-frame (vx, vy, yaw rate) under a fixed command, after one second of settling.
+Tracking track_command(env::VecEnv& env, env::QuadrupedVelocityTask& task, const rl::Policy& policy,
+                       const double cmd[3], int steps) {
+  Tracking t;
+  std::copy(cmd, cmd + 3, t.command);
+  task.hold_commands(true);
+  env.reset_all();
+  for (int e = 0; e < env.envs(); ++e) task.set_command(e, cmd);
+  env.refresh_observations();
+  std::vector<float> actions(size_t(env.envs()) * size_t(env.action_dim()));
+  rl::PolicyScratch scratch = policy.make_scratch();
+  const int settle = std::min(steps / 2, int(std::lround(1.0 / env.backend().control_timestep())));
+  int64_t samples = 0;
+  for (int s = 0; s < steps; ++s) {
+    policy.act(env.observations(), env.envs(), actions.data(), scratch);
+    env.step(actions.data());
+    for (int e = 0; e < env.envs(); ++e) {
+      t.terminations += env.terminated()[e];
+      if (s < settle || env.episode_step(e) < settle) continue;
+      const double* q = env.backend().q(e);
+      const double* v = env.backend().v(e);
+      double lin[3];
+      rot::quat_rotate_inv(q + 3, v, lin);
+      t.achieved[0] += lin[0];
+      t.achieved[1] += lin[1];
+      t.achieved[2] += v[5];
+      ++samples;
+    }
+  }
+  for (double& x : t.achieved) x /= double(std::max<int64_t>(1, samples));
+  task.hold_commands(false);
+  return t;
+}
+
+void run_policy_eval(const PolicyEvalArgs& a) {
+  const rl::Policy policy = rl::Policy::load(a.policy);
+  EnvOptions eo = a.env;
+  if (eo.task.empty() || eo.task == "auto") eo.task = policy.info().task;
+  FN_CHECK(eo.task == policy.info().task, "policy ", a.policy, " was trained on task '", policy.info().task,
+           "', not '", eo.task, "'");
+  ThreadPool pool(checked_threads(a.threads.threads, a.threads.force_threads));
+  EnvParts parts = make_env_parts(eo, eo.backend, eo.envs, pool);
+  FN_CHECK(parts.robot->name() == policy.info().robot, "policy ", a.policy, " is for robot '", policy.info().robot,
+           "', not '", parts.robot->name(), "'");
+  if (!policy.info().mjcf_hash.empty() && policy.info().mjcf_hash != parts.robot->mjcf_hash())
+    print_warnings({str_cat("policy ", a.policy, " was trained on MJCF ", policy.info().mjcf_hash, "; robot '",
+                            parts.robot->name(), "' is MJCF ", parts.robot->mjcf_hash())});
+  env::VecEnv env(*parts.task, *parts.backend, pool, a.seed);
+  const rl::PolicyEvaluation r = rl::evaluate_policy(env, policy, a.steps);
+  nlohmann::json summary = {{"policy", a.policy},
+                            {"task", eo.task},
+                            {"backend", parts.backend->kind()},
+                            {"envs", eo.envs},
+                            {"steps", a.steps},
+                            {"episode_reward", r.episode_reward},
+                            {"terminations", r.terminations},
+                            {"timeouts", r.timeouts},
+                            {"seconds", r.seconds}};
+  const auto& terms = parts.task->reward_terms();
+  for (size_t k = 0; k < terms.size(); ++k) summary["term_" + terms[k].name] = r.terms[k];
+  auto* quadruped = dynamic_cast<env::QuadrupedVelocityTask*>(parts.task.get());
+  if (quadruped && !a.commands.empty()) {
+    nlohmann::json tracking = nlohmann::json::array();
+    std::vector<std::vector<std::string>> rows;
+    std::string rest = a.commands;
+    while (!rest.empty()) {
+      const size_t semi = rest.find(';');
+      const std::string one = rest.substr(0, semi);
+      rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
+      std::vector<double> c;
+      std::string field;
+      for (size_t i = 0; i <= one.size(); ++i) {
+        if (i == one.size() || one[i] == ',') {
+          try {
+            c.push_back(std::stod(field));
+          } catch (const std::exception&) {
+            throw Error(str_cat("--commands: '", one, "' is not vx,vy,yaw_rate"));
+          }
+          field.clear();
+        } else {
+          field += one[i];
+        }
+      }
+      FN_CHECK(c.size() == 3, "--commands: '", one, "' is not vx,vy,yaw_rate");
+      const Tracking t = track_command(env, *quadruped, policy, c.data(), a.command_steps);
+      const double err = std::hypot(t.achieved[0] - c[0], t.achieved[1] - c[1]);
+      tracking.push_back({{"command", c}, {"achieved", t.achieved}, {"planar_error", err},
+                          {"yaw_rate_error", std::fabs(t.achieved[2] - c[2])}, {"terminations", t.terminations}});
+      rows.push_back({format_number(c[0]) + ", " + format_number(c[1]) + ", " + format_number(c[2]),
+                      format_number(t.achieved[0], "%.3f") + ", " + format_number(t.achieved[1], "%.3f") + ", " +
+                          format_number(t.achieved[2], "%.3f"),
+                      format_number(err, "%.3f"), format_number(std::fabs(t.achieved[2] - c[2]), "%.3f"),
+                      std::to_string(t.terminations)});
+    }
+    summary["tracking"] = tracking;
+    if (!a.common.json)
+      std::printf("velocity tracking (%d envs x %d steps per command, body frame, after 1 s):\n%s\n", eo.envs,
+                  a.command_steps,
+                  format_table({"command vx, vy, yaw", "achieved", "|v_xy err|", "|yaw err|", "falls"}, rows).c_str());
+  }
+  print_summary(a.common, "policy-eval", summary);
+}
+
+}  // namespace
+
+void register_policy_eval(CLI::App& app) {
+  auto args = std::make_shared<PolicyEvalArgs>();
+  auto* sub = app.add_subcommand("policy-eval", "Run a trained policy (mean actions) in MuJoCo and report its reward");
+  add_common_options(*sub, args->common);
+  add_thread_options(*sub, args->threads);
+  add_env_options(*sub, args->env, 256);
+  args->env.task = "auto";
+  sub->add_option("--policy", args->policy, "Policy directory (policy.json + policy.safetensors)")->required();
+  sub->add_option("--steps", args->steps, "Steps of every environment (auto-reset)")->capture_default_str();
+  sub->add_option("--seed", args->seed, "Seed of resets and commands")->capture_default_str();
+  sub->add_option("--commands", args->commands,
+                  "quadruped-velocity: fixed commands 'vx,vy,yaw;...' for the tracking table ('' = none)")
+      ->capture_default_str();
+  sub->add_option("--command-steps", args->command_steps, "Steps per fixed command")->capture_default_str();
+  sub->callback([args] { run_policy_eval(*args); });
+}
+
+}  // namespace flashnerd::cli

@@ -1,0 +1,50 @@
+#include "cli/env_options.h"
+
+#include "core/error.h"
+#include "env/factory.h"
+
+namespace flashnerd::cli {
+
+void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs) {
+  o.envs = default_envs;
+  sub.add_option("--task", o.task, "Task: quadruped-velocity or cartpole-balance")->capture_default_str();
+  sub.add_option("--robot", o.robot, "Robot (built-in name, spec .json or MJCF); default: the task's robot");
+  sub.add_option("--backend", o.backend, "Dynamics: mujoco, flashnerd or nerd (a trained --model)")
+      ->check(CLI::IsMember({"mujoco", "flashnerd", "nerd"}))
+      ->capture_default_str();
+  sub.add_option("--model", o.model, "Model artifact directory for --backend flashnerd / nerd");
+  sub.add_option("--envs", o.envs, "Environments stepped together")->capture_default_str();
+  sub.add_flag("--allow-other-mjcf", o.allow_other_mjcf, "Run a model on a robot MJCF other than its own");
+  add_precision_option(sub, o.precision);
+}
+
+std::shared_ptr<const sim::Robot> env_robot(const EnvOptions& o) {
+  std::string robot = o.robot;
+  if (robot.empty()) {
+    if (o.task == "quadruped-velocity") robot = "quadruped";
+    else if (o.task == "cartpole-balance") robot = "cartpole";
+    else robot = o.task;  // make_task names the valid tasks
+  }
+  return sim::Robot::load(robot);
+}
+
+EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int envs, ThreadPool& pool) {
+  FN_CHECK(envs >= 1 && envs <= (1 << 20), "--envs must be in [1, 1048576], got ", envs);
+  FN_CHECK(backend == "mujoco" || !o.model.empty(), "--backend ", backend,
+           " steps a trained model: pass --model DIR (from flashnerd train)");
+  EnvParts p;
+  p.robot = env_robot(o);
+  p.task = env::make_task(o.task, *p.robot);
+  env::BackendRequest r;
+  r.kind = backend;
+  r.model_dir = o.model;
+  r.allow_other_mjcf = o.allow_other_mjcf;
+  r.envs = envs;
+  if (backend != "mujoco") r.model_options = model_options(o.precision);
+  std::vector<std::string> warnings;
+  p.backend = env::make_backend(r, p.robot, pool, &warnings);
+  print_warnings(warnings);
+  return p;
+}
+
+}  // namespace flashnerd::cli

@@ -1,0 +1,39 @@
+// Options shared by the commands that build environments (ppo, policy-eval): the task, the
+// robot, the backend and its model, the number of environments.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "cli/cli_common.h"
+#include "env/backend.h"
+#include "env/task.h"
+#include "sim/robot.h"
+
+namespace flashnerd::cli {
+
+struct EnvOptions {
+  std::string task = "quadruped-velocity";
+  std::string robot;  // default: the task's robot
+  std::string backend = "mujoco";
+  std::string model;
+  std::string precision = "auto";
+  bool allow_other_mjcf = false;
+  int envs = 0;  // 0: the command's default
+};
+
+// default_envs: what --envs means when not given.
+void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs);
+
+// The robot of --robot, or the task's own robot.
+std::shared_ptr<const sim::Robot> env_robot(const EnvOptions& o);
+
+struct EnvParts {
+  std::shared_ptr<const sim::Robot> robot;
+  std::unique_ptr<env::Backend> backend;
+  std::unique_ptr<env::Task> task;
+};
+// backend: the kind to build (o.backend for the main env, "mujoco" for evaluation envs).
+EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int envs, ThreadPool& pool);
+
+}  // namespace flashnerd::cli
