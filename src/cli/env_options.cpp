@@ -5,14 +5,16 @@
 
 namespace flashnerd::cli {
 
-void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs) {
+void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs, bool backend_options) {
   o.envs = default_envs;
   sub.add_option("--task", o.task, "Task: quadruped-velocity or cartpole-balance")->capture_default_str();
   sub.add_option("--robot", o.robot, "Robot (built-in name, spec .json or MJCF); default: the task's robot");
-  sub.add_option("--backend", o.backend, "Dynamics: mujoco, flashnerd or nerd (a trained --model)")
-      ->check(CLI::IsMember({"mujoco", "flashnerd", "nerd"}))
-      ->capture_default_str();
-  sub.add_option("--model", o.model, "Model artifact directory for --backend flashnerd / nerd");
+  if (backend_options) {
+    sub.add_option("--backend", o.backend, "Dynamics: mujoco, flashnerd or nerd (a trained --model)")
+        ->check(CLI::IsMember({"mujoco", "flashnerd", "nerd"}))
+        ->capture_default_str();
+    sub.add_option("--model", o.model, "Model artifact directory for --backend flashnerd / nerd");
+  }
   sub.add_option("--envs", o.envs, "Environments stepped together")->capture_default_str();
   sub.add_flag("--allow-other-mjcf", o.allow_other_mjcf, "Run a model on a robot MJCF other than its own");
   add_precision_option(sub, o.precision);

@@ -22,8 +22,9 @@ struct EnvOptions {
   int envs = 0;  // 0: the command's default
 };
 
-// default_envs: what --envs means when not given.
-void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs);
+// default_envs: what --envs means when not given; backend_options: --backend and --model
+// (commands that compare several backends define their own).
+void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs, bool backend_options = true);
 
 // The robot of --robot, or the task's own robot.
 std::shared_ptr<const sim::Robot> env_robot(const EnvOptions& o);

@@ -1,6 +1,8 @@
 #include "env/factory.h"
 
+#include "core/contact_row.h"
 #include "core/error.h"
+#include "core/state_codec.h"
 #include "core/model_dataset_check.h"
 #include "env/cartpole_balance_task.h"
 #include "env/learned_backend.h"
@@ -30,6 +32,27 @@ std::unique_ptr<Backend> make_backend(const BackendRequest& r, std::shared_ptr<c
   std::vector<std::string> w = check_model_source(c, r.model_dir, src, r.allow_other_mjcf);
   if (warnings) warnings->insert(warnings->end(), w.begin(), w.end());
   return std::make_unique<LearnedBackend>(std::move(robot), std::move(model), r.envs, pool);
+}
+
+ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const std::string& preset, bool probes) {
+  ModelConfig c;
+  c.arch = arch;
+  c.robot = robot.name();
+  c.mjcf_hash = robot.mjcf_hash();
+  c.timestep = robot.control_timestep();
+  c.layout = robot.layout();
+  StateCodec codec(c.layout);
+  c.state_dim = codec.feature_dim();
+  c.probe_dim = probes ? int(robot.probes().size()) * kProbeFeatureDim : 0;
+  c.input_dim = c.state_dim + c.layout.nu + c.probe_dim;
+  c.output_dim = codec.increment_dim();
+  apply_preset(preset, c);
+  c.norm.input_mean.assign(size_t(c.input_dim), 0.0f);
+  c.norm.input_std.assign(size_t(c.input_dim), 1.0f);
+  c.norm.target_mean.assign(size_t(c.output_dim), 0.0f);
+  c.norm.target_std.assign(size_t(c.output_dim), 1e-3f);
+  c.validate();
+  return c;
 }
 
 std::vector<std::string> task_names() { return {"quadruped-velocity", "cartpole-balance"}; }

@@ -25,6 +25,12 @@ struct BackendRequest {
 std::unique_ptr<Backend> make_backend(const BackendRequest& request, std::shared_ptr<const sim::Robot> robot,
                                       ThreadPool& pool, std::vector<std::string>* warnings);
 
+// A model config of `preset`'s shape for this robot (its layout, control step, MJCF hash;
+// the spec's fixed probes as inputs when `probes`), with identity input normalization and
+// small output scales: random weights then move states little, for throughput benchmarks
+// and tests of the learned backend (not for predictions).
+ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const std::string& preset, bool probes);
+
 std::vector<std::string> task_names();
 std::unique_ptr<Task> make_task(const std::string& name, const sim::Robot& robot);
 

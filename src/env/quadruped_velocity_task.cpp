@@ -20,7 +20,7 @@ constexpr double kObservationClip = 100.0;
 // legged_gym's observation scales
 constexpr double kLinVelScale = 2.0, kAngVelScale = 0.25, kDofVelScale = 0.05;
 
-enum Term { kTrackLin, kTrackYaw, kLinVelZ, kAngVelXY, kOrientation, kTorques, kDofAcc, kActionRate, kAirTime };
+enum Term { kTrackLin, kTrackYaw, kLinVelZ, kAngVelXY, kOrientation, kTorques, kDofAcc, kActionRate, kAirTime, kTermination };
 
 // Base-frame linear velocity, angular velocity and gravity direction of a floating base.
 struct BaseState {
@@ -73,7 +73,8 @@ QuadrupedVelocityTask::QuadrupedVelocityTask(const sim::Robot& robot, QuadrupedV
   resample_steps_ = std::max(1, int(std::lround(o_.command_resample_seconds / dt)));
   terms_ = {{"tracking_lin_vel", 1.0}, {"tracking_ang_vel", 0.5}, {"lin_vel_z", -2.0},
             {"ang_vel_xy", -0.05},     {"orientation", -5.0},     {"torques", -2.5e-5},
-            {"dof_acc", -2.5e-7},      {"action_rate", -0.01},    {"feet_air_time", 2.0}};
+            {"dof_acc", -2.5e-7},      {"action_rate", -0.01},    {"feet_air_time", 2.0},
+            {"termination", -2.0 / dt}};  // −2 per fall
 }
 
 std::vector<std::pair<std::string, int>> QuadrupedVelocityTask::observation_terms() const {
@@ -179,7 +180,9 @@ bool QuadrupedVelocityTask::evaluate(int e, const Backend& b, const float* actio
   }
   terms[kAirTime] = std::hypot(c[0], c[1]) > 0.1 ? air : 0.0;
   if (!hold_commands_ && ++since_resample_[size_t(e)] >= resample_steps_) resample_command(e, rng);
-  return q[2] < kMinBaseHeight || s.gravity[2] > kMaxTiltGravityZ;
+  const bool fell = q[2] < kMinBaseHeight || s.gravity[2] > kMaxTiltGravityZ;
+  terms[kTermination] = fell ? 1.0 : 0.0;
+  return fell;
 }
 
 void QuadrupedVelocityTask::observe(int e, const Backend& b, float* obs) const {

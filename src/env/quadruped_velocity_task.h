@@ -1,7 +1,10 @@
 // Velocity tracking on flat ground for a legged robot with position-PD actuators (the
 // ANYmal-like `quadruped`), with legged_gym's ANYmal-C flat terms and scales (Rudin et al.
 // 2022, anymal_c_flat_config): 50 Hz policy, action scale 0.5 around the default pose,
-// commands (vx, vy, yaw rate) resampled every 5 s, 20 s episodes, only positive rewards.
+// commands (vx, vy, yaw rate) resampled every 5 s, 20 s episodes. As in IsaacLab's version
+// of the task, negative step rewards are kept (legged_gym clips them to zero, which left
+// PPO without a gradient from random actions here: every step's penalties exceeded the
+// tracking terms), with a termination penalty (−2 per fall) so ending an episode early never pays.
 // Foot contact comes from the backend's probe clearances (the spec's foot probes), so the
 // task reads the same thing from MuJoCo and from a learned model. Terminations: base below
 // 0.25 m, tilt beyond 60°, or a failed backend step. Legged_gym's collision term (thigh and
@@ -31,7 +34,6 @@ class QuadrupedVelocityTask : public Task {
   int episode_steps() const override { return episode_steps_; }
   const std::vector<RewardTerm>& reward_terms() const override { return terms_; }
   std::vector<std::pair<std::string, int>> observation_terms() const override;
-  bool clip_negative_reward() const override { return true; }
 
   void allocate(int envs) override;
   void reset(int env, Rng& rng, double* q, double* v) override;

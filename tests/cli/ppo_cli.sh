@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# requires: libtorch (the script trains policies)
+# `flashnerd ppo`, `policy-eval` and `bench-env` end to end on small budgets: the run writes
+# its checkpoint, log, curves and policy; a finished run is never restarted by accident and
+# --resume continues it; a policy is judged in MuJoCo; a learned backend runs a trained
+# model in the loop; bad options are refused by name. Usage: ppo_cli.sh PATH/TO/flashnerd
+source "$(dirname "$0")/common.bash" "$1"
+
+PPO=(ppo --task cartpole-balance --steps-per-env 16 --hidden 16,16 --quiet)
+"$FN" "${PPO[@]}" --envs 16 --iterations 3 --out "$TMP/run" --json > "$TMP/ppo.json" || fail "ppo"
+for f in checkpoint.pt log.csv reward_vs_time.png reward_vs_transitions.png policy/policy.json policy/policy.safetensors; do
+  [ -s "$TMP/run/$f" ] || fail "ppo wrote no $f"
+done
+[ "$(wc -l < "$TMP/run/log.csv")" -eq 4 ] || fail "log.csv should have a header and 3 rows"
+expect_error "already holds a PPO run; pass --resume" "${PPO[@]}" --envs 16 --iterations 3 --out "$TMP/run"
+"$FN" "${PPO[@]}" --envs 16 --iterations 5 --resume --out "$TMP/run" --json > /dev/null || fail "ppo --resume"
+[ "$(wc -l < "$TMP/run/log.csv")" -eq 6 ] || fail "the resumed run should continue to 5 rows"
+expect_error "checkpoint in" "${PPO[@]}" --iterations 6 --resume --envs 8 --out "$TMP/run"
+
+"$FN" policy-eval --policy "$TMP/run/policy" --envs 8 --steps 50 --json > "$TMP/eval.json" || fail "policy-eval"
+grep -q '"episode_reward"' "$TMP/eval.json" || fail "policy-eval summary: $(cat "$TMP/eval.json")"
+expect_error "was trained on task 'cartpole-balance', not 'quadruped-velocity'" \
+  policy-eval --policy "$TMP/run/policy" --task quadruped-velocity
+expect_error "no policy at" policy-eval --policy "$TMP/nothing"
+
+# a learned backend in the loop: a tiny FlashNeRD model of the cartpole
+"$FN" gen --robot cartpole --trajectories 20 --steps 20 --seed 1 --out "$TMP/data.h5" --json > /dev/null || fail "gen"
+"$FN" train --data "$TMP/data.h5" --preset tiny --updates 4 --valid-every 0 --quiet --out "$TMP/model" --json > /dev/null || fail "train"
+"$FN" "${PPO[@]}" --envs 16 --iterations 2 --backend flashnerd --model "$TMP/model" --eval-every 1 --eval-envs 4 --eval-steps 20 \
+  --out "$TMP/run_fn" --json > "$TMP/ppo_fn.json" || fail "ppo on flashnerd"
+grep -q '"backend":"flashnerd"' "$TMP/ppo_fn.json" || fail "ppo on flashnerd: $(cat "$TMP/ppo_fn.json")"
+expect_error "is a flashnerd model; pass --backend flashnerd" "${PPO[@]}" --iterations 1 --backend nerd --model "$TMP/model" --out "$TMP/x"
+expect_error "pass --model DIR" "${PPO[@]}" --iterations 1 --backend flashnerd --out "$TMP/x"
+expect_error "is for robot 'cartpole', not 'quadruped'" ppo --task quadruped-velocity --backend flashnerd --model "$TMP/model" --envs 4 --out "$TMP/x"
+expect_error "--envs must be in" "${PPO[@]}" --envs 0 --out "$TMP/x"
+expect_error "unknown task 'walk'" ppo --task walk --robot cartpole --out "$TMP/x"
+
+"$FN" bench-env --task cartpole-balance --envs 8 --steps 5 --warmup 1 --model "$TMP/model" --json > "$TMP/bench.json" || fail "bench-env"
+grep -q '"ratio_to_mujoco"' "$TMP/bench.json" || fail "bench-env summary: $(cat "$TMP/bench.json")"
+echo "ppo_cli: ok"
