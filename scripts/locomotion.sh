@@ -32,8 +32,7 @@ mkdir -p "$OUT"
 # 2. models: same data, preset, updates and seed; one core each, concurrently
 pids=()
 for arch in flashnerd nerd; do
-  if [ ! -f "$OUT/$arch/config.json" ] || [ -f "$OUT/$arch/checkpoint.pt" ] && \
-     ! grep -q "\"updates\": $UPDATES" "$OUT/train_$arch.json" 2>/dev/null; then
+  if ! grep -q '"updates"' "$OUT/train_$arch.json" 2>/dev/null; then  # not finished yet
     resume=""
     [ -f "$OUT/$arch/checkpoint.pt" ] && resume="--resume"
     $FN train --data "$OUT/train.h5" --arch $arch --preset small --updates "$UPDATES" --seed 1 \
@@ -41,7 +40,7 @@ for arch in flashnerd nerd; do
     pids+=($!)
   fi
 done
-for pid in "${pids[@]}"; do wait "$pid"; done
+for pid in "${pids[@]+"${pids[@]}"}"; do wait "$pid"; done
 
 # 3. PPO on each backend, same seed and settings
 for backend in mujoco flashnerd nerd; do

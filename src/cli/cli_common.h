@@ -65,5 +65,6 @@ void register_info(CLI::App& app);
 void register_ppo(CLI::App& app);
 void register_policy_eval(CLI::App& app);
 void register_bench_env(CLI::App& app);
+void register_policy_video(CLI::App& app);
 
 }  // namespace flashnerd::cli

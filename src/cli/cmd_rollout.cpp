@@ -87,32 +87,10 @@ void run_rollout(const RolloutArgs& a) {
     sim::apply_trajectory_scene(*robot, scene.get(), data.seed, n);
     renderer.use_scene(scene.get());
   }
-  std::vector<sim::Image> strip;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    for (int c = 0; c < a.frames; ++c) {
-      int h = int(int64_t(c) * (a.steps - 1) / (a.frames - 1));
-      sim::Image img = renderer.render(rows[r].data() + size_t(h) * nq);
-      sim::mark_image(img, kRowColors[r % 4]);
-      strip.push_back(std::move(img));
-    }
-  }
-  std::string png = a.out + "/rollout_strip.png";
-  sim::write_png(png, sim::tile_images(strip, int(rows.size()), a.frames));
-  std::string mp4;
-  if (a.video) {
-    std::vector<sim::Image> frames;
-    for (int h = 0; h < a.steps; ++h) {
-      std::vector<sim::Image> panels;
-      for (size_t r = 0; r < rows.size(); ++r) {
-        sim::Image img = renderer.render(rows[r].data() + size_t(h) * nq);
-        sim::mark_image(img, kRowColors[r % 4]);
-        panels.push_back(std::move(img));
-      }
-      frames.push_back(sim::tile_images(panels, 1, int(rows.size())));
-    }
-    mp4 = a.out + "/rollout.mp4";
-    sim::write_mp4(mp4, frames, 1.0 / data.timestep);
-  }
+  const std::string png = a.out + "/rollout_strip.png";
+  const std::string mp4 = a.video ? a.out + "/rollout.mp4" : "";
+  sim::render_sequences(renderer, rows, a.steps, nq, a.frames, {std::begin(kRowColors), std::end(kRowColors)}, png, mp4,
+                        1.0 / data.timestep);
   nlohmann::json j = {{"trajectory", n}, {"precision", a.precision}, {"steps", a.steps}, {"strip", png}, {"rows", nlohmann::json::array()}};
   j["rows"].push_back({{"label", "MuJoCo"}, {"bar", "black"}});
   const char* bars[] = {"black", "blue", "red", "green"};

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
 #endif
   flashnerd::cli::register_policy_eval(app);
   flashnerd::cli::register_bench_env(app);
+  flashnerd::cli::register_policy_video(app);
   flashnerd::cli::register_eval(app);
   flashnerd::cli::register_bench(app);
   flashnerd::cli::register_bench_contacts(app);

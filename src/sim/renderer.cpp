@@ -119,6 +119,35 @@ Image Renderer::render(const double* qpos, bool full_nq) {
   return img;
 }
 
+void render_sequences(Renderer& renderer, const std::vector<std::vector<double>>& sequences, int steps, int nq,
+                      int frames, const std::vector<uint32_t>& colors, const std::string& png_path,
+                      const std::string& mp4_path, double fps) {
+  FN_CHECK(steps >= 2 && frames >= 2 && !colors.empty(), "render_sequences: need 2 steps, 2 frames and a color");
+  const size_t R = sequences.size();
+  std::vector<Image> strip;
+  for (size_t r = 0; r < R; ++r) {
+    for (int c = 0; c < frames; ++c) {
+      const int h = int(int64_t(c) * (steps - 1) / (frames - 1));
+      Image img = renderer.render(sequences[r].data() + size_t(h) * size_t(nq));
+      mark_image(img, colors[r % colors.size()]);
+      strip.push_back(std::move(img));
+    }
+  }
+  write_png(png_path, tile_images(strip, int(R), frames));
+  if (mp4_path.empty()) return;
+  std::vector<Image> video;
+  for (int h = 0; h < steps; ++h) {
+    std::vector<Image> panels;
+    for (size_t r = 0; r < R; ++r) {
+      Image img = renderer.render(sequences[r].data() + size_t(h) * size_t(nq));
+      mark_image(img, colors[r % colors.size()]);
+      panels.push_back(std::move(img));
+    }
+    video.push_back(tile_images(panels, 1, int(R)));
+  }
+  write_mp4(mp4_path, video, fps);
+}
+
 Image tile_images(const std::vector<Image>& images, int rows, int cols) {
   FN_CHECK(!images.empty() && int(images.size()) <= rows * cols, "tile_images: ", images.size(),
            " images do not fit ", rows, "x", cols);

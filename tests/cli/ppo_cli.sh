@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # requires: libtorch (the script trains policies)
-# `flashnerd ppo`, `policy-eval` and `bench-env` end to end on small budgets: the run writes
+# `flashnerd ppo`, `policy-eval`, `policy-video` and `bench-env` end to end on small budgets: the run writes
 # its checkpoint, log, curves and policy; a finished run is never restarted by accident and
 # --resume continues it; a policy is judged in MuJoCo; a learned backend runs a trained
 # model in the loop; bad options are refused by name. Usage: ppo_cli.sh PATH/TO/flashnerd
@@ -37,4 +37,7 @@ expect_error "unknown task 'walk'" ppo --task walk --robot cartpole --out "$TMP/
 
 "$FN" bench-env --task cartpole-balance --envs 8 --steps 5 --warmup 1 --model "$TMP/model" --json > "$TMP/bench.json" || fail "bench-env"
 grep -q '"ratio_to_mujoco"' "$TMP/bench.json" || fail "bench-env summary: $(cat "$TMP/bench.json")"
+"$FN" policy-video --policy "$TMP/run/policy" --policy "$TMP/run_fn/policy" --steps 10 --frames 3 --width 64 --height 48 \
+  --out "$TMP/video" --json > /dev/null || fail "policy-video"
+[ -s "$TMP/video/policies_strip.png" ] && [ -s "$TMP/video/policies.mp4" ] || fail "policy-video wrote no strip or video"
 echo "ppo_cli: ok"

@@ -1,0 +1,108 @@
+// flashnerd policy-video: policies side by side in MuJoCo (e.g. trained on FlashNeRD next
+// to trained on MuJoCo): a PNG strip (one row per policy) and an MP4, one environment each,
+// mean actions, the same start and (quadruped-velocity) the same fixed command.
+#include <cmath>
+
+#include "cli/env_options.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "env/quadruped_velocity_task.h"
+#include "env/vec_env.h"
+#include "rl/policy.h"
+#include "sim/renderer.h"
+
+namespace flashnerd::cli {
+
+namespace {
+
+struct PolicyVideoArgs {
+  CommonOptions common;
+  std::vector<std::string> policies;
+  std::string out;
+  std::string command = "0.8,0,0";
+  int steps = 250;
+  int frames = 8;
+  int width = 480, height = 360;
+  uint64_t seed = 7;
+  bool video = true;
+};
+
+const uint32_t kColors[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0x000000};
+
+void run_policy_video(const PolicyVideoArgs& a) {
+  FN_CHECK(a.steps >= 2 && a.frames >= 2 && a.frames <= a.steps, "--steps and --frames must be >= 2, frames <= steps");
+  std::vector<double> cmd;
+  for (int64_t i = 0, start = 0; start <= int64_t(a.command.size()); ++i) {
+    const size_t comma = a.command.find(',', size_t(start));
+    const std::string field = a.command.substr(size_t(start), comma == std::string::npos ? std::string::npos : comma - size_t(start));
+    try {
+      cmd.push_back(std::stod(field));
+    } catch (const std::exception&) {
+      throw Error(str_cat("--command: '", a.command, "' is not vx,vy,yaw_rate"));
+    }
+    if (comma == std::string::npos) break;
+    start = int64_t(comma) + 1;
+  }
+  FN_CHECK(cmd.size() == 3, "--command: '", a.command, "' is not vx,vy,yaw_rate");
+  ensure_writable_directory(a.out);
+  ThreadPool pool(1);
+  std::vector<std::vector<double>> sequences;
+  std::shared_ptr<const sim::Robot> robot;
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t p = 0; p < a.policies.size(); ++p) {
+    const rl::Policy policy = rl::Policy::load(a.policies[p]);
+    EnvOptions eo;
+    eo.task = policy.info().task;
+    EnvParts parts = make_env_parts(eo, "mujoco", 1, pool);
+    FN_CHECK(!robot || parts.robot->name() == robot->name(), "policies for different robots: ", robot->name(), " and ",
+             parts.robot->name());
+    robot = parts.robot;
+    env::VecEnv env(*parts.task, *parts.backend, pool, a.seed);
+    auto* quadruped = dynamic_cast<env::QuadrupedVelocityTask*>(parts.task.get());
+    if (quadruped) quadruped->hold_commands(true);
+    env.reset_all();
+    if (quadruped) quadruped->set_command(0, cmd.data());
+    env.refresh_observations();
+    std::vector<float> action(size_t(env.action_dim()));
+    rl::PolicyScratch scratch = policy.make_scratch();
+    std::vector<double> states;
+    int falls = 0;
+    for (int s = 0; s < a.steps; ++s) {
+      states.insert(states.end(), parts.backend->q(0), parts.backend->q(0) + parts.backend->nq());
+      policy.act(env.observations(), 1, action.data(), scratch);
+      env.step(action.data());
+      falls += env.terminated()[0];
+    }
+    sequences.push_back(std::move(states));
+    rows.push_back({{"policy", a.policies[p]}, {"trained_on", policy.info().training.value("backend", "?")},
+                    {"falls", falls}, {"bar", str_cat("#", std::hex, kColors[p % 4])}});
+  }
+  sim::Renderer renderer(*robot, a.width, a.height);
+  const std::string png = a.out + "/policies_strip.png";
+  const std::string mp4 = a.video ? a.out + "/policies.mp4" : "";
+  sim::render_sequences(renderer, sequences, a.steps, robot->layout().nq, a.frames,
+                        {std::begin(kColors), std::end(kColors)}, png, mp4, 1.0 / robot->control_timestep());
+  nlohmann::json j = {{"command", cmd}, {"steps", a.steps}, {"strip", png}, {"rows", rows}};
+  if (!mp4.empty()) j["video"] = mp4;
+  print_summary(a.common, "policy-video", j);
+}
+
+}  // namespace
+
+void register_policy_video(CLI::App& app) {
+  auto args = std::make_shared<PolicyVideoArgs>();
+  auto* sub = app.add_subcommand("policy-video", "Policies side by side in MuJoCo: PNG strip and MP4");
+  add_common_options(*sub, args->common);
+  sub->add_option("--policy", args->policies, "Policy directories (repeatable; one row each)")->required();
+  sub->add_option("--out", args->out, "Output directory (policies_strip.png, policies.mp4)")->required();
+  sub->add_option("--command", args->command, "quadruped-velocity: the fixed command vx,vy,yaw_rate")->capture_default_str();
+  sub->add_option("--steps", args->steps, "Control steps")->capture_default_str();
+  sub->add_option("--frames", args->frames, "Pictures per strip row")->capture_default_str();
+  sub->add_option("--width", args->width, "Picture width")->capture_default_str();
+  sub->add_option("--height", args->height, "Picture height")->capture_default_str();
+  sub->add_option("--seed", args->seed, "Seed of the start state")->capture_default_str();
+  sub->add_flag("!--no-video", args->video, "Only the PNG strip");
+  sub->callback([args] { run_policy_video(*args); });
+}
+
+}  // namespace flashnerd::cli
