@@ -1,0 +1,130 @@
+// The quadruped-velocity task against MuJoCo's own numbers: its torque term equals the
+// actuator forces MuJoCo computes for the same state and command, observations and
+// terminations follow the base state, and feet air time rewards a swing on touchdown.
+#include "env/quadruped_velocity_task.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "env/mujoco_backend.h"
+
+namespace flashnerd::env {
+namespace {
+
+// A backend whose states and probe clearances the test sets by hand (the task reads nothing else).
+class SetStateBackend : public Backend {
+ public:
+  SetStateBackend(std::shared_ptr<const sim::Robot> robot, ThreadPool& pool) : Backend(std::move(robot), 1, pool) {}
+  std::string kind() const override { return "set-state"; }
+  void reset(int, const double* q, const double* v) override { set(q, v); }
+  void step(const double*) override {}
+  std::string save_state() const override { return {}; }
+  void load_state(const std::string&) override {}
+  void set(const double* q, const double* v) {
+    std::memcpy(q_.data(), q, sizeof(double) * size_t(nq_));
+    std::memcpy(v_.data(), v, sizeof(double) * size_t(nv_));
+  }
+  void set_clearance(int probe, double c) { clearance_[size_t(probe)] = c; }
+};
+
+int term_index(const Task& t, const std::string& name) {
+  const auto& terms = t.reward_terms();
+  for (size_t k = 0; k < terms.size(); ++k)
+    if (terms[k].name == name) return int(k);
+  return -1;
+}
+
+TEST(QuadrupedVelocityTask, TorqueTermEqualsMuJoCoActuatorForces) {
+  auto robot = sim::Robot::load("quadruped");
+  const mjModel* m = robot->model();
+  ThreadPool pool(1);
+  SetStateBackend backend(robot, pool);
+  QuadrupedVelocityTask task(*robot);
+  task.allocate(1);
+  Rng rng(4);
+  std::vector<double> q(size_t(m->nq)), v(size_t(m->nv), 0.0);
+  task.reset(0, rng, q.data(), v.data());
+  for (int i = 6; i < m->nv; ++i) v[size_t(i)] = rng.uniform(-3, 3);
+  backend.set(q.data(), v.data());
+  std::vector<float> action(12);
+  for (float& a : action) a = float(rng.uniform(-2, 2));
+  std::vector<double> terms(task.reward_terms().size());
+  task.evaluate(0, backend, action.data(), rng, terms.data());
+
+  mjData* d = mj_makeData(m);
+  std::memcpy(d->qpos, q.data(), sizeof(double) * q.size());
+  std::memcpy(d->qvel, v.data(), sizeof(double) * v.size());
+  task.command(0, action.data(), d->ctrl);
+  mj_forward(m, d);
+  double expected = 0;
+  for (int a = 0; a < m->nu; ++a) expected += d->actuator_force[a] * d->actuator_force[a];
+  mj_deleteData(d);
+  EXPECT_NEAR(terms[size_t(term_index(task, "torques"))], expected, 1e-9 * expected);
+  EXPECT_GT(expected, 100.0);  // the clamped PD forces of random targets are large
+}
+
+TEST(QuadrupedVelocityTask, ObservationAndTerminationFollowTheBase) {
+  auto robot = sim::Robot::load("quadruped");
+  ThreadPool pool(1);
+  SetStateBackend backend(robot, pool);
+  QuadrupedVelocityTask task(*robot);
+  task.allocate(1);
+  Rng rng(1);
+  std::vector<double> q(robot->nominal_qpos()), v(size_t(backend.nv()), 0.0);
+  v[0] = 0.5;  // world x velocity, base yawed by 90°: body-frame −y
+  const double half = std::sqrt(0.5);
+  q[3] = half;
+  q[6] = half;
+  backend.set(q.data(), v.data());
+  const double cmd[3] = {0.0, -0.5, 0.0};
+  task.set_command(0, cmd);
+  std::vector<float> obs(size_t(task.observation_dim()));
+  task.observe(0, backend, obs.data());
+  EXPECT_NEAR(obs[0], 0.0, 1e-6);
+  EXPECT_NEAR(obs[1], -0.5 * 2.0, 1e-6);  // linear velocity scale 2
+  EXPECT_NEAR(obs[8], -1.0, 1e-6);        // upright: gravity along body −z
+  std::vector<float> zero(12, 0.0f);
+  std::vector<double> terms(task.reward_terms().size());
+  EXPECT_FALSE(task.evaluate(0, backend, zero.data(), rng, terms.data()));
+  EXPECT_NEAR(terms[size_t(term_index(task, "tracking_lin_vel"))], 1.0, 1e-9);  // tracks the command exactly
+  q[2] = 0.2;  // base on the ground
+  backend.set(q.data(), v.data());
+  EXPECT_TRUE(task.evaluate(0, backend, zero.data(), rng, terms.data()));
+  EXPECT_EQ(terms[size_t(term_index(task, "termination"))], 1.0);
+}
+
+TEST(QuadrupedVelocityTask, FeetAirTimeRewardsTheSwingOnTouchdown) {
+  auto robot = sim::Robot::load("quadruped");
+  ThreadPool pool(1);
+  SetStateBackend backend(robot, pool);
+  QuadrupedVelocityTask task(*robot);
+  task.allocate(1);
+  Rng rng(1);
+  std::vector<double> q(robot->nominal_qpos()), v(size_t(backend.nv()), 0.0);
+  backend.set(q.data(), v.data());
+  const double cmd[3] = {1.0, 0.0, 0.0};
+  task.hold_commands(true);
+  task.set_command(0, cmd);
+  std::vector<float> zero(12, 0.0f);
+  std::vector<double> terms(task.reward_terms().size());
+  const int air = term_index(task, "feet_air_time");
+  for (int k = 0; k < 4; ++k) backend.set_clearance(k, 0.0);
+  task.evaluate(0, backend, zero.data(), rng, terms.data());  // all feet down
+  backend.set_clearance(0, 0.1);                              // foot 0 swings for 40 steps (0.8 s)
+  double total = 0;
+  for (int s = 0; s < 40; ++s) {
+    task.evaluate(0, backend, zero.data(), rng, terms.data());
+    total += terms[size_t(air)];
+  }
+  EXPECT_EQ(total, 0.0);  // nothing while in the air
+  backend.set_clearance(0, 0.0);
+  task.evaluate(0, backend, zero.data(), rng, terms.data());
+  // touchdown, legged_gym's count: the first swing step still counts as contact (filtered with
+  // the last contact), the landing step adds one: 40 steps × 0.02 s − 0.5 s
+  EXPECT_NEAR(terms[size_t(air)], 40 * 0.02 - 0.5, 1e-9);
+}
+
+}  // namespace
+}  // namespace flashnerd::env
