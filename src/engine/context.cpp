@@ -374,6 +374,28 @@ void reset_env(Context& ctx, int env) {
   ctx.diverged_data()[env] = 0;
 }
 
+void copy_env(Context& ctx, int src, int dst) {
+  FN_CHECK(src >= 0 && src < ctx.max_batch() && dst >= 0 && dst < ctx.max_batch(), "engine copy_env: environments ",
+           src, " -> ", dst, " outside [0, ", ctx.max_batch(), ")");
+  if (src == dst) return;
+  const ModelConfig& c = ctx.model().config();
+  const size_t B = size_t(ctx.max_batch());
+  float* cache = ctx.cache();
+  // the cache holds one (max_batch, per-env) block per FlashNeRD layer, one for NeRD's window
+  if (c.arch == Arch::FlashNeRD) {
+    for (int span : c.flash.spans) {
+      const size_t n = size_t(span - 1) * 2 * size_t(c.flash.head_dim);
+      std::copy_n(cache + size_t(src) * n, n, cache + size_t(dst) * n);
+      cache += B * n;
+    }
+  } else {
+    const size_t n = size_t(c.nerd.window) * size_t(c.input_dim);
+    std::copy_n(cache + size_t(src) * n, n, cache + size_t(dst) * n);
+  }
+  ctx.frames_data()[dst] = ctx.frames_data()[src];
+  ctx.diverged_data()[dst] = ctx.diverged_data()[src];
+}
+
 void reset_all(Context& ctx) {
   for (int e = 0; e < ctx.max_batch(); ++e) reset_env(ctx, e);
 }

@@ -373,6 +373,9 @@ void prime(const Model& model, Context& ctx, int batch, int frames, const float*
 // Environment env starts a new, empty history; every other environment is untouched.
 void reset_env(Context& ctx, int env);
 void reset_all(Context& ctx);
+// Environment dst takes a copy of environment src's history (caches, frame count, divergence
+// flag): both then step alike. Planners fork one state into many samples this way.
+void copy_env(Context& ctx, int src, int dst);
 
 }  // namespace flashnerd::engine
 

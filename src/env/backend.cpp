@@ -29,4 +29,13 @@ void Backend::sense_probes(int env, const mjModel* m, const mjData* d) {
   }
 }
 
+void Backend::copy_base(int src, int dst) {
+  FN_CHECK(src >= 0 && src < envs_ && dst >= 0 && dst < envs_, kind(), " backend: copy_env ", src, " -> ", dst,
+           " outside [0, ", envs_, ")");
+  copy_row(q_, nq_, src, dst);
+  copy_row(v_, nv_, src, dst);
+  copy_row(clearance_, probe_count_, src, dst);
+  copy_row(failed_, 1, src, dst);
+}
+
 }  // namespace flashnerd::env

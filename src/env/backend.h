@@ -6,6 +6,7 @@
 // preallocated for `envs`; step() never allocates.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,6 +43,9 @@ class Backend {
   virtual void reset(int env, const double* q, const double* v) = 0;
   // Advances every environment one control step with commands u (envs, nu).
   virtual void step(const double* u) = 0;
+  // Environment dst becomes a copy of environment src: state, history, sensing (planners fork
+  // one state into many samples).
+  virtual void copy_env(int src, int dst) = 0;
 
   const double* q(int env) const { return q_.data() + size_t(env) * size_t(nq_); }
   const double* v(int env) const { return v_.data() + size_t(env) * size_t(nv_); }
@@ -65,6 +69,13 @@ class Backend {
   Backend(std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& pool);
   // Probe clearances of env from positions already computed in (m, d).
   void sense_probes(int env, const mjModel* m, const mjData* d);
+  // Copies row src of a per-env array of `width` values to row dst.
+  template <class T>
+  static void copy_row(std::vector<T>& a, int width, int src, int dst) {
+    std::copy_n(a.begin() + long(src) * width, width, a.begin() + long(dst) * width);
+  }
+  // The base's per-env arrays (q, v, probe clearances, failed flag), after a range check.
+  void copy_base(int src, int dst);
 
   std::shared_ptr<const sim::Robot> robot_;
   ThreadPool* pool_;

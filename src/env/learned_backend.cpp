@@ -137,6 +137,15 @@ void LearnedBackend::step(const double* u) {
   timings_.env_steps += envs_;
 }
 
+void LearnedBackend::copy_env(int src, int dst) {
+  copy_base(src, dst);
+  copy_row(probe_features_, model_probes_ * kProbeFeatureDim, src, dst);
+  copy_row(contact_rows_, K_ * kContactRowDim, src, dst);
+  copy_row(contact_link_, K_, src, dst);
+  copy_row(contact_count_, 1, src, dst);
+  engine::copy_env(*context_, src, dst);
+}
+
 template <class Io>
 void LearnedBackend::io_state(Io& io, std::string& history) {
   io.io(q_);

@@ -26,6 +26,7 @@ class LearnedBackend : public Backend {
   const engine::Context& context() const { return *context_; }
   void reset(int env, const double* q, const double* v) override;
   void step(const double* u) override;
+  void copy_env(int src, int dst) override;
   std::string save_state() const override;
   void load_state(const std::string& bytes) override;
 

@@ -108,6 +108,13 @@ void MujocoBackend::step(const double* u) {
   timings_.env_steps += envs_;
 }
 
+void MujocoBackend::copy_env(int src, int dst) {
+  copy_base(src, dst);
+  copy_row(act_, na_, src, dst);
+  copy_row(warmstart_, nv_, src, dst);
+  copy_row(time_, 1, src, dst);
+}
+
 template <class Io>
 void MujocoBackend::io_state(Io& io) {
   io.io(q_);

@@ -17,6 +17,7 @@ class MujocoBackend : public Backend {
   std::string kind() const override { return "mujoco"; }
   void reset(int env, const double* q, const double* v) override;
   void step(const double* u) override;
+  void copy_env(int src, int dst) override;
   std::string save_state() const override;
   void load_state(const std::string& bytes) override;
 

@@ -217,6 +217,33 @@ TEST(Engine, ResetOfOneEnvLeavesOthersBitIdentical) {
   }
 }
 
+TEST(Engine, CopiedHistoryStepsLikeItsSource) {
+  for (const ModelConfig& config : {flash_test_config(), nerd_test_config()}) {
+    auto model = Model::random(config, 12);
+    const int B = 4, din = config.input_dim, dout = config.output_dim, T = config.history() + 2;
+    ContextOptions opt;
+    opt.max_batch = B;
+    Context ctx(*model, opt);
+    auto in = random_inputs(size_t(T + 3) * B, din, 31);
+    std::vector<float> y(size_t(B) * dout);
+    for (int t = 0; t < T; ++t) step(*model, ctx, B, in.data() + size_t(t) * B * din, y.data());
+    copy_env(ctx, 1, 3);  // env 3 forks env 1's history
+    EXPECT_EQ(ctx.frames(3), ctx.frames(1));
+    for (int t = T; t < T + 3; ++t) {
+      // both get env 1's inputs from here on: the same outputs (to roundoff: a GEMM row's
+      // position in the tile may change the kernel path)
+      std::vector<float> frame(in.begin() + long(size_t(t) * B * din), in.begin() + long(size_t(t + 1) * B * din));
+      std::copy_n(frame.begin() + din, din, frame.begin() + 3 * din);
+      step(*model, ctx, B, frame.data(), y.data());
+      for (int k = 0; k < dout; ++k)
+        ASSERT_NEAR(y[size_t(dout) + size_t(k)], y[size_t(3 * dout) + size_t(k)],
+                    1e-5 * (1 + std::fabs(y[size_t(dout) + size_t(k)])))
+            << "t " << t;
+    }
+    EXPECT_THROW(copy_env(ctx, 0, B), Error);
+  }
+}
+
 TEST(Engine, NonFiniteInputFlagsOnlyThatEnv) {
   for (const ModelConfig& config : {flash_test_config(), nerd_test_config()}) {
     auto model = Model::random(config, 12);

@@ -20,6 +20,7 @@ class SetStateBackend : public Backend {
   std::string kind() const override { return "set-state"; }
   void reset(int, const double* q, const double* v) override { set(q, v); }
   void step(const double*) override {}
+  void copy_env(int, int) override {}
   std::string save_state() const override { return {}; }
   void load_state(const std::string&) override {}
   void set(const double* q, const double* v) {

@@ -71,6 +71,28 @@ TEST_P(EveryBackend, ResetOfOneEnvLeavesOthersBitIdentical) {
   EXPECT_NE(0, std::memcmp(ba->q(1), bb->q(1), sizeof(double) * size_t(ba->nq())));
 }
 
+TEST_P(EveryBackend, CopiedEnvStepsLikeItsSource) {
+  auto robot = sim::Robot::load("quadruped");
+  ThreadPool pool(1);
+  const int E = 3;
+  auto b = make(GetParam(), robot, E, pool);
+  QuadrupedVelocityTask task(*robot);
+  VecEnv env(task, *b, pool, 8);
+  env.reset_all();
+  std::vector<float> act;
+  for (int s = 0; s < 4; ++s) {
+    actions_for(s, E, env.action_dim(), act);
+    env.step(act.data());
+  }
+  b->copy_env(0, 2);  // env 2 forks env 0 (state and history)
+  std::vector<double> u(size_t(E) * size_t(b->nu()));
+  for (int s = 0; s < 5; ++s) {
+    for (size_t i = 0; i < u.size(); ++i) u[i] = robot->nominal_ctrl()[i % size_t(b->nu())] + 0.1 * std::sin(s + int(i % 12));
+    b->step(u.data());
+    for (int i = 0; i < b->nq(); ++i) ASSERT_NEAR(b->q(0)[i], b->q(2)[i], 1e-6) << "step " << s << " coordinate " << i;
+  }
+}
+
 TEST_P(EveryBackend, SameBitsForAnyThreadCount) {
   auto robot = sim::Robot::load("quadruped");
   ThreadPool one(1), two(2);
