@@ -118,13 +118,18 @@ SafetensorsFile SafetensorsFile::parse(const std::string& bytes, const std::stri
 
 SafetensorsFile SafetensorsFile::load(const std::string& path) { return parse(read_file(path), path); }
 
-TensorView SafetensorsFile::get(const std::string& name, const std::vector<int64_t>& expected) const {
+TensorView SafetensorsFile::view(const std::string& name) const {
   auto it = tensors_.find(name);
   FN_CHECK(it != tensors_.end(), origin_, ": tensor '", name,
            "' is missing; the file does not match its config.json");
-  FN_CHECK(it->second.shape == expected, origin_, ": tensor '", name, "' has shape ",
-           shape_string(it->second.shape), " but the config expects ", shape_string(expected));
   return TensorView{block_.get() + it->second.offset_floats, it->second.shape};
+}
+
+TensorView SafetensorsFile::get(const std::string& name, const std::vector<int64_t>& expected) const {
+  TensorView v = view(name);
+  FN_CHECK(v.shape == expected, origin_, ": tensor '", name, "' has shape ",
+           shape_string(v.shape), " but the config expects ", shape_string(expected));
+  return v;
 }
 
 std::vector<std::string> SafetensorsFile::names() const {
