@@ -3,7 +3,6 @@
 // naming the file and the attribute.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -15,13 +14,7 @@
 namespace flashnerd {
 namespace {
 
-struct SavedDataset {
-  std::string path;
-  Dataset data = testing::small_contact_dataset();
-  explicit SavedDataset(const char* name) : path(::testing::TempDir() + name) { save_dataset(path, data); }
-  ~SavedDataset() { std::remove(path.c_str()); }
-  std::string load_error() const { return testing::dataset_load_error(path); }
-};
+using testing::SavedDataset;
 
 TEST(DatasetAttributes, VariableLengthStringsAreRead) {
   SavedDataset s("attrs_vlen.h5");

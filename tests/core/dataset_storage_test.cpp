@@ -1,0 +1,62 @@
+// What load_dataset checks before it reads an array (issue 13, byte-flip trial and fuzzing):
+// the stored type, the stored size of a contiguous array and the count attributes that size
+// the arrays. Each corruption below crashed libhdf5 or allocated without bound before.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <string>
+
+#include "core/dataset.h"
+#include "h5_edit.h"
+
+namespace flashnerd {
+namespace {
+
+std::string le64(uint64_t v) {
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) s[size_t(i)] = char((v >> (8 * i)) & 0xff);
+  return s;
+}
+
+TEST(DatasetStorage, CorruptStoredTypeSizeIsRefused) {
+  testing::SavedDataset s("storage_type.h5");
+  // qpos's datatype message: float, version 1, little-endian, 8 bytes; a flip made it 26376 bytes
+  const size_t header = testing::h5_object_address(s.path, "qpos");
+  const size_t type = testing::file_find(s.path, std::string("\x11\x20\x3f\x00\x08\x00\x00\x00", 8), header);
+  testing::file_patch(s.path, type + 5, "\x67");
+  const std::string e = s.load_error();
+  EXPECT_NE(e.find(s.path + ": 'qpos' is stored as floats of 26376 bytes"), std::string::npos) << e;
+}
+
+TEST(DatasetStorage, ContiguousArrayWithShortStorageIsRefused) {
+  testing::SavedDataset s("storage_contiguous.h5");
+  testing::h5_make_contiguous_uint8(s.path, "valid");
+  ASSERT_EQ(s.load_error(), "");  // contiguous arrays (h5py without compression) load
+  // layout message version 3, contiguous: address (8 bytes), then size (8 bytes): 12 -> 3
+  uint64_t data = 0;
+  {
+    testing::H5File f(s.path);
+    hid_t ds = H5Dopen2(f.id(), "valid", H5P_DEFAULT);
+    data = H5Dget_offset(ds);
+    H5Dclose(ds);
+  }
+  const size_t layout = testing::file_find(s.path, "\x03\x01" + le64(data), testing::h5_object_address(s.path, "valid"));
+  testing::file_patch(s.path, layout + 10, le64(3));
+  const std::string e = s.load_error();
+  EXPECT_NE(e.find(s.path + ": 'valid' stores 3 bytes but its shape and type need 12"), std::string::npos) << e;
+}
+
+TEST(DatasetStorage, CountAttributeOutOfRangeIsRefused) {
+  testing::SavedDataset s("storage_count.h5");
+  testing::h5_set_int_attr(s.path, "contact_capacity", int64_t(1) << 40);
+  std::string e = s.load_error();
+  EXPECT_NE(e.find(s.path + ": attribute 'contact_capacity' is 1099511627776, outside 0..65536"), std::string::npos)
+      << e;
+  testing::h5_set_int_attr(s.path, "contact_capacity", 4);
+  testing::h5_set_int_attr(s.path, "probe_count", -2);
+  e = s.load_error();
+  EXPECT_NE(e.find("attribute 'probe_count' is -2, outside 0..65536"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace flashnerd
