@@ -18,6 +18,7 @@ done
   -DFLASHNERD_BUILD_TESTS=OFF -DFLASHNERD_BUILD_BENCH=OFF
 
 # a corrupt size must be refused before it allocates: 512 MB is far above any seed's needs
+export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 failed=()
 for target in safetensors model_config dataset; do
   corpus=build-fuzz/corpus/$target artifacts=build-fuzz/artifacts/$target
