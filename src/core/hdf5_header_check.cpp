@@ -103,8 +103,9 @@ uint64_t dataspace_points(const uint8_t* data, uint64_t size, const FileSizes& s
 // Checks one attribute message (versions 1-3) against its size.
 void check_attribute(const uint8_t* data, uint64_t size, const FileSizes& sizes, const std::string& where) {
   Reader r(data, size, where);
-  const uint64_t version = r.u(1), flags = r.u(1);
+  const uint64_t version = r.u(1), flags_byte = r.u(1);
   FN_CHECK(version >= 1 && version <= 3, where, " has version ", version, " (1 to 3 exist)", kRegenerate);
+  const uint64_t flags = version >= 2 ? flags_byte : 0;  // reserved in version 1, ignored by libhdf5
   const uint64_t name_size = r.u(2), type_size = r.u(2), space_size = r.u(2);
   if (version == 3) r.skip(1);  // name encoding
   auto field = [&](uint64_t n) { return version == 1 ? align8(n) : n; };  // version 1 pads each field to 8
