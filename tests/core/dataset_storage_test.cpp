@@ -35,16 +35,18 @@ TEST(DatasetStorage, EveryArrayLoadsBitForBit) {  // through the checked chunk r
   const std::string path = ::testing::TempDir() + "storage_roundtrip.h5";
   save_dataset(path, d);
   const Dataset l = load_dataset(path);
-  EXPECT_EQ(l.qpos, d.qpos);
-  EXPECT_EQ(l.qvel, d.qvel);
-  EXPECT_EQ(l.ctrl, d.ctrl);
-  EXPECT_EQ(l.valid, d.valid);
-  EXPECT_EQ(l.probes, d.probes);
-  EXPECT_EQ(l.contact_rows, d.contact_rows);
-  EXPECT_EQ(l.contact_link, d.contact_link);
-  EXPECT_EQ(l.contact_count, d.contact_count);
-  EXPECT_EQ(l.contact_overflow, d.contact_overflow);
-  EXPECT_EQ(l.free_dv, d.free_dv);
+  const char* differs = l.qpos != d.qpos                         ? "qpos"
+                        : l.qvel != d.qvel                         ? "qvel"
+                        : l.ctrl != d.ctrl                         ? "ctrl"
+                        : l.valid != d.valid                       ? "valid"
+                        : l.probes != d.probes                     ? "probes"
+                        : l.contact_rows != d.contact_rows         ? "contact/rows"
+                        : l.contact_link != d.contact_link         ? "contact/link"
+                        : l.contact_count != d.contact_count       ? "contact/count"
+                        : l.contact_overflow != d.contact_overflow ? "contact/overflow"
+                        : l.free_dv != d.free_dv                   ? "free_dv"
+                                                                   : "";
+  EXPECT_STREQ(differs, "") << "this array changed through save and load";
   std::remove(path.c_str());
 }
 
