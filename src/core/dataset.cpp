@@ -149,19 +149,24 @@ void write_array(hid_t file, const std::string& name, const std::vector<T>& data
 }
 
 // deflate, the only filter flashnerd writes, compresses at most about 1032:1; an array that
-// claims more values than that from the bytes it stores has a corrupt shape or attribute
+// claims more bytes than that from the bytes it stores (plus a little, for tiny arrays) has a
+// corrupt shape or attribute, and is refused before anything is allocated for it
 constexpr double kMaxCompressionRatio = 1100;
+constexpr double kMaxBytesFromNothing = 65536;
 
-// Returns the stored value size of `name`; throws unless its type has the class T reads (float for float and double,
-// integer for int32 and uint8) and a size of 1, 2, 4 or 8 bytes: libhdf5 1.10 converts a
-// corrupt type size by copying past its buffers (a one-byte flip crashed H5Dread, issue 13).
+// Returns the stored value size of `name`; throws unless its type has the class T reads
+// (float for float and double, integer for int32 and uint8) and a size of 1, 2, 4 or 8 bytes:
+// libhdf5 1.10 converts a corrupt type size by copying past its buffers (a one-byte flip
+// crashed H5Dread, issue 13).
 template <typename T>
 size_t check_stored_type(hid_t ds, const std::string& name, const std::string& path) {
   H5Handle type(H5Dget_type(ds), H5Tclose);
   const H5T_class_t have = type.id >= 0 ? H5Tget_class(type.id) : H5T_NO_CLASS;
   const H5T_class_t want = std::is_floating_point<T>::value ? H5T_FLOAT : H5T_INTEGER;
   const size_t bytes = type.id >= 0 ? H5Tget_size(type.id) : 0;
-  auto class_name = [](H5T_class_t c) { return c == H5T_FLOAT ? "floats" : c == H5T_INTEGER ? "integers" : "neither floats nor integers"; };
+  auto class_name = [](H5T_class_t c) {
+    return c == H5T_FLOAT ? "floats" : c == H5T_INTEGER ? "integers" : "neither floats nor integers";
+  };
   FN_CHECK(have == want && (bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8), path, ": '", name,
            "' is stored as ", class_name(have), " of ", bytes, " bytes, expected ", class_name(want),
            " of 1, 2, 4 or 8 bytes (corrupted file?); regenerate it with 'flashnerd gen'");
@@ -189,18 +194,19 @@ std::vector<T> read_array(hid_t file, const std::string& name, const std::vector
   const size_t stored_value = check_stored_type<T>(ds.id, name, path);
   double n = 1;  // in double: a corrupt shape must not overflow
   for (auto d : dims) n *= double(d);
-  const double stored = std::min(double(H5Dget_storage_size(ds.id)), double(std::filesystem::file_size(path)));
-  FN_CHECK(n * double(sizeof(T)) <= kMaxCompressionRatio * stored + 65536.0, path, ": '", name, "' claims ", n,
-           " values but stores only ", stored, " bytes, more than compression allows (corrupted shape or "
-           "attribute?); regenerate the file with 'flashnerd gen'");
+  const hsize_t stored = H5Dget_storage_size(ds.id);  // from the index: at most the file's size
+  const double stored_max = std::min(double(stored), double(std::filesystem::file_size(path)));
+  FN_CHECK(n * double(sizeof(T)) <= kMaxCompressionRatio * stored_max + kMaxBytesFromNothing, path, ": '", name,
+           "' claims ", n, " values but stores only ", stored, " bytes, more than compression allows (corrupted "
+           "shape or attribute?); regenerate the file with 'flashnerd gen'");
   std::vector<T> out(static_cast<size_t>(n));
   H5Handle dcpl(H5Dget_create_plist(ds.id), H5Pclose);
   if (H5Pget_layout(dcpl.id) == H5D_CHUNKED) {  // H5Dread trusts the chunk index (hdf5_chunks.h)
     read_chunked_array(ds.id, h5_type<T>(), dims, out.data(), str_cat(path, ": '", name, "'"));
   } else {  // contiguous or compact: H5Dread trusts the stored size too
     const double need = n * double(stored_value);
-    FN_CHECK(double(H5Dget_storage_size(ds.id)) == need, path, ": '", name, "' stores ", H5Dget_storage_size(ds.id),
-             " bytes but its shape and type need ", need, " (corrupted file?); regenerate it with 'flashnerd gen'");
+    FN_CHECK(double(stored) == need, path, ": '", name, "' stores ", stored, " bytes but its shape and type need ",
+             need, " (corrupted file?); regenerate it with 'flashnerd gen'");
     FN_CHECK(H5Dread(ds.id, h5_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0, path,
              ": reading '", name, "' failed (truncated or corrupted file?)");
   }
