@@ -289,6 +289,8 @@ T read_attr_json(hid_t obj, const char* name, const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(str_cat(path, ": attribute '", name, "' is not the JSON this build expects (", e.what(),
                         "); regenerate the file with 'flashnerd gen'"));
+  } catch (const Error& e) {  // from_json names the field
+    throw Error(str_cat(path, ": attribute '", name, "': ", e.what(), "; regenerate the file with 'flashnerd gen'"));
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/contact_row.h"
 #include "core/error.h"
+#include "core/json_int.h"
 
 namespace flashnerd {
 
@@ -198,13 +199,23 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
 namespace {
 
 // Field `key` of the object `j` as T; `where` is the object's path ("robot.") for messages.
+// Integers go through json_int: a float or out-of-range value must not be cast (fuzz).
 template <typename T>
 T field(const nlohmann::json& j, const char* where, const char* key) {
   FN_CHECK(j.is_object() && j.contains(key), "field '", where, key, "' is missing");
-  try {
-    return j.at(key).get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(str_cat("field '", where, key, "' has the wrong type: ", e.what()));
+  const std::string name = str_cat("field '", where, key, "'");
+  if constexpr (std::is_integral<T>::value && !std::is_same<T, bool>::value) {
+    return json_int<T>(j.at(key), name);
+  } else if constexpr (std::is_same<T, std::vector<int>>::value) {
+    return json_int_list<int>(j.at(key), name);
+  } else {
+    try {
+      return j.at(key).get<T>();
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(str_cat(name, " has the wrong type: ", e.what()));
+    } catch (const Error& e) {  // a nested from_json (robot.layout) names only its own field
+      throw Error(str_cat(name, ": ", e.what()));
+    }
   }
 }
 
@@ -221,8 +232,8 @@ const nlohmann::json& field<const nlohmann::json&>(const nlohmann::json& j, cons
 void from_json(const nlohmann::json& j, ModelConfig& c) {
   FN_CHECK(j.value("format", "") == "flashnerd-model",
            "field 'format' must be 'flashnerd-model'; is this a FlashNeRD model directory?");
-  FN_CHECK(j.value("version", 0) == 1, "unsupported version ", j.value("version", 0),
-           " (this build reads version 1)");
+  const int version = j.contains("version") ? json_int<int>(j.at("version"), "field 'version'") : 0;
+  FN_CHECK(version == 1, "unsupported version ", version, " (this build reads version 1)");
   c.arch = parse_arch(field<std::string>(j, "", "arch"));
   c.preset = j.value("preset", "");
   const auto& r = field<const nlohmann::json&>(j, "", "robot");

@@ -42,6 +42,10 @@ TEST(DatasetAttributes, BadJsonNamesTheAttribute) {
   testing::h5_set_vlen_string_attr(s.path, "layout", "{\"nq\": 2");
   std::string e = s.load_error();
   EXPECT_NE(e.find(s.path + ": attribute 'layout' is not the JSON"), std::string::npos) << e;
+  testing::h5_set_vlen_string_attr(s.path, "layout", R"({"nq": 1e90, "nv": 2, "nu": 1, "floating_base": false,
+    "joint_wrapped": [0, 1]})");  // a float was cast to int, undefined behaviour (fuzz)
+  e = s.load_error();
+  EXPECT_NE(e.find(s.path + ": attribute 'layout': field 'nq' has the wrong type"), std::string::npos) << e;
   testing::h5_set_vlen_string_attr(s.path, "layout", "{\"nq\": 2}");  // valid JSON, field nv missing
   e = s.load_error();
   EXPECT_NE(e.find("attribute 'layout'"), std::string::npos) << e;

@@ -102,5 +102,26 @@ TEST(ModelConfigJson, HugeSizesAreRefused) {
   EXPECT_NE(e.find("parameters, more than 4294967296"), std::string::npos) << e;
 }
 
+// A float where an integer belongs was cast to int, undefined behaviour out of range (fuzz).
+TEST(ModelConfigJson, NonIntegerSizesAreRefused) {
+  nlohmann::json j = good_config();
+  j["flashnerd"]["d_model"] = 1.66667e90;
+  std::string e = load_error(j);
+  EXPECT_NE(e.find("field 'flashnerd.d_model' has the wrong type: expected an integer in [-2147483648, 2147483647]"),
+            std::string::npos) << e;
+  j = good_config();
+  j["version"] = 1e90;
+  e = load_error(j);
+  EXPECT_NE(e.find("field 'version' has the wrong type"), std::string::npos) << e;
+  j = good_config();
+  j["robot"]["layout"]["nq"] = 1e90;
+  e = load_error(j);
+  EXPECT_NE(e.find("field 'robot.layout': field 'nq' has the wrong type"), std::string::npos) << e;
+  j = good_config();
+  j["flashnerd"]["spans"] = {3, 3e12};
+  e = load_error(j);
+  EXPECT_NE(e.find("field 'flashnerd.spans'[1] has the wrong type"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace flashnerd
