@@ -148,12 +148,6 @@ void write_array(hid_t file, const std::string& name, const std::vector<T>& data
            ": writing '", name, "' failed (disk full?)");
 }
 
-// deflate, the only filter flashnerd writes, compresses at most about 1032:1; an array that
-// claims more bytes than that from the bytes it stores (plus a little, for tiny arrays) has a
-// corrupt shape or attribute, and is refused before anything is allocated for it
-constexpr double kMaxCompressionRatio = 1100;
-constexpr double kMaxBytesFromNothing = 65536;
-
 // Returns the stored value size of `name`; throws unless its type has the class T reads
 // (float for float and double, integer for int32 and uint8) and a size of 1, 2, 4 or 8 bytes:
 // libhdf5 1.10 converts a corrupt type size by copying past its buffers (a one-byte flip
@@ -196,7 +190,9 @@ std::vector<T> read_array(hid_t file, const std::string& name, const std::vector
   for (auto d : dims) n *= double(d);
   const hsize_t stored = H5Dget_storage_size(ds.id);  // from the index: at most the file's size
   const double stored_max = std::min(double(stored), double(std::filesystem::file_size(path)));
-  FN_CHECK(n * double(sizeof(T)) <= kMaxCompressionRatio * stored_max + kMaxBytesFromNothing, path, ": '", name,
+  // an array claiming more than deflate can make of its stored bytes has a corrupt shape or
+  // attribute, and is refused before anything is allocated for it
+  FN_CHECK(n * double(sizeof(T)) <= kMaxDeflateRatio * stored_max + kMaxBytesFromNothing, path, ": '", name,
            "' claims ", n, " values but stores only ", stored, " bytes, more than compression allows (corrupted "
            "shape or attribute?); regenerate the file with 'flashnerd gen'");
   std::vector<T> out(static_cast<size_t>(n));

@@ -12,8 +12,6 @@ namespace flashnerd {
 
 namespace {
 
-constexpr uint64_t kMaxChunkBytes = uint64_t(1) << 30;  // flashnerd writes one trajectory per chunk
-
 const char* kRegenerate = " (corrupted file?); regenerate it with 'flashnerd gen'";
 
 std::string coords(const std::vector<hsize_t>& offset) {
@@ -78,11 +76,18 @@ void read_chunked_array(hid_t ds, hid_t mem_type, const std::vector<hsize_t>& di
     FN_CHECK(id == H5Z_FILTER_DEFLATE, what, " is compressed with HDF5 filter ", id,
              "; flashnerd reads arrays without compression or with deflate (gzip) only");
   }
+  // sizes from the file are trusted only up to what the file's bytes can hold
+  hsize_t file_size = 0;
+  {
+    Handle file{H5Iget_file_id(ds), H5Fclose};
+    FN_CHECK(file.id >= 0 && H5Fget_filesize(file.id, &file_size) >= 0, what, ": cannot read the file's size");
+  }
   const size_t file_elem = H5Tget_size(file_type.id), mem_elem = H5Tget_size(mem_type);
   double values = 1;  // in double: a corrupt chunk shape must not overflow
   for (hsize_t c : chunk) values *= double(c);
-  FN_CHECK(values >= 1 && values * double(std::max(file_elem, mem_elem)) <= double(kMaxChunkBytes), what,
-           ": chunks of ", values, " values are larger than any flashnerd writes", kRegenerate);
+  const double max_bytes = kMaxDeflateRatio * double(file_size) + kMaxBytesFromNothing;
+  FN_CHECK(values >= 1 && values * double(std::max(file_elem, mem_elem)) <= max_bytes, what, ": chunks of ", values,
+           " values cannot come out of a file of ", file_size, " bytes", kRegenerate);
   const size_t chunk_values = size_t(values), chunk_bytes = chunk_values * file_elem;
   const bool convert = H5Tequal(file_type.id, mem_type) <= 0;
 
@@ -93,8 +98,8 @@ void read_chunked_array(hid_t ds, hid_t mem_type, const std::vector<hsize_t>& di
     hsize_t stored = 0;
     FN_CHECK(H5Dget_chunk_storage_size(ds, offset.data(), &stored) >= 0 && stored > 0, what, ": the chunk at ",
              coords(offset), " is missing", kRegenerate);
-    FN_CHECK(stored <= kMaxChunkBytes, what, ": the chunk at ", coords(offset), " claims ", stored,
-             " stored bytes", kRegenerate);
+    FN_CHECK(stored <= file_size, what, ": the chunk at ", coords(offset), " claims ", stored,
+             " stored bytes, more than the file's ", file_size, kRegenerate);
     raw.resize(size_t(stored));
     uint32_t mask = 0;
     FN_CHECK(H5Dread_chunk(ds, H5P_DEFAULT, offset.data(), &mask, raw.data()) >= 0, what,

@@ -12,9 +12,15 @@
 
 namespace flashnerd {
 
+// deflate compresses at most about 1032:1: more bytes than this many times the file's size
+// cannot come out of it (a corrupt shape, chunk size or attribute), plus a little for tiny files
+constexpr double kMaxDeflateRatio = 1100;
+constexpr double kMaxBytesFromNothing = 65536;
+
 // Reads the whole chunked array `ds` of shape `dims` into `out` as `mem_type` (converted from
 // the stored type when they differ). Throws flashnerd::Error naming `what` (the file and the
-// array) on a missing, oversized or corrupt chunk or an unsupported filter.
+// array) on a missing, oversized or corrupt chunk or an unsupported filter; allocates at most
+// one chunk, bounded by the file's size.
 void read_chunked_array(hid_t ds, hid_t mem_type, const std::vector<hsize_t>& dims, void* out,
                         const std::string& what);
 

@@ -14,11 +14,7 @@
 namespace flashnerd {
 namespace {
 
-std::string le64(uint64_t v) {
-  std::string s(8, '\0');
-  for (int i = 0; i < 8; ++i) s[size_t(i)] = char((v >> (8 * i)) & 0xff);
-  return s;
-}
+std::string le64(uint64_t v) { return testing::le_bytes(v, 8); }
 
 TEST(DatasetStorage, EveryArrayLoadsBitForBit) {  // through the checked chunk reader
   Dataset d = testing::small_contact_dataset();

@@ -185,6 +185,13 @@ inline size_t file_find(const std::string& path, const std::string& pattern, siz
   return at;
 }
 
+// `v` as `bytes` little-endian bytes, as HDF5 stores sizes and addresses.
+inline std::string le_bytes(uint64_t v, int bytes) {
+  std::string s(size_t(bytes), '\0');
+  for (int i = 0; i < bytes; ++i) s[size_t(i)] = char((v >> (8 * i)) & 0xff);
+  return s;
+}
+
 // Overwrites the bytes at `offset` of the file with `bytes` (a corruption below libhdf5).
 inline void file_patch(const std::string& path, size_t offset, const std::string& bytes) {
   std::fstream io(path, std::ios::binary | std::ios::in | std::ios::out);

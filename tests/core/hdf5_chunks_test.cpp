@@ -61,5 +61,25 @@ TEST(Hdf5Chunks, ChunkThatDoesNotInflateIsRefused) {
   EXPECT_NE(e.find("'qpos': the chunk at (2, 0, 0) does not inflate to its 80 bytes"), std::string::npos) << e;
 }
 
+TEST(Hdf5Chunks, ChunkSizeLargerThanTheFileIsRefused) {
+  testing::SavedDataset s("chunks_huge.h5");
+  // the chunk index's key of qpos's chunk (2, 0, 0): stored size (4 bytes), filter mask (4),
+  // offsets (8 each, rank + 1); a corrupt size of 822 MB was allocated before (fuzz)
+  hsize_t stored = 0;
+  {
+    testing::H5File f(s.path);
+    hid_t ds = H5Dopen2(f.id(), "qpos", H5P_DEFAULT);
+    const hsize_t at[3] = {2, 0, 0};
+    H5Dget_chunk_storage_size(ds, at, &stored);
+    H5Dclose(ds);
+  }
+  std::string key = testing::le_bytes(stored, 4) + testing::le_bytes(0, 4) + testing::le_bytes(2, 8);
+  for (int i = 0; i < 3; ++i) key += testing::le_bytes(0, 8);
+  testing::file_patch(s.path, testing::file_find(s.path, key), testing::le_bytes(0x31000000, 4));
+  const std::string e = s.load_error();
+  EXPECT_NE(e.find("'qpos': the chunk at (2, 0, 0) claims 822083584 stored bytes, more than the file's"),
+            std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace flashnerd
