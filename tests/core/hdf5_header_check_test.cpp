@@ -26,7 +26,18 @@ TEST(Hdf5HeaderCheck, NameWithoutTerminatorIsRefused) {
   const size_t name = testing::file_find(s.path, std::string("mjcf_hash\0", 10));
   testing::file_patch(s.path, name + 9, "x");
   const std::string e = s.load_error();
-  EXPECT_NE(e.find("has a name that is not NUL-terminated"), std::string::npos) << e;
+  EXPECT_NE(e.find("has a name that is not one NUL-terminated string of 10 bytes"), std::string::npos) << e;
+}
+
+// The fuzzer's input: "link_count" became "link_cu\0ot"; libhdf5 refused the name's length,
+// then crashed in H5Aiterate2 releasing its half-built attribute table.
+TEST(Hdf5HeaderCheck, NulInsideANameIsRefused) {
+  testing::SavedDataset s("header_nul.h5");
+  const size_t name = testing::file_find(s.path, std::string("link_count\0", 11));
+  testing::file_patch(s.path, name, std::string("link_cu\0ot\0", 11));
+  const std::string e = s.load_error();
+  EXPECT_NE(e.find("('link_cu') has a name that is not one NUL-terminated string of 11 bytes"), std::string::npos)
+      << e;
 }
 
 }  // namespace
