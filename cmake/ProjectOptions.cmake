@@ -13,6 +13,16 @@ if(FLASHNERD_SANITIZE)
   target_compile_options(flashnerd_options INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   target_link_options(flashnerd_options INTERFACE -fsanitize=address,undefined)
 endif()
+if(FLASHNERD_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "FLASHNERD_FUZZ needs clang (libFuzzer): configure with "
+      "-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++, as scripts/fuzz.sh does")
+  endif()
+  # coverage for libFuzzer in every project object; the fuzz targets add -fsanitize=fuzzer (main)
+  target_compile_options(flashnerd_options INTERFACE -fsanitize=fuzzer-no-link,address,undefined
+    -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(flashnerd_options INTERFACE -fsanitize=address,undefined)
+endif()
 
 # Helper: project library/executable with our options.
 function(flashnerd_target target)

@@ -8,11 +8,12 @@ PACKAGES=(
   libmujoco-dev libqhull-dev                 # simulation (MuJoCo's CMake target needs qhull)
   libtorch-dev libopenblas-dev               # training; without OpenBLAS libtorch is 20x slower
   libeigen3-dev libdnnl-dev                  # inference GEMMs
-  libhdf5-dev                                # datasets
+  libhdf5-dev zlib1g-dev                     # datasets (the reader inflates chunks with zlib)
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
   libcli11-dev nlohmann-json3-dev            # CLI and config files
   libpng-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri ffmpeg  # pictures and videos
   pybind11-dev python3-dev python3-numpy python3-pytest  # Python module and its tests
+  clang libclang-rt-14-dev                   # fuzz targets (scripts/fuzz.sh: libFuzzer)
 )
 
 missing=()

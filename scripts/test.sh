@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 if [ "${1:-}" = "--sanitize" ]; then
   ./scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLASHNERD_SANITIZE=ON \
-    -DFLASHNERD_WITH_TORCH=OFF -DFLASHNERD_BUILD_BENCH=OFF
+    -DFLASHNERD_WITH_TORCH=OFF -DFLASHNERD_BUILD_BENCH=OFF -DFLASHNERD_BUILD_PYTHON=OFF
   BUILD_DIR=build-asan
 else
   ./scripts/build.sh build

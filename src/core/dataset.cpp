@@ -8,6 +8,9 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/hdf5_chunks.h"
+#include "core/hdf5_header_check.h"
+#include "core/system_memory.h"
 
 namespace flashnerd {
 
@@ -144,6 +147,25 @@ void write_array(hid_t file, const std::string& name, const std::vector<T>& data
            ": writing '", name, "' failed (disk full?)");
 }
 
+// Returns the stored value size of `name`; throws unless its type has the class T reads
+// (float for float and double, integer for int32 and uint8) and a size of 1, 2, 4 or 8 bytes:
+// libhdf5 1.10 converts a corrupt type size by copying past its buffers (a one-byte flip
+// crashed H5Dread, issue 13).
+template <typename T>
+size_t check_stored_type(hid_t ds, const std::string& name, const std::string& path) {
+  H5Handle type(H5Dget_type(ds), H5Tclose);
+  const H5T_class_t have = type.id >= 0 ? H5Tget_class(type.id) : H5T_NO_CLASS;
+  const H5T_class_t want = std::is_floating_point<T>::value ? H5T_FLOAT : H5T_INTEGER;
+  const size_t bytes = type.id >= 0 ? H5Tget_size(type.id) : 0;
+  auto class_name = [](H5T_class_t c) {
+    return c == H5T_FLOAT ? "floats" : c == H5T_INTEGER ? "integers" : "neither floats nor integers";
+  };
+  FN_CHECK(have == want && (bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8), path, ": '", name,
+           "' is stored as ", class_name(have), " of ", bytes, " bytes, expected ", class_name(want),
+           " of 1, 2, 4 or 8 bytes (corrupted file?); regenerate it with 'flashnerd gen'");
+  return bytes;
+}
+
 template <typename T>
 std::vector<T> read_array(hid_t file, const std::string& name, const std::vector<hsize_t>& dims,
                           const std::string& path, bool required = true) {
@@ -162,11 +184,27 @@ std::vector<T> read_array(hid_t file, const std::string& name, const std::vector
   std::vector<hsize_t> have(size_t(rank > 0 ? rank : 0));
   H5Sget_simple_extent_dims(space.id, have.data(), nullptr);
   FN_CHECK(have == dims, path, ": '", name, "' has an unexpected shape for this dataset's attributes");
-  size_t n = 1;
-  for (auto d : dims) n *= size_t(d);
-  std::vector<T> out(n);
-  FN_CHECK(H5Dread(ds.id, h5_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0, path,
-           ": reading '", name, "' failed (truncated or corrupted file?)");
+  const size_t stored_value = check_stored_type<T>(ds.id, name, path);
+  double n = 1;  // in double: a corrupt shape must not overflow
+  for (auto d : dims) n *= double(d);
+  const hsize_t stored = H5Dget_storage_size(ds.id);  // from the index: at most the file's size
+  const double stored_max = std::min(double(stored), double(std::filesystem::file_size(path)));
+  // an array claiming more than deflate can make of its stored bytes has a corrupt shape or
+  // attribute, and is refused before anything is allocated for it
+  FN_CHECK(n * double(sizeof(T)) <= kMaxDeflateRatio * stored_max + kMaxBytesFromNothing, path, ": '", name,
+           "' claims ", n, " values but stores only ", stored, " bytes, more than compression allows (corrupted "
+           "shape or attribute?); regenerate the file with 'flashnerd gen'");
+  std::vector<T> out(static_cast<size_t>(n));
+  H5Handle dcpl(H5Dget_create_plist(ds.id), H5Pclose);
+  if (H5Pget_layout(dcpl.id) == H5D_CHUNKED) {  // H5Dread trusts the chunk index (hdf5_chunks.h)
+    read_chunked_array(ds.id, h5_type<T>(), dims, out.data(), str_cat(path, ": '", name, "'"));
+  } else {  // contiguous or compact: H5Dread trusts the stored size too
+    const double need = n * double(stored_value);
+    FN_CHECK(double(stored) == need, path, ": '", name, "' stores ", stored, " bytes but its shape and type need ",
+             need, " (corrupted file?); regenerate it with 'flashnerd gen'");
+    FN_CHECK(H5Dread(ds.id, h5_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0, path,
+             ": reading '", name, "' failed (truncated or corrupted file?)");
+  }
   return out;
 }
 
@@ -187,12 +225,14 @@ void write_attr_scalar(hid_t obj, const char* name, T value) {
   H5Awrite(attr.id, type, &value);
 }
 
-// Opens the root attribute `name`; throws naming it when it is missing.
+// Opens the root attribute `name`; throws naming it when it is missing or unreadable. Not
+// H5Aexists, which crashed on a corrupt file (issue 13), nor H5Aiterate2, which crashed
+// releasing its table after a corrupt attribute (fuzz): H5Aopen_by_name stops at the first
+// match and fails cleanly, after check_attribute_messages.
 hid_t open_attr(hid_t obj, const char* name, const std::string& path) {
-  FN_CHECK(H5Aexists(obj, name) > 0, path, ": attribute '", name,
-           "' is missing (not a FlashNeRD dataset?); regenerate the file with 'flashnerd gen'");
-  hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
-  FN_CHECK(attr >= 0, path, ": cannot open attribute '", name, "' (corrupted file?)");
+  hid_t attr = H5Aopen_by_name(obj, ".", name, H5P_DEFAULT, H5P_DEFAULT);
+  FN_CHECK(attr >= 0, path, ": attribute '", name, "' is missing (not a FlashNeRD dataset?) or unreadable "
+           "(corrupted file?); regenerate the file with 'flashnerd gen'");
   return attr;
 }
 
@@ -234,6 +274,8 @@ T read_attr_json(hid_t obj, const char* name, const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(str_cat(path, ": attribute '", name, "' is not the JSON this build expects (", e.what(),
                         "); regenerate the file with 'flashnerd gen'"));
+  } catch (const Error& e) {  // from_json names the field
+    throw Error(str_cat(path, ": attribute '", name, "': ", e.what(), "; regenerate the file with 'flashnerd gen'"));
   }
 }
 
@@ -250,6 +292,16 @@ T read_attr_scalar(hid_t obj, const char* name, const std::string& path) {
   hid_t mem = std::is_same<T, double>::value ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
   FN_CHECK(H5Aread(attr.id, mem, &value) >= 0, path, ": reading attribute '", name, "' failed (corrupted file?)");
   return value;
+}
+
+// A count attribute (probes, contact rows, links), refused outside [0, kMaxAttributeCount]:
+// array sizes are computed from it.
+constexpr int64_t kMaxAttributeCount = 1 << 16;
+int read_attr_count(hid_t obj, const char* name, const std::string& path) {
+  const int64_t count = read_attr_scalar<int64_t>(obj, name, path);
+  FN_CHECK(count >= 0 && count <= kMaxAttributeCount, path, ": attribute '", name, "' is ", count, ", outside 0..",
+           kMaxAttributeCount, " (corrupted file?); regenerate it with 'flashnerd gen'");
+  return int(count);
 }
 
 }  // namespace
@@ -308,6 +360,7 @@ Dataset load_dataset(const std::string& path) {
   H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   FN_CHECK(file.id >= 0, "cannot open ", path, " (truncated or corrupted HDF5 file?)");
   hid_t f = file.id;
+  check_attribute_messages(f, f, path);  // before libhdf5 decodes them
   FN_CHECK(read_attr_string(f, "format", path) == "flashnerd-dataset", path,
            ": attribute 'format' is not 'flashnerd-dataset'");
   int64_t version = read_attr_scalar<int64_t>(f, "schema_version", path);
@@ -322,9 +375,9 @@ Dataset load_dataset(const std::string& path) {
   d.seed = uint64_t(read_attr_scalar<int64_t>(f, "seed", path));
   d.generator = read_attr_json<nlohmann::json>(f, "generator", path);
   d.layout = read_attr_json<StateLayout>(f, "layout", path);
-  d.probe_count = int(read_attr_scalar<int64_t>(f, "probe_count", path));
-  d.contact_capacity = int(read_attr_scalar<int64_t>(f, "contact_capacity", path));
-  d.link_count = int(read_attr_scalar<int64_t>(f, "link_count", path));
+  d.probe_count = read_attr_count(f, "probe_count", path);
+  d.contact_capacity = read_attr_count(f, "contact_capacity", path);
+  d.link_count = read_attr_count(f, "link_count", path);
   // trajectory and step counts come from the shape of qpos
   {
     FN_CHECK(H5Lexists(f, "qpos", H5P_DEFAULT) > 0, path, ": dataset 'qpos' is missing");
@@ -336,6 +389,15 @@ Dataset load_dataset(const std::string& path) {
     d.trajectories = int64_t(dims[0]);
     d.steps = int64_t(dims[1]) - 1;
   }
+  FN_CHECK(d.trajectories > 0 && d.steps > 0, path, ": 'qpos' holds ", d.trajectories, " trajectories of ",
+           d.steps + 1, " frames; a dataset needs at least one trajectory of two frames");
+  try {
+    d.layout.validate();
+  } catch (const Error& e) {  // validate() names the field, not the file
+    throw Error(str_cat(path, ": attribute 'layout': ", e.what()));
+  }
+  check_memory_fits(d.allocation_bytes(d.trajectories, d.steps, H5Lexists(f, "free_dv", H5P_DEFAULT) > 0),
+                    str_cat("loading ", path), "load it on a machine with more memory");
   const hsize_t n = hsize_t(d.trajectories), t = hsize_t(d.steps), nf = t + 1;
   const hsize_t nq = hsize_t(d.layout.nq), nv = hsize_t(d.layout.nv), nu = hsize_t(d.layout.nu);
   d.qpos = read_array<double>(f, "qpos", {n, nf, nq}, path);

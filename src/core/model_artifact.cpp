@@ -8,13 +8,10 @@
 
 namespace flashnerd {
 
-ModelConfig load_model_config(const std::string& dir) {
-  const std::string path = dir + "/config.json";
-  FN_CHECK(std::filesystem::is_directory(dir), "model directory ", dir,
-           " does not exist; pass the --out directory of 'flashnerd train'");
+ModelConfig parse_model_config(const std::string& text, const std::string& path) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_file(path));
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(str_cat(path, ": not valid JSON (corrupted or truncated?): ", e.what()));
   }
@@ -26,8 +23,19 @@ ModelConfig load_model_config(const std::string& dir) {
   } catch (const Error& e) {  // from_json names the field ("field 'robot.timestep' is missing")
     throw Error(str_cat(path, ": ", e.what(), "; retrain the model or restore the file"));
   }
-  c.validate();
+  try {
+    c.validate();
+  } catch (const Error& e) {  // validate() names the field, not the file
+    throw Error(str_cat(path, ": ", e.what()));
+  }
   return c;
+}
+
+ModelConfig load_model_config(const std::string& dir) {
+  FN_CHECK(std::filesystem::is_directory(dir), "model directory ", dir,
+           " does not exist; pass the --out directory of 'flashnerd train'");
+  const std::string path = dir + "/config.json";
+  return parse_model_config(read_file(path), path);
 }
 
 ModelArtifact ModelArtifact::load(const std::string& dir) {

@@ -25,5 +25,7 @@ void save_model_artifact(const std::string& dir, const ModelConfig& config,
 
 // Reads and validates only config.json.
 ModelConfig load_model_config(const std::string& dir);
+// Parses and validates the text of a config.json; `path` names it in errors.
+ModelConfig parse_model_config(const std::string& text, const std::string& path);
 
 }  // namespace flashnerd

@@ -1,10 +1,12 @@
 #include "core/model_config.h"
 
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 #include "core/contact_row.h"
 #include "core/error.h"
+#include "core/json_int.h"
 
 namespace flashnerd {
 
@@ -45,12 +47,32 @@ int ModelConfig::history() const {
   return arch == Arch::FlashNeRD ? flash.receptive_field() : nerd.window;
 }
 
+namespace {
+
+// Upper bounds on every size of a config, far above the presets (widths <= 1376, 5 layers):
+// a corrupt size must be refused here, not overflow a product of sizes or allocate the
+// tensor list and weights of a model no machine holds (found by fuzz/model_config_fuzz.cpp).
+constexpr int kMaxWidth = 1 << 16;       // dims, d_model, hidden sizes, spans, window, contact sizes
+constexpr int kMaxHeads = 1 << 10;       // n_heads; head_dim too, so qkv_dim fits in an int
+constexpr int kMaxLayers = 1 << 10;
+constexpr double kMaxParameters = 1ull << 32;  // 16 GB of float32 weights
+
+void check_sizes(std::initializer_list<std::pair<const char*, int>> sizes, int max) {
+  for (const auto& [name, value] : sizes)
+    FN_CHECK(value <= max, "model config: ", name, "=", value, " is larger than ", max,
+             " (corrupted config.json?); retrain the model or restore the file");
+}
+
+}  // namespace
+
 void ModelConfig::validate() const {
   layout.validate();
   FN_CHECK(state_dim > 0 && output_dim > 0, "model config: state_dim=", state_dim,
            " output_dim=", output_dim, " must be positive");
-  FN_CHECK(input_dim == state_dim + layout.nu + probe_dim, "model config: input_dim=", input_dim,
-           " but state_dim + nu + probe_dim = ", state_dim + layout.nu + probe_dim);
+  check_sizes({{"dims.state", state_dim}, {"dims.probe", probe_dim}, {"dims.input", input_dim},
+               {"dims.output", output_dim}, {"robot.layout.nu", layout.nu}}, kMaxWidth);
+  FN_CHECK(input_dim == int64_t(state_dim) + layout.nu + probe_dim, "model config: input_dim=", input_dim,
+           " but state_dim + nu + probe_dim = ", int64_t(state_dim) + layout.nu + probe_dim);
   FN_CHECK(target == "increment" || target == "free_velocity", "model config: target '", target,
            "' is neither 'increment' nor 'free_velocity'");
   FN_CHECK(target != "free_velocity" || output_dim == layout.nv, "model config: a free_velocity model "
@@ -63,7 +85,11 @@ void ModelConfig::validate() const {
              "model config: flashnerd sizes must be positive");
     FN_CHECK(int(f.spans.size()) == f.n_layers, "model config: flashnerd has ", f.n_layers,
              " layers but ", f.spans.size(), " spans; give one span per block");
-    for (int s : f.spans) FN_CHECK(s >= 1, "model config: every span must be >= 1, got ", s);
+    for (int s : f.spans) FN_CHECK(s >= 1 && s <= kMaxWidth, "model config: every span must be in 1..", kMaxWidth, ", got ", s);
+    check_sizes({{"flashnerd.d_model", f.d_model}, {"flashnerd.ffn_hidden", f.ffn_hidden},
+                 {"flashnerd.readout_hidden", f.readout_hidden}}, kMaxWidth);
+    check_sizes({{"flashnerd.n_heads", f.n_heads}, {"flashnerd.head_dim", f.head_dim}}, kMaxHeads);
+    check_sizes({{"flashnerd.n_layers", f.n_layers}}, kMaxLayers);
   } else {
     const NerdConfig& n = nerd;
     FN_CHECK(n.d_model > 0 && n.n_layers > 0 && n.n_heads > 0 && n.window > 0 &&
@@ -71,6 +97,10 @@ void ModelConfig::validate() const {
              "model config: nerd sizes must be positive");
     FN_CHECK(n.d_model % n.n_heads == 0, "model config: nerd d_model=", n.d_model,
              " is not divisible by n_heads=", n.n_heads);
+    check_sizes({{"nerd.d_model", n.d_model}, {"nerd.window", n.window}, {"nerd.mlp_hidden", n.mlp_hidden},
+                 {"nerd.head_hidden", n.head_hidden}}, kMaxWidth);
+    check_sizes({{"nerd.n_heads", n.n_heads}}, kMaxHeads);
+    check_sizes({{"nerd.n_layers", n.n_layers}}, kMaxLayers);
   }
   if (contact.enabled()) {
     const ContactEncoderConfig& k = contact;
@@ -79,6 +109,12 @@ void ModelConfig::validate() const {
     FN_CHECK(k.slots > 0 && k.link_count > 0 && k.link_embed > 0 && k.row_hidden > 0 && k.row_width > 0,
              "model config: contact encoder sizes (slots, link_count, link_embed, row_hidden, "
              "row_width) must be positive");
+    check_sizes({{"contact.capacity", k.capacity}, {"contact.slots", k.slots}, {"contact.link_count", k.link_count},
+                 {"contact.link_embed", k.link_embed}, {"contact.row_hidden", k.row_hidden},
+                 {"contact.row_width", k.row_width}}, kMaxWidth);
+    FN_CHECK(int64_t(k.slots) * k.row_width <= kMaxWidth, "model config: contact.slots * contact.row_width = ",
+             int64_t(k.slots) * k.row_width, " is larger than ", kMaxWidth,
+             " (corrupted config.json?); retrain the model or restore the file");
   }
   auto check_len = [](const auto& v, int n, const char* name) {
     FN_CHECK(v.empty() || int(v.size()) == n, "model config: normalization.", name, " has ",
@@ -104,6 +140,12 @@ void ModelConfig::validate() const {
   check_values(norm.channel_std, "channel_std", true);
   check_values(norm.contact_mean, "contact_mean", false);
   check_values(norm.contact_std, "contact_std", true);
+  // the sizes are bounded, so the tensor list is short and its products fit in int64
+  double parameters = 0;
+  for (const auto& t : model_tensors(*this)) parameters += double(t.numel());
+  FN_CHECK(parameters <= kMaxParameters, "model config: ", int64_t(parameters), " parameters, more than ",
+           int64_t(kMaxParameters),
+           " (corrupted config.json?); retrain the model or restore the file");
 }
 
 void to_json(nlohmann::json& j, const ModelConfig& c) {
@@ -157,13 +199,23 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
 namespace {
 
 // Field `key` of the object `j` as T; `where` is the object's path ("robot.") for messages.
+// Integers go through json_int: a float or out-of-range value must not be cast (fuzz).
 template <typename T>
 T field(const nlohmann::json& j, const char* where, const char* key) {
   FN_CHECK(j.is_object() && j.contains(key), "field '", where, key, "' is missing");
-  try {
-    return j.at(key).get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(str_cat("field '", where, key, "' has the wrong type: ", e.what()));
+  const std::string name = str_cat("field '", where, key, "'");
+  if constexpr (std::is_integral<T>::value && !std::is_same<T, bool>::value) {
+    return json_int<T>(j.at(key), name);
+  } else if constexpr (std::is_same<T, std::vector<int>>::value) {
+    return json_int_list<int>(j.at(key), name);
+  } else {
+    try {
+      return j.at(key).get<T>();
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(str_cat(name, " has the wrong type: ", e.what()));
+    } catch (const Error& e) {  // a nested from_json (robot.layout) names only its own field
+      throw Error(str_cat(name, ": ", e.what()));
+    }
   }
 }
 
@@ -180,8 +232,8 @@ const nlohmann::json& field<const nlohmann::json&>(const nlohmann::json& j, cons
 void from_json(const nlohmann::json& j, ModelConfig& c) {
   FN_CHECK(j.value("format", "") == "flashnerd-model",
            "field 'format' must be 'flashnerd-model'; is this a FlashNeRD model directory?");
-  FN_CHECK(j.value("version", 0) == 1, "unsupported version ", j.value("version", 0),
-           " (this build reads version 1)");
+  const int version = j.contains("version") ? json_int<int>(j.at("version"), "field 'version'") : 0;
+  FN_CHECK(version == 1, "unsupported version ", version, " (this build reads version 1)");
   c.arch = parse_arch(field<std::string>(j, "", "arch"));
   c.preset = j.value("preset", "");
   const auto& r = field<const nlohmann::json&>(j, "", "robot");

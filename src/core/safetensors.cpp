@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/json_int.h"
 
 namespace flashnerd {
 
@@ -85,8 +86,10 @@ SafetensorsFile SafetensorsFile::parse(const std::string& bytes, const std::stri
       FN_CHECK(e.is_object(), origin, ": header entry '", name, "' must be an object with dtype, shape, data_offsets");
       FN_CHECK(e.value("dtype", "") == "F32", origin, ": tensor '", name, "' has dtype ", e.value("dtype", "?"),
                "; FlashNeRD stores float32 (F32) only");
-      shape = e.at("shape").get<std::vector<int64_t>>();
-      offs = e.at("data_offsets").get<std::vector<int64_t>>();
+      // json_int_list: a float or huge value must not be cast (fuzz)
+      const std::string entry = str_cat(origin, ": header entry '", name, "' is malformed: field ");
+      shape = json_int_list<int64_t>(e.at("shape"), entry + "'shape'");
+      offs = json_int_list<int64_t>(e.at("data_offsets"), entry + "'data_offsets'");
     } catch (const nlohmann::json::exception& x) {
       throw Error(str_cat(origin, ": header entry '", name, "' is malformed (", x.what(),
                           "); it needs \"shape\": [ints] and \"data_offsets\": [begin, end]"));
@@ -118,13 +121,18 @@ SafetensorsFile SafetensorsFile::parse(const std::string& bytes, const std::stri
 
 SafetensorsFile SafetensorsFile::load(const std::string& path) { return parse(read_file(path), path); }
 
-TensorView SafetensorsFile::get(const std::string& name, const std::vector<int64_t>& expected) const {
+TensorView SafetensorsFile::view(const std::string& name) const {
   auto it = tensors_.find(name);
   FN_CHECK(it != tensors_.end(), origin_, ": tensor '", name,
            "' is missing; the file does not match its config.json");
-  FN_CHECK(it->second.shape == expected, origin_, ": tensor '", name, "' has shape ",
-           shape_string(it->second.shape), " but the config expects ", shape_string(expected));
   return TensorView{block_.get() + it->second.offset_floats, it->second.shape};
+}
+
+TensorView SafetensorsFile::get(const std::string& name, const std::vector<int64_t>& expected) const {
+  TensorView v = view(name);
+  FN_CHECK(v.shape == expected, origin_, ": tensor '", name, "' has shape ",
+           shape_string(v.shape), " but the config expects ", shape_string(expected));
+  return v;
 }
 
 std::vector<std::string> SafetensorsFile::names() const {

@@ -37,6 +37,8 @@ class SafetensorsFile {
   bool has(const std::string& name) const { return tensors_.count(name) != 0; }
   // Throws flashnerd::Error naming the tensor when it is missing or has another shape.
   TensorView get(const std::string& name, const std::vector<int64_t>& expected_shape) const;
+  // The tensor with its stored shape, unchecked against a config; throws when it is missing.
+  TensorView view(const std::string& name) const;
   std::vector<std::string> names() const;
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
   // The aligned block holding every tensor.

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_int.h"
 #include "core/rotation.h"
 
 namespace flashnerd {
@@ -50,11 +51,11 @@ void to_json(nlohmann::json& j, const StateLayout& s) {
 }
 
 void from_json(const nlohmann::json& j, StateLayout& s) {
-  s.nq = j.at("nq").get<int>();
-  s.nv = j.at("nv").get<int>();
-  s.nu = j.at("nu").get<int>();
+  s.nq = json_int<int>(j.at("nq"), "field 'nq'");  // a float or huge value must not be cast (fuzz)
+  s.nv = json_int<int>(j.at("nv"), "field 'nv'");
+  s.nu = json_int<int>(j.at("nu"), "field 'nu'");
   s.floating_base = j.at("floating_base").get<bool>();
-  s.joint_wrapped = j.at("joint_wrapped").get<std::vector<uint8_t>>();
+  s.joint_wrapped = json_int_list<uint8_t>(j.at("joint_wrapped"), "field 'joint_wrapped'");
   s.joint_names = j.value("joint_names", std::vector<std::string>{});
 }
 

@@ -3,7 +3,6 @@
 // naming the file and the attribute.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -15,13 +14,7 @@
 namespace flashnerd {
 namespace {
 
-struct SavedDataset {
-  std::string path;
-  Dataset data = testing::small_contact_dataset();
-  explicit SavedDataset(const char* name) : path(::testing::TempDir() + name) { save_dataset(path, data); }
-  ~SavedDataset() { std::remove(path.c_str()); }
-  std::string load_error() const { return testing::dataset_load_error(path); }
-};
+using testing::SavedDataset;
 
 TEST(DatasetAttributes, VariableLengthStringsAreRead) {
   SavedDataset s("attrs_vlen.h5");
@@ -49,6 +42,10 @@ TEST(DatasetAttributes, BadJsonNamesTheAttribute) {
   testing::h5_set_vlen_string_attr(s.path, "layout", "{\"nq\": 2");
   std::string e = s.load_error();
   EXPECT_NE(e.find(s.path + ": attribute 'layout' is not the JSON"), std::string::npos) << e;
+  testing::h5_set_vlen_string_attr(s.path, "layout", R"({"nq": 1e90, "nv": 2, "nu": 1, "floating_base": false,
+    "joint_wrapped": [0, 1]})");  // a float was cast to int, undefined behaviour (fuzz)
+  e = s.load_error();
+  EXPECT_NE(e.find(s.path + ": attribute 'layout': field 'nq' has the wrong type"), std::string::npos) << e;
   testing::h5_set_vlen_string_attr(s.path, "layout", "{\"nq\": 2}");  // valid JSON, field nv missing
   e = s.load_error();
   EXPECT_NE(e.find("attribute 'layout'"), std::string::npos) << e;

@@ -1,15 +1,22 @@
 // Test helpers for saved datasets: a small dataset with contacts, the error loading one gives,
 // and edits in place through the HDF5 C API (no h5py):
 // overwrite one element of an array, replace a string attribute with a variable-length one
-// (as h5py writes them), delete an attribute. Each throws std::runtime_error on failure.
+// (as h5py writes them), delete an attribute; and corruptions below the API (raw chunks, an
+// array made contiguous, bytes patched in place). Each throws std::runtime_error on failure.
 #pragma once
 
 #include <hdf5.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "core/dataset.h"
 #include "core/error.h"
@@ -51,6 +58,15 @@ inline std::string dataset_load_error(const std::string& path) {
   }
   return "";
 }
+
+// small_contact_dataset() saved under the test temporary directory; removed at the end.
+struct SavedDataset {
+  std::string path;
+  Dataset data = small_contact_dataset();
+  explicit SavedDataset(const char* name) : path(::testing::TempDir() + name) { save_dataset(path, data); }
+  ~SavedDataset() { std::remove(path.c_str()); }
+  std::string load_error() const { return dataset_load_error(path); }
+};
 
 class H5File {
  public:
@@ -110,6 +126,78 @@ inline void h5_set_vlen_string_attr(const std::string& path, const char* name, c
   H5Sclose(space);
   H5Tclose(type);
   if (ok < 0) throw std::runtime_error(std::string("cannot write attribute ") + name);
+}
+
+// Replaces the root attribute `name` with a scalar int64.
+inline void h5_set_int_attr(const std::string& path, const char* name, int64_t value) {
+  H5File f(path);
+  if (H5Aexists(f.id(), name) > 0) H5Adelete(f.id(), name);
+  hid_t space = H5Screate(H5S_SCALAR);
+  hid_t attr = H5Acreate2(f.id(), name, H5T_NATIVE_INT64, space, H5P_DEFAULT, H5P_DEFAULT);
+  const herr_t ok = H5Awrite(attr, H5T_NATIVE_INT64, &value);
+  H5Aclose(attr);
+  H5Sclose(space);
+  if (ok < 0) throw std::runtime_error(std::string("cannot write attribute ") + name);
+}
+
+// Stores `bytes` as the raw chunk at `offset` of array `name`; `filters` is the mask of
+// filters skipped (1: stored without deflate), whatever the bytes really are.
+inline void h5_write_raw_chunk(const std::string& path, const char* name, const std::vector<hsize_t>& offset,
+                               uint32_t filters, const std::string& bytes) {
+  H5File f(path);
+  hid_t ds = H5Dopen2(f.id(), name, H5P_DEFAULT);
+  const herr_t ok = H5Dwrite_chunk(ds, H5P_DEFAULT, filters, offset.data(), bytes.size(), bytes.data());
+  H5Dclose(ds);
+  if (ok < 0) throw std::runtime_error(std::string("cannot write a chunk of ") + name);
+}
+
+// Rewrites array `name` (uint8) with contiguous storage, as h5py does without compression.
+inline void h5_make_contiguous_uint8(const std::string& path, const char* name) {
+  H5File f(path);
+  hid_t ds = H5Dopen2(f.id(), name, H5P_DEFAULT);
+  hid_t space = H5Dget_space(ds);
+  std::vector<uint8_t> values(size_t(H5Sget_simple_extent_npoints(space)));
+  H5Dread(ds, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+  H5Dclose(ds);
+  H5Ldelete(f.id(), name, H5P_DEFAULT);
+  ds = H5Dcreate2(f.id(), name, H5T_NATIVE_UINT8, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const herr_t ok = H5Dwrite(ds, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+  H5Dclose(ds);
+  H5Sclose(space);
+  if (ok < 0) throw std::runtime_error(std::string("cannot rewrite ") + name);
+}
+
+// File address of the object header of `name` ("." for the root group).
+inline uint64_t h5_object_address(const std::string& path, const char* name) {
+  H5File f(path);
+  H5O_info_t info;
+  if (H5Oget_info_by_name2(f.id(), name, &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+    throw std::runtime_error(std::string("no object ") + name);
+  return info.addr;
+}
+
+// The offset of the first `pattern` at or after `from` in the file.
+inline size_t file_find(const std::string& path, const std::string& pattern, size_t from = 0) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = bytes.find(pattern, from);
+  if (at == std::string::npos) throw std::runtime_error("pattern not found in " + path);
+  return at;
+}
+
+// `v` as `bytes` little-endian bytes, as HDF5 stores sizes and addresses.
+inline std::string le_bytes(uint64_t v, int bytes) {
+  std::string s(size_t(bytes), '\0');
+  for (int i = 0; i < bytes; ++i) s[size_t(i)] = char((v >> (8 * i)) & 0xff);
+  return s;
+}
+
+// Overwrites the bytes at `offset` of the file with `bytes` (a corruption below libhdf5).
+inline void file_patch(const std::string& path, size_t offset, const std::string& bytes) {
+  std::fstream io(path, std::ios::binary | std::ios::in | std::ios::out);
+  io.seekp(std::streamoff(offset));
+  io.write(bytes.data(), std::streamsize(bytes.size()));
+  if (!io) throw std::runtime_error("cannot patch " + path);
 }
 
 }  // namespace flashnerd::testing

@@ -75,5 +75,53 @@ TEST(ModelConfigJson, ZeroStdIsRefused) {
             std::string::npos) << e;
 }
 
+// Corrupt sizes are refused before they overflow a product or allocate the tensor list
+// (found by fuzz/model_config_fuzz.cpp: 2e9 NeRD layers ran out of memory in model_tensors,
+// d_model=2e9 overflowed int64 in TensorSpec::numel).
+TEST(ModelConfigJson, HugeSizesAreRefused) {
+  nlohmann::json j = good_config();
+  j["arch"] = "nerd";
+  j["nerd"] = {{"d_model", 60}, {"n_layers", 2000000000}, {"n_heads", 4},
+               {"window", 5},   {"mlp_hidden", 240},       {"head_hidden", 64}};
+  std::string e = load_error(j);
+  EXPECT_NE(e.find("config.json: model config: nerd.n_layers=2000000000 is larger than 1024"), std::string::npos) << e;
+  j = good_config();
+  j["flashnerd"]["d_model"] = 2000000000;
+  e = load_error(j);
+  EXPECT_NE(e.find("flashnerd.d_model=2000000000 is larger than 65536"), std::string::npos) << e;
+  j = good_config();
+  j["dims"]["input"] = 2147483647;  // state + nu + probe overflowed int before
+  e = load_error(j);
+  EXPECT_NE(e.find("dims.input=2147483647 is larger than 65536"), std::string::npos) << e;
+  j = good_config();
+  j["flashnerd"]["d_model"] = 65536;
+  j["flashnerd"]["ffn_hidden"] = 65536;
+  j["flashnerd"]["n_layers"] = 1024;
+  j["flashnerd"]["spans"] = std::vector<int>(1024, 3);
+  e = load_error(j);
+  EXPECT_NE(e.find("parameters, more than 4294967296"), std::string::npos) << e;
+}
+
+// A float where an integer belongs was cast to int, undefined behaviour out of range (fuzz).
+TEST(ModelConfigJson, NonIntegerSizesAreRefused) {
+  nlohmann::json j = good_config();
+  j["flashnerd"]["d_model"] = 1.66667e90;
+  std::string e = load_error(j);
+  EXPECT_NE(e.find("field 'flashnerd.d_model' has the wrong type: expected an integer in [-2147483648, 2147483647]"),
+            std::string::npos) << e;
+  j = good_config();
+  j["version"] = 1e90;
+  e = load_error(j);
+  EXPECT_NE(e.find("field 'version' has the wrong type"), std::string::npos) << e;
+  j = good_config();
+  j["robot"]["layout"]["nq"] = 1e90;
+  e = load_error(j);
+  EXPECT_NE(e.find("field 'robot.layout': field 'nq' has the wrong type"), std::string::npos) << e;
+  j = good_config();
+  j["flashnerd"]["spans"] = {3, 3e12};
+  e = load_error(j);
+  EXPECT_NE(e.find("field 'flashnerd.spans'[1] has the wrong type"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace flashnerd

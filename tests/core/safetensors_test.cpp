@@ -61,5 +61,16 @@ TEST(Safetensors, MalformedFieldsNameTheTensor) {
   EXPECT_NE(e.find("header entry '__metadata__' is malformed"), std::string::npos) << e;
 }
 
+// A float where an integer belongs was cast to int64, undefined behaviour out of range (fuzz).
+TEST(Safetensors, NonIntegerShapesAndOffsetsAreRefused) {
+  std::string e = parse_error(file_with(R"({"a":{"dtype":"F32","shape":[3.9e19],"data_offsets":[0,8]}})", 8));
+  EXPECT_NE(e.find("header entry 'a' is malformed: field 'shape'[0] has the wrong type: expected an integer"),
+            std::string::npos) << e;
+  e = parse_error(file_with(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,1e30]}})", 8));
+  EXPECT_NE(e.find("field 'data_offsets'[1] has the wrong type"), std::string::npos) << e;
+  e = parse_error(file_with(R"({"a":{"dtype":"F32","shape":[2.5],"data_offsets":[0,8]}})", 8));
+  EXPECT_NE(e.find("got 2.5"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace flashnerd

@@ -1,0 +1,197 @@
+#include "core/hdf5_header_check.h"
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+
+namespace flashnerd {
+
+namespace {
+
+// Layout of the HDF5 file format specification, version 1 object headers (section IV.A).
+constexpr uint32_t kMessageAttribute = 0x000C;
+constexpr uint32_t kMessageContinuation = 0x0010;
+constexpr uint8_t kMessageShared = 0x02;      // message flags: stored elsewhere, only a reference here
+constexpr uint8_t kAttributeSharedType = 0x01;  // attribute flags (v2, v3): datatype stored elsewhere
+constexpr int kMaxChunks = 64;                  // continuation chunks followed per header
+constexpr uint64_t kMaxChunkBytes = 1 << 26;    // headers are small; a larger chunk is corrupt
+constexpr int kMaxRank = 32;                    // H5S_MAX_RANK
+
+const char* kRegenerate = "; the file is corrupted: regenerate it with 'flashnerd gen'";
+
+// Bounds-checked little-endian reads from one span; `what` names the span in errors.
+class Reader {
+ public:
+  Reader(const uint8_t* data, uint64_t size, std::string what) : data_(data), size_(size), what_(std::move(what)) {}
+  uint64_t left() const { return size_ - pos_; }
+  const uint8_t* here() const { return data_ + pos_; }
+  void need(uint64_t bytes) const {
+    FN_CHECK(bytes <= left(), what_, " needs ", bytes, " more bytes but only ", left(), " are left", kRegenerate);
+  }
+  uint64_t u(int bytes) {
+    need(uint64_t(bytes));
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i) v |= uint64_t(data_[pos_ + uint64_t(i)]) << (8 * i);
+    pos_ += uint64_t(bytes);
+    return v;
+  }
+  void rename(std::string what) { what_ = std::move(what); }
+  void skip(uint64_t bytes) {
+    need(bytes);
+    pos_ += bytes;
+  }
+
+ private:
+  const uint8_t* data_;
+  uint64_t size_;
+  uint64_t pos_ = 0;
+  std::string what_;
+};
+
+struct FileSizes {
+  int offsets;  // bytes of an address
+  int lengths;  // bytes of a length
+};
+
+uint64_t align8(uint64_t n) { return (n + 7) / 8 * 8; }
+
+// Element size of a datatype message in the file; 0 when the class has no fixed size we check.
+uint64_t datatype_size(const uint8_t* data, uint64_t size, const FileSizes& sizes, const std::string& what) {
+  Reader r(data, size, what);
+  const uint64_t class_version = r.u(1);
+  const uint64_t type_class = class_version & 0x0f, version = class_version >> 4;
+  FN_CHECK(version >= 1 && version <= 4 && type_class <= 10, what, " has datatype class ", type_class,
+           " version ", version, ", not a valid HDF5 datatype", kRegenerate);
+  r.skip(3);  // class bit fields
+  const uint64_t element = r.u(4);
+  switch (type_class) {
+    case 0: r.need(4); return element;   // fixed-point: offset, precision
+    case 1: r.need(12); return element;  // floating-point: offset, precision, exponent and mantissa fields
+    case 3: return element;              // string: no properties
+    case 9:                              // variable-length: its base type follows
+      datatype_size(r.here(), r.left(), sizes, what);
+      return 4 + uint64_t(sizes.offsets) + 4;  // length + global heap id, as libhdf5 stores it on disk
+    default: return 0;
+  }
+}
+
+// Number of points of a dataspace message.
+uint64_t dataspace_points(const uint8_t* data, uint64_t size, const FileSizes& sizes, const std::string& what) {
+  Reader r(data, size, what);
+  const uint64_t version = r.u(1), rank = r.u(1), flags = r.u(1);
+  FN_CHECK((version == 1 || version == 2) && rank <= kMaxRank, what, " has dataspace version ", version, " rank ",
+           rank, ", not a valid HDF5 dataspace", kRegenerate);
+  uint64_t kind = rank > 0 ? 1 : 0;  // version 1: scalar or simple
+  if (version == 1) {
+    r.skip(5);
+  } else {
+    kind = r.u(1);  // 0 scalar, 1 simple, 2 null
+  }
+  uint64_t points = kind == 2 ? 0 : 1;
+  for (uint64_t i = 0; i < rank; ++i) {
+    const uint64_t dim = r.u(sizes.lengths);
+    points = dim != 0 && points > UINT64_MAX / dim ? UINT64_MAX : points * dim;
+  }
+  if (flags & 1) r.skip(rank * uint64_t(sizes.lengths));  // maximum dimensions
+  return points;
+}
+
+// Checks one attribute message (versions 1-3) against its size.
+void check_attribute(const uint8_t* data, uint64_t size, const FileSizes& sizes, const std::string& where) {
+  Reader r(data, size, where);
+  const uint64_t version = r.u(1), flags_byte = r.u(1);
+  FN_CHECK(version >= 1 && version <= 3, where, " has version ", version, " (1 to 3 exist)", kRegenerate);
+  const uint64_t flags = version >= 2 ? flags_byte : 0;  // reserved in version 1, ignored by libhdf5
+  const uint64_t name_size = r.u(2), type_size = r.u(2), space_size = r.u(2);
+  if (version == 3) r.skip(1);  // name encoding
+  auto field = [&](uint64_t n) { return version == 1 ? align8(n) : n; };  // version 1 pads each field to 8
+  // the name, NUL-terminated inside its field
+  r.need(name_size);
+  const std::string name(reinterpret_cast<const char*>(r.here()), name_size > 0 ? name_size - 1 : 0);
+  const std::string what = where + " ('" + name.substr(0, name.find('\0')) + "')";
+  r.rename(what);
+  // libhdf5 fails on a name whose length differs from the stored one (and crashed in
+  // H5Aiterate2 cleaning up after that failure, found by fuzzing)
+  FN_CHECK(name_size > 0 && r.here()[name_size - 1] == 0 && name.find('\0') == std::string::npos, what,
+           " has a name that is not one NUL-terminated string of ", name_size, " bytes", kRegenerate);
+  r.skip(field(name_size));
+  r.need(type_size);
+  const uint64_t element = (flags & kAttributeSharedType) ? 0 : datatype_size(r.here(), type_size, sizes, what + ": datatype");
+  r.skip(field(type_size));
+  r.need(space_size);
+  const uint64_t points = dataspace_points(r.here(), space_size, sizes, what + ": dataspace");
+  r.skip(field(space_size));
+  FN_CHECK(element == 0 || points <= r.left() / element, what, " holds ", points, " values of ", element,
+           " bytes but its message has ", r.left(), " bytes left for them", kRegenerate);
+}
+
+// The raw bytes of the file at relative address `address` (after the user block).
+std::vector<uint8_t> read_at(std::ifstream& in, uint64_t file_size, uint64_t base, uint64_t address, uint64_t bytes,
+                             const std::string& what) {
+  const uint64_t begin = base + address;
+  FN_CHECK(begin >= base && bytes <= kMaxChunkBytes && begin <= file_size && bytes <= file_size - begin, what,
+           " at byte ", begin, " with ", bytes, " bytes lies outside the file's ", file_size, " bytes",
+           kRegenerate);
+  std::vector<uint8_t> out(bytes);
+  in.seekg(std::streamoff(begin));
+  in.read(reinterpret_cast<char*>(out.data()), std::streamsize(bytes));
+  FN_CHECK(in.good(), what, ": reading ", bytes, " bytes at byte ", begin, " failed", kRegenerate);
+  return out;
+}
+
+}  // namespace
+
+void check_attribute_messages(hid_t file, hid_t obj, const std::string& path) {
+  H5O_info_t info;
+  FN_CHECK(H5Oget_info2(obj, &info, H5O_INFO_BASIC) >= 0, path, ": cannot read an object header", kRegenerate);
+  FileSizes sizes{};
+  hsize_t user_block = 0;
+  {
+    const hid_t fcpl = H5Fget_create_plist(file);
+    size_t offsets = 0, lengths = 0;
+    const bool ok = fcpl >= 0 && H5Pget_sizes(fcpl, &offsets, &lengths) >= 0 &&
+                    H5Pget_userblock(fcpl, &user_block) >= 0;
+    if (fcpl >= 0) H5Pclose(fcpl);
+    FN_CHECK(ok && (offsets == 4 || offsets == 8) && (lengths == 4 || lengths == 8), path,
+             ": cannot read the file's address sizes", kRegenerate);
+    sizes = FileSizes{int(offsets), int(lengths)};
+  }
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  FN_CHECK(in, path, ": cannot open the file to check its headers");
+  const uint64_t file_size = uint64_t(in.tellg());
+  const std::string header = path + ": object header at byte " + std::to_string(user_block + info.addr);
+
+  // the prefix: version 2 headers start with "OHDR" and carry a checksum libhdf5 verifies
+  const std::vector<uint8_t> prefix = read_at(in, file_size, user_block, info.addr, 16, header);
+  if (std::memcmp(prefix.data(), "OHDR", 4) == 0 || prefix[0] != 1) return;
+  Reader p(prefix.data(), prefix.size(), header);
+  p.skip(8);  // version, reserved, message count, reference count
+  std::vector<std::pair<uint64_t, uint64_t>> chunks = {{info.addr + 16, p.u(4)}};  // (address, bytes)
+
+  int attribute = 0;
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    FN_CHECK(c < size_t(kMaxChunks), header, " has more than ", kMaxChunks, " continuation chunks", kRegenerate);
+    const std::string where = header + ", chunk " + std::to_string(c);
+    const std::vector<uint8_t> chunk = read_at(in, file_size, user_block, chunks[c].first, chunks[c].second, where);
+    Reader r(chunk.data(), chunk.size(), where);
+    while (r.left() >= 8) {  // message: type (2), size (2), flags (1), reserved (3), data
+      const uint64_t type = r.u(2), size = r.u(2), flags = r.u(1);
+      r.skip(3);
+      r.need(size);
+      if (type == kMessageAttribute && !(flags & kMessageShared)) {
+        check_attribute(r.here(), size, sizes, header + ": attribute message " + std::to_string(attribute++));
+      } else if (type == kMessageContinuation) {
+        Reader m(r.here(), size, where + ": continuation message");
+        const uint64_t address = m.u(sizes.offsets);
+        chunks.emplace_back(address, m.u(sizes.lengths));
+      }
+      r.skip(size);
+    }
+  }
+}
+
+}  // namespace flashnerd
