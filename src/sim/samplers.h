@@ -22,7 +22,8 @@ class StateSampler {
   const Robot* robot_;
 };
 
-// Command sequences: i.i.d. uniform in ctrlrange, held for k steps, or AR(1) around the
+// Command sequences (one per robot actuator, Robot::actuators()): i.i.d. uniform in the
+// actuator's command range (ctrlrange, or the joint range of a position actuator without one), held for k steps, or AR(1) around the
 // nominal command: a_t = clip(c a_{t-1} + sqrt(1-c²) ξ_t, ±A), ξ_t ~ U(±A), u = nominal + a.
 class CommandSampler {
  public:
