@@ -50,6 +50,11 @@ int first_outside(const Robot& robot, const std::vector<int>& bodies) {
   return *std::find_if(bodies.begin(), bodies.end(), [&](int b) { return !robot.is_robot_body(b); });
 }
 
+// "1 free object is" / "2 free objects are"
+std::string count_of(size_t n, const char* noun, const char* singular_verb, const char* plural_verb) {
+  return str_cat(n, " ", noun, n == 1 ? "" : "s", " ", n == 1 ? singular_verb : plural_verb);
+}
+
 // body trees (world children with joints) that are not the robot: free objects and others
 void other_trees(const Robot& robot, RecordingReport& r) {
   const mjModel* m = robot.model();
@@ -68,14 +73,14 @@ void other_trees(const Robot& robot, RecordingReport& r) {
     if (list.empty() || list.back() != root) list.push_back(root);
   }
   if (!free_roots.empty())
-    r.warnings.push_back(str_cat(free_roots.size(), " free object", free_roots.size() == 1 ? "" : "s", " (",
-                                 name_list(m, mjOBJ_BODY, free_roots), "; ", free_bodies, " bodies, ", free_nq,
-                                 " qpos) are simulated but not recorded: a learned model cannot predict them; "
+    r.warnings.push_back(str_cat(count_of(free_roots.size(), "free object", "is", "are"), " simulated but not "
+                                 "recorded (", name_list(m, mjOBJ_BODY, free_roots), "; ", free_bodies, " bodies, ",
+                                 free_nq, " qpos): not recorded: a learned model cannot predict them; "
                                  "their contacts with the robot appear in the contact rows"));
   if (!roots.empty())
-    r.warnings.push_back(str_cat(roots.size(), " other body tree", roots.size() == 1 ? "" : "s", " (",
-                                 name_list(m, mjOBJ_BODY, roots), "; ", bodies, " bodies, ", nq,
-                                 " qpos) are simulated but not recorded; make one part of the robot with "
+    r.warnings.push_back(str_cat(count_of(roots.size(), "other body tree", "is", "are"), " simulated but not "
+                                 "recorded (", name_list(m, mjOBJ_BODY, roots), "; ", bodies, " bodies, ", nq,
+                                 " qpos); make one part of the robot with "
                                  "--robot-body if the robot's motion depends on it"));
 }
 
@@ -88,9 +93,9 @@ void actuators(const Robot& robot, RecordingReport& r) {
   r.actuators = int(commanded.size());
   r.actuators_total = m->nu;
   if (!uncommanded.empty())
-    r.warnings.push_back(str_cat(uncommanded.size(), " actuator", uncommanded.size() == 1 ? "" : "s", " (",
-                                 name_list(m, mjOBJ_ACTUATOR, uncommanded), ") move no robot body: their ctrl "
-                                 "stays 0 and is not recorded"));
+    r.warnings.push_back(str_cat(count_of(uncommanded.size(), "actuator", "moves", "move"), " no robot body (",
+                                 name_list(m, mjOBJ_ACTUATOR, uncommanded), "): not commanded (ctrl stays 0) and "
+                                 "not recorded"));
   for (const auto& a : robot.actuators()) {
     if (a.range_source == "ctrlrange") continue;
     if (a.range_source == "default") {

@@ -23,7 +23,7 @@ XML
   || { cat "$TMP/arm.err"; fail "gen on a tendon-driven arm after a free object"; }
 grep -q '"qpos_recorded":"2 of 9"' "$TMP/arm_out.json" || fail "summary: $(cat "$TMP/arm_out.json")"
 grep -q '"actuator_model":"mixed (motor, position)"' "$TMP/arm_out.json" || fail "actuator kinds: $(cat "$TMP/arm_out.json")"
-grep -q "1 free object ('box'; 1 bodies, 7 qpos) are simulated but not recorded" "$TMP/arm_out.json" || fail "no warning for the box"
+grep -q "1 free object is simulated but not recorded ('box'; 1 bodies, 7 qpos)" "$TMP/arm_out.json" || fail "no warning for the box"
 "$FN" gen --mjcf "$TMP/arm.xml" --trajectories 2 --steps 5 --out "$TMP/arm2.h5" > /dev/null 2> "$TMP/arm2.err" || fail "gen (table)"
 grep -q "note: actuator 'servo' (position) has no ctrlrange: commands are drawn from its joint 'elbow' range \[-2, 2\]" \
   "$TMP/arm2.err" || { cat "$TMP/arm2.err"; fail "no note on the servo's command range"; }
@@ -48,6 +48,6 @@ expect_error "robot body 'nobody' (--robot-body or the spec's robot_root_body) i
 "$FN" gen --mjcf "$TMP/two.xml" --robot-body b_torso --trajectories 2 --steps 5 --out "$TMP/two.h5" --json > "$TMP/two_out.json" \
   || fail "gen --robot-body b_torso"
 grep -q '"actuators_recorded":"1 of 2"' "$TMP/two_out.json" || fail "summary: $(cat "$TMP/two_out.json")"
-grep -q "move no robot body: their ctrl stays 0" "$TMP/two_out.json" || fail "no warning for a_torso's actuator"
+grep -q "1 actuator moves no robot body ('actuator 0'): not commanded (ctrl stays 0)" "$TMP/two_out.json" || fail "no warning for a_torso's actuator"
 [ ! -e "$TMP/x.h5" ] || fail "a refused run left $TMP/x.h5"
 echo "mjcf_cli: all checks passed"

@@ -170,7 +170,7 @@ TEST(AnyMjcf, RobotAfterAFreeObjectIsRecordedFromItsOwnCoordinates) {
   }
   RecordingReport report = describe_recording(*r);
   EXPECT_EQ(report.nq_total, 8);
-  EXPECT_TRUE(contains(report.warnings, "1 free object ('box'; 1 bodies, 7 qpos) are simulated but not recorded"));
+  EXPECT_TRUE(contains(report.warnings, "1 free object is simulated but not recorded ('box'; 1 bodies, 7 qpos)"));
 }
 
 TEST(AnyMjcf, SeveralFloatingRobotsMustBeChosenWithRobotBody) {
@@ -188,7 +188,7 @@ TEST(AnyMjcf, SeveralFloatingRobotsMustBeChosenWithRobotBody) {
   ASSERT_EQ(r->layout().nu, 1);
   EXPECT_EQ(r->actuators()[0].id, 1);
   RecordingReport report = describe_recording(*r);
-  EXPECT_TRUE(contains(report.warnings, "1 actuator ('actuator 0') move no robot body: their ctrl stays 0"));
+  EXPECT_TRUE(contains(report.warnings, "1 actuator moves no robot body ('actuator 0'): not commanded (ctrl stays 0)"));
 
   o.robot_body = "nosuchbody";
   e = error_of([&] { Robot::load(path, o); });
