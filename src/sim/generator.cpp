@@ -111,7 +111,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
                     "lower --trajectories or --steps, or generate several files with different --seed");
   d.allocate(o.trajectories, steps, o.free_dynamics);
 
-  const int nq = d.layout.nq, nv = d.layout.nv, nu = d.layout.nu;
+  const int nq = d.layout.nq, nv = d.layout.nv, na = d.layout.na, nu = d.layout.nu;
   const int K = d.contact_capacity, P = d.probe_count;
   const int qp = robot.qpos_offset(), qv = robot.qvel_offset();  // the robot's block of qpos / qvel
   const bool randomized = randomizes_scene(robot);
@@ -134,7 +134,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
     Worker& w = workers[size_t(wi)];
     mjModel* m = w.model;
     mjData* md = w.data;
-    std::vector<double> q0(static_cast<size_t>(nq)), v0(static_cast<size_t>(nv));
+    std::vector<double> q0(static_cast<size_t>(nq)), v0(static_cast<size_t>(nv)), a0(static_cast<size_t>(na));
     for (int64_t n = begin; n < end; ++n) {
       Rng rng = Rng::stream(o.seed, uint64_t(n));
       // first draws of the stream: see sim/scene.h
@@ -142,16 +142,17 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
       auto restart = [&] {
         mj_resetData(m, md);
         states.sample(rng, q0.data(), v0.data());
+        if (na > 0) states.sample_act(rng, a0.data());
         if (randomized && robot.layout().floating_base)  // ground / edge / top, equally often
           place_start(platform, StartKind(rng.below(kStartKinds)), rng, q0.data());
-        robot.set_state(md, q0.data(), v0.data());
+        robot.set_state(md, q0.data(), v0.data(), a0.data());
         resolve_initial_penetration(robot, m, md, states, rng);
         w.commands->reset(rng);
       };
       restart();
       for (int t = 0; t <= steps; ++t) {
         const int64_t f = n * (steps + 1) + t;  // frame index
-        robot.get_state(md, d.qpos.data() + f * nq, d.qvel.data() + f * nv);
+        robot.get_state(md, d.qpos.data() + f * nq, d.qvel.data() + f * nv, d.act.data() + f * na);
         mj_step1(m, md);  // positions, collisions and velocities of this exact state
         if (K > 0) {
           ContactRowsOut out{d.contact_rows.data() + f * K * kContactRowDim,
@@ -185,6 +186,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
         bool ok = warning_total(md) == warnings;
         for (int i = 0; i < nq && ok; ++i) ok = std::isfinite(md->qpos[qp + i]);
         for (int i = 0; i < nv && ok; ++i) ok = std::isfinite(md->qvel[qv + i]) && std::fabs(md->qvel[qv + i]) < o.max_velocity;
+        for (int i : robot.act_indices()) ok = ok && std::isfinite(md->act[i]);
         d.valid[size_t(tr)] = ok ? 1 : 0;
         if (!ok) restart();  // a reset: the next frame starts a new stretch
       }

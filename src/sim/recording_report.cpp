@@ -107,14 +107,10 @@ void actuators(const Robot& robot, RecordingReport& r) {
                                 "its ", a.range_source, " [", a.range[0], ", ", a.range[1], "]"));
     }
   }
-  // activation states of the robot's actuators (2.2.2: act holds the last na actuators')
+  // activation states: the robot's are recorded with its state (layout na)
   for (const auto& a : robot.actuators()) r.activations += a.dynamics == "none" ? 0 : 1;
   r.activations_total = m->na;
-  r.activations_recorded = 0;
-  if (r.activations > r.activations_recorded)
-    r.warnings.push_back(str_cat(r.activations - r.activations_recorded, " activation states of the robot's "
-                                 "actuators (dynamics integrator, filter or muscle) are not recorded: the data is "
-                                 "not Markov in (qpos, qvel, ctrl)"));
+  r.activations_recorded = robot.layout().na;
 }
 
 void couplings(const Robot& robot, RecordingReport& r) {

@@ -106,14 +106,18 @@ std::vector<int> moving_trees(const mjModel* m) {
 
 }  // namespace
 
-void Robot::set_state(mjData* d, const double* qpos, const double* qvel) const {
+void Robot::set_state(mjData* d, const double* qpos, const double* qvel, const double* act) const {
   std::memcpy(d->qpos + qpos_offset_, qpos, sizeof(double) * size_t(layout_.nq));
   std::memcpy(d->qvel + qvel_offset_, qvel, sizeof(double) * size_t(layout_.nv));
+  FN_ASSERT(act_indices_.empty() || act != nullptr);
+  for (size_t i = 0; i < act_indices_.size(); ++i) d->act[act_indices_[i]] = act[i];
 }
 
-void Robot::get_state(const mjData* d, double* qpos, double* qvel) const {
+void Robot::get_state(const mjData* d, double* qpos, double* qvel, double* act) const {
   std::memcpy(qpos, d->qpos + qpos_offset_, sizeof(double) * size_t(layout_.nq));
   std::memcpy(qvel, d->qvel + qvel_offset_, sizeof(double) * size_t(layout_.nv));
+  FN_ASSERT(act_indices_.empty() || act != nullptr);
+  for (size_t i = 0; i < act_indices_.size(); ++i) act[i] = d->act[act_indices_[i]];
 }
 
 void Robot::set_ctrl(mjData* d, const double* u) const {
@@ -262,6 +266,11 @@ void Robot::analyze_actuators() {
   FN_CHECK(!actuators_.empty(), path, ": none of the model's ", m->nu, " actuators moves the robot (body trees ",
            body_list(m, tree_roots_), "); choose an actuated tree with --robot-body NAME");
   layout_.nu = int(actuators_.size());
+  // activations: MuJoCo 2.2.2 keeps them for the last na actuators (stateful ones come last)
+  act_indices_.clear();
+  for (const auto& a : actuators_)
+    if (m->actuator_dyntype[a.id] != mjDYN_NONE) act_indices_.push_back(a.id - (m->nu - m->na));
+  layout_.na = int(act_indices_.size());
   layout_.validate();
 }
 

@@ -59,9 +59,11 @@ class Robot {
   // here (0 unless other bodies' joints come first in <worldbody>).
   int qpos_offset() const { return qpos_offset_; }
   int qvel_offset() const { return qvel_offset_; }
-  // Robot state (layout nq, nv) into / out of a full mjData.
-  void set_state(mjData* d, const double* qpos, const double* qvel) const;
-  void get_state(const mjData* d, double* qpos, double* qvel) const;
+  // Robot state (layout nq, nv, na) into / out of a full mjData; act may be null when na = 0.
+  void set_state(mjData* d, const double* qpos, const double* qvel, const double* act = nullptr) const;
+  void get_state(const mjData* d, double* qpos, double* qvel, double* act = nullptr) const;
+  // mjData.act index of each robot activation (size na): robot actuators with dynamics.
+  const std::vector<int>& act_indices() const { return act_indices_; }
 
   // Robot actuators in command order (size nu): mjModel actuator ids and what they are.
   // Actuators that move no robot body are not commanded (their ctrl stays 0).
@@ -107,6 +109,7 @@ class Robot {
   std::vector<int> tree_roots_;
   int qpos_offset_ = 0, qvel_offset_ = 0;
   std::vector<ActuatorInfo> actuators_;
+  std::vector<int> act_indices_;
   std::vector<int> link_bodies_;
   std::vector<int> body_link_;
   std::vector<ResolvedProbe> probes_, climbing_probes_;

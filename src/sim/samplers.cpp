@@ -50,6 +50,18 @@ void StateSampler::sample(Rng& rng, double* qpos, double* qvel) const {
   }
 }
 
+void StateSampler::sample_act(Rng& rng, double* act) const {
+  const mjModel* m = robot_->model();
+  int i = 0;
+  for (const auto& a : robot_->actuators()) {
+    if (m->actuator_dyntype[a.id] == mjDYN_NONE) continue;
+    const bool limited = m->actuator_actlimited[a.id];
+    const double lo = limited ? m->actuator_actrange[2 * a.id] : a.range[0];
+    const double hi = limited ? m->actuator_actrange[2 * a.id + 1] : a.range[1];
+    act[i++] = rng.uniform(lo, hi);
+  }
+}
+
 CommandSampler::CommandSampler(const Robot& robot)
     : robot_(&robot), current_(robot.actuators().size(), 0.0) {}
 

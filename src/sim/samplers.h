@@ -17,6 +17,10 @@ class StateSampler {
   explicit StateSampler(const Robot& robot) : robot_(&robot) {}
   // qpos (robot nq), qvel (robot nv)
   void sample(Rng& rng, double* qpos, double* qvel) const;
+  // act (robot na): uniform in each activation's actrange when limited, else in its
+  // actuator's command range (a filter or muscle activation follows its command). Draws
+  // nothing when na = 0, so robots without activations keep their streams.
+  void sample_act(Rng& rng, double* act) const;
 
  private:
   const Robot* robot_;

@@ -79,15 +79,6 @@ std::string two_robots_xml() {
          robot("b", "2") + "</worldbody><actuator>" + motor("a") + motor("b") + "</actuator></mujoco>";
 }
 
-Dataset generate(const Robot& robot, int64_t trajectories, int steps) {
-  GenerateOptions o;
-  o.trajectories = trajectories;
-  o.steps = steps;
-  o.progress = false;
-  ThreadPool pool(1);
-  return generate_dataset(robot, o, pool);
-}
-
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
@@ -113,7 +104,7 @@ TEST(AnyMjcf, TendonSiteSliderCrankAndAdhesionTransmissionsAreCommandedByCtrl) {
   EXPECT_EQ(a[2].kind, "position");
   EXPECT_EQ(a[3].kind, "adhesion");
   EXPECT_EQ(r->spec().actuator_model, "mixed (motor, position, adhesion)");
-  Dataset d = generate(*r, 3, 10);
+  Dataset d = testing::generate_small(*r, 3, 10);
   for (size_t i = 0; i < d.ctrl.size(); ++i) {
     const auto& info = a[i % 4];
     EXPECT_GE(d.ctrl[i], info.range[0]);
@@ -162,7 +153,7 @@ TEST(AnyMjcf, RobotAfterAFreeObjectIsRecordedFromItsOwnCoordinates) {
   EXPECT_EQ(r->qvel_offset(), 6);
   EXPECT_EQ(r->layout().nq, 1);
   EXPECT_FALSE(r->floating_base());
-  Dataset d = generate(*r, 4, 5);
+  Dataset d = testing::generate_small(*r, 4, 5);
   for (int64_t n = 0; n < 4; ++n) {  // sampled in the joint range, not the box's x = 1
     double q = d.qpos[size_t(n * 6)];
     EXPECT_GE(q, -0.5);
@@ -210,7 +201,7 @@ TEST(AnyMjcf, StartStatesOfAnyMjcfAreClearOfTheFloor) {
   for (size_t at; (at = xml.find("0 0 0 0 0 -0.3")) != std::string::npos;) xml.replace(at, 14, "0 0 0 0 0 -0.9");
   auto r = Robot::load(testing::write_temp("walker_low.xml", xml));
   EXPECT_DOUBLE_EQ(r->spec().state.max_initial_penetration, 0.01);
-  Dataset d = generate(*r, 16, 1);
+  Dataset d = testing::generate_small(*r, 16, 1);
   mjData* md = mj_makeData(r->model());
   for (int64_t n = 0; n < d.trajectories; ++n) {
     const int nq = r->layout().nq, nv = r->layout().nv;
