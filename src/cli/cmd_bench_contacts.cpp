@@ -71,7 +71,7 @@ void run_bench_contacts(const BenchContactsArgs& a) {
     std::vector<int32_t> link(size_t(B) * K), count(static_cast<size_t>(B)), overflow(static_cast<size_t>(B));
     for (int64_t e = 0; e < B; ++e) {
       const auto [n, t] = states[size_t(e)];
-      features.input(data.q(n, t), data.v(n, t), data.u(n, std::min<int64_t>(t, data.steps - 1)), nullptr,
+      features.input(data.q(n, t), data.v(n, t), data.a(n, t), data.u(n, std::min<int64_t>(t, data.steps - 1)), nullptr,
                      inputs.data() + size_t(e) * din);
     }
     auto detect = [&] {

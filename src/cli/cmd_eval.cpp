@@ -155,7 +155,7 @@ void run_eval(const EvalArgs& a) {
           if (int(kinds[i]) == k) rows.push_back(i);
         if (rows.empty()) continue;
         const char* name = sim::start_kind_name(sim::StartKind(k));
-        auto part = eval::rollout_errors(data, eval::select_rollouts(rollout, rows, data.layout.nq, data.layout.nv),
+        auto part = eval::rollout_errors(data, eval::select_rollouts(rollout, rows, data.layout.nq, data.layout.nv, data.layout.na),
                                          cfg.norm.channel_std, horizons);
         nlohmann::json pn = nlohmann::json::array();
         std::vector<std::string> prow = {model_label(cfg, a.models[mi]), name, std::to_string(part.trajectories),
@@ -215,7 +215,8 @@ void run_eval(const EvalArgs& a) {
         truth.label = "MuJoCo";
         truth.rgb = 0x000000;
         for (int h = 0; h < r0.horizon; ++h) {
-          codec.channels(data.q(n, r0.start_frame + h), data.v(n, r0.start_frame + h), ch.data());
+          codec.channels(data.q(n, r0.start_frame + h), data.v(n, r0.start_frame + h), data.a(n, r0.start_frame + h),
+                         ch.data());
           truth.x.push_back(h + 1);
           truth.y.push_back(ch[size_t(c)]);
         }
@@ -227,8 +228,10 @@ void run_eval(const EvalArgs& a) {
           s.label = labels[mi];
           s.rgb = kColors[mi % 5];
           for (int h = 0; h < r.horizon; ++h) {
+            const int na = data.layout.na;
             codec.channels(r.qpos.data() + size_t((pick * r.horizon + h) * data.layout.nq),
-                           r.qvel.data() + size_t((pick * r.horizon + h) * data.layout.nv), ch.data());
+                           r.qvel.data() + size_t((pick * r.horizon + h) * data.layout.nv),
+                           na > 0 ? r.act.data() + size_t((pick * r.horizon + h) * na) : nullptr, ch.data());
             s.x.push_back(h + 1);
             s.y.push_back(ch[size_t(c)]);
           }

@@ -10,6 +10,7 @@
 #include "core/thread_pool.h"
 #include "sim/contact_rows.h"
 #include "sim/generator.h"
+#include "sim/recording_report.h"
 #include "sim/robot.h"
 
 namespace flashnerd::cli {
@@ -51,6 +52,9 @@ void check_gen_values(const GenArgs& a, const std::function<bool(const char*)>& 
            o.contact_capacity);
 }
 
+// "R of T": recorded out of the model's total
+std::string of(int recorded, int total) { return str_cat(recorded, " of ", total); }
+
 void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
   const int threads = checked_threads(a.threads.threads, a.threads.force_threads);
   FN_CHECK(a.robot.empty() != a.mjcf.empty(), "give exactly one of --robot NAME or --mjcf PATH");
@@ -68,10 +72,16 @@ void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
   o.progress = !a.common.json;
   ThreadPool pool(threads);
   const int collision_geoms = sim::robot_collision_geoms(*robot);
-  if (o.contacts && collision_geoms == 0 && !a.common.json)
-    std::fprintf(stderr, "warning: robot '%s' has no collision geometry (every robot geom has contype = "
-                 "conaffinity = 0): its contact rows will all be empty, and a variable-contact model "
-                 "cannot be trained on them\n", robot->name().c_str());
+  // what is and is not recorded, said before minutes of simulation
+  sim::RecordingReport report = sim::describe_recording(*robot);
+  if (o.contacts && collision_geoms == 0)
+    report.warnings.push_back(str_cat("robot '", robot->name(), "' has no collision geometry (every robot geom has "
+                                      "contype = conaffinity = 0): its contact rows will all be empty, and a "
+                                      "variable-contact model cannot be trained on them"));
+  if (!a.common.json) {
+    for (const auto& n : report.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    print_warnings(report.warnings);
+  }
   sim::GenerateSummary s;
   Dataset d = sim::generate_dataset(*robot, o, pool, &s);
   save_dataset(a.out, d);
@@ -86,6 +96,15 @@ void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
                       {"contacts_max", s.contacts_max},
                       {"contact_overflow", s.overflow_total},
                       {"robot_collision_geoms", collision_geoms},
+                      {"actuator_model", robot->spec().actuator_model},
+                      {"bodies_recorded", of(report.bodies, report.bodies_total)},
+                      {"qpos_recorded", of(report.nq, report.nq_total)},
+                      {"dofs_recorded", of(report.nv, report.nv_total)},
+                      {"actuators_recorded", of(report.actuators, report.actuators_total)},
+                      {"activations_recorded", of(report.activations_recorded, report.activations_total)},
+                      {"equality_constraints_on_robot", of(report.equalities, report.equalities_total)},
+                      {"warnings", a.common.json ? nlohmann::json(report.warnings)  // printed above for humans
+                                                 : nlohmann::json(report.warnings.size())},
                       {"probes", d.probe_count},
                       {"threads", pool.size()},
                       {"seconds", s.seconds},
@@ -120,6 +139,9 @@ void register_gen(CLI::App& app) {
   sub->add_option("--hold-steps", args->overrides.hold_steps, "Steps a command is held (hold)");
   sub->add_option("--ar1-coefficient", args->overrides.ar1_coefficient, "AR(1) coefficient (ar1)");
   sub->add_option("--ar1-amplitude", args->overrides.ar1_amplitude, "AR(1) amplitude around the nominal command (ar1)");
+  sub->add_option("--robot-body", args->overrides.robot_body,
+                  "The robot's body tree(s): the top body of each, comma-separated (default: the trees the "
+                  "actuators move); other trees are simulated as unrecorded objects");
   sub->add_option("--contact-capacity", args->overrides.contact_capacity, "Contact rows kept per frame (K)");
   sub->callback([args, sub] { run_gen(*args, [sub](const char* option) { return sub->count(option) > 0; }); });
 }

@@ -20,6 +20,7 @@ void Dataset::allocate(int64_t n, int64_t t, bool with_free_dv) {
   const size_t nf = size_t(n * (t + 1));
   qpos.assign(nf * size_t(layout.nq), 0.0);
   qvel.assign(nf * size_t(layout.nv), 0.0);
+  act.assign(nf * size_t(layout.na), 0.0);
   ctrl.assign(size_t(n * t * layout.nu), 0.0);
   valid.assign(size_t(n * t), 0);
   probes.assign(nf * size_t(probe_count * kProbeFeatureDim), 0.0f);
@@ -32,7 +33,7 @@ void Dataset::allocate(int64_t n, int64_t t, bool with_free_dv) {
 
 double Dataset::allocation_bytes(int64_t n, int64_t t, bool with_free_dv) const {
   const double frames = double(n) * double(t + 1), steps = double(n) * double(t);
-  double per_frame = 8.0 * (layout.nq + layout.nv) + 4.0 * probe_count * kProbeFeatureDim;
+  double per_frame = 8.0 * (layout.nq + layout.nv + layout.na) + 4.0 * probe_count * kProbeFeatureDim;
   if (contact_capacity > 0) per_frame += 4.0 * contact_capacity * (kContactRowDim + 1) + 8.0;
   const double per_step = 8.0 * layout.nu + 1.0 + (with_free_dv ? 8.0 * layout.nv : 0.0);
   return frames * per_frame + steps * per_step;
@@ -48,6 +49,7 @@ void Dataset::validate() const {
   };
   check(qpos.size(), nf * size_t(layout.nq), "qpos");
   check(qvel.size(), nf * size_t(layout.nv), "qvel");
+  check(act.size(), nf * size_t(layout.na), "act");
   check(ctrl.size(), size_t(trajectories * steps * layout.nu), "ctrl");
   check(valid.size(), size_t(trajectories * steps), "valid");
   check(probes.size(), nf * size_t(probe_count * kProbeFeatureDim), "probes");
@@ -94,6 +96,7 @@ void check_valid_transitions_finite(const Dataset& d, const std::string& origin)
       if (!d.is_valid(n, t)) continue;
       const char* bad = !finite(d.q(n, t), l.nq) || !finite(d.q(n, t + 1), l.nq)   ? "qpos"
                         : !finite(d.v(n, t), l.nv) || !finite(d.v(n, t + 1), l.nv) ? "qvel"
+                        : l.na > 0 && (!finite(d.a(n, t), l.na) || !finite(d.a(n, t + 1), l.na)) ? "act"
                         : !finite(d.u(n, t), l.nu)                                 ? "ctrl"
                                                                                    : nullptr;
       FN_CHECK(bad == nullptr, origin, ": trajectory ", n, ", step ", t, " is marked valid but '", bad,
@@ -332,6 +335,7 @@ void save_dataset(const std::string& path, const Dataset& d) {
     const hsize_t nq = hsize_t(d.layout.nq), nv = hsize_t(d.layout.nv), nu = hsize_t(d.layout.nu);
     write_array(f, "qpos", d.qpos, {n, nf, nq}, path);
     write_array(f, "qvel", d.qvel, {n, nf, nv}, path);
+    if (d.layout.na > 0) write_array(f, "act", d.act, {n, nf, hsize_t(d.layout.na)}, path);
     if (nu > 0) write_array(f, "ctrl", d.ctrl, {n, t, nu}, path);
     write_array(f, "valid", d.valid, {n, t}, path);
     if (d.probe_count > 0)
@@ -402,6 +406,7 @@ Dataset load_dataset(const std::string& path) {
   const hsize_t nq = hsize_t(d.layout.nq), nv = hsize_t(d.layout.nv), nu = hsize_t(d.layout.nu);
   d.qpos = read_array<double>(f, "qpos", {n, nf, nq}, path);
   d.qvel = read_array<double>(f, "qvel", {n, nf, nv}, path);
+  if (d.layout.na > 0) d.act = read_array<double>(f, "act", {n, nf, hsize_t(d.layout.na)}, path);
   if (nu > 0) d.ctrl = read_array<double>(f, "ctrl", {n, t, nu}, path);
   d.valid = read_array<uint8_t>(f, "valid", {n, t}, path);
   if (d.probe_count > 0)
@@ -423,8 +428,9 @@ Dataset load_dataset(const std::string& path) {
 void check_dataset_robot(const Dataset& d, const std::string& robot, const StateLayout& layout,
                          const std::string& what) {
   FN_CHECK(d.robot == robot && d.layout == layout, what, " is for robot '", d.robot, "' (nq=",
-           d.layout.nq, ", nv=", d.layout.nv, ", nu=", d.layout.nu, ") but the model is for robot '",
-           robot, "' (nq=", layout.nq, ", nv=", layout.nv, ", nu=", layout.nu,
+           d.layout.nq, ", nv=", d.layout.nv, ", na=", d.layout.na, ", nu=", d.layout.nu,
+           ") but the model is for robot '", robot, "' (nq=", layout.nq, ", nv=", layout.nv, ", na=", layout.na,
+           ", nu=", layout.nu,
            "); use a dataset generated for the same robot");
 }
 

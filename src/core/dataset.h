@@ -30,6 +30,7 @@ struct Dataset {
   int64_t steps = 0;         // T transitions per trajectory
   std::vector<double> qpos;  // (N, T+1, nq)
   std::vector<double> qvel;  // (N, T+1, nv)
+  std::vector<double> act;   // (N, T+1, na) actuator activations; empty when na = 0 (HDF5 'act' absent)
   std::vector<double> ctrl;  // (N, T, nu)
   std::vector<uint8_t> valid;  // (N, T) 1 = transition t -> t+1 is usable
 
@@ -48,6 +49,10 @@ struct Dataset {
   int64_t frames() const { return steps + 1; }
   const double* q(int64_t n, int64_t t) const { return qpos.data() + (n * frames() + t) * layout.nq; }
   const double* v(int64_t n, int64_t t) const { return qvel.data() + (n * frames() + t) * layout.nv; }
+  // activations of frame t, or nullptr when the layout has none (na = 0)
+  const double* a(int64_t n, int64_t t) const {
+    return layout.na > 0 ? act.data() + (n * frames() + t) * layout.na : nullptr;
+  }
   const double* u(int64_t n, int64_t t) const { return ctrl.data() + (n * steps + t) * layout.nu; }
   const float* probe(int64_t n, int64_t t) const {
     return probes.data() + (n * frames() + t) * probe_count * kProbeFeatureDim;
@@ -67,7 +72,7 @@ struct Dataset {
 // step and the fix. Corrupt counts would otherwise index past the rows (load_dataset calls it).
 void check_contact_arrays(const Dataset& d, const std::string& origin);
 
-// Throws unless every transition marked valid has finite qpos, qvel (both frames) and ctrl;
+// Throws unless every transition marked valid has finite qpos, qvel, act (both frames) and ctrl;
 // names `origin`, the trajectory, the step and the array (load_dataset calls it).
 void check_valid_transitions_finite(const Dataset& d, const std::string& origin);
 

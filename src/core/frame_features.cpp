@@ -10,24 +10,24 @@ namespace flashnerd {
 FrameFeatures::FrameFeatures(const StateCodec& codec, int probe_count)
     : codec_(&codec), probe_dim_(probe_count * kProbeFeatureDim) {}
 
-void FrameFeatures::input(const double* q, const double* v, const double* u, const float* probes,
-                          float* out) const {
+void FrameFeatures::input(const double* q, const double* v, const double* a, const double* u,
+                          const float* probes, float* out) const {
   double f[512];
   const int fd = codec_->feature_dim();
   FN_ASSERT(fd <= 512);
-  codec_->encode(q, v, f);
+  codec_->encode(q, v, a, f);
   for (int i = 0; i < fd; ++i) out[i] = float(f[i]);
   const int nu = codec_->layout().nu;
   for (int i = 0; i < nu; ++i) out[fd + i] = float(u[i]);
   for (int i = 0; i < probe_dim_; ++i) out[fd + nu + i] = probes[i];
 }
 
-void FrameFeatures::target(const double* q0, const double* v0, const double* q1, const double* v1,
-                           float* out) const {
+void FrameFeatures::target(const double* q0, const double* v0, const double* a0, const double* q1,
+                           const double* v1, const double* a1, float* out) const {
   double inc[512];
   const int od = codec_->increment_dim();
   FN_ASSERT(od <= 512);
-  codec_->increment(q0, v0, q1, v1, inc);
+  codec_->increment(q0, v0, a0, q1, v1, a1, inc);
   for (int i = 0; i < od; ++i) out[i] = float(inc[i]);
 }
 
@@ -60,11 +60,11 @@ TransitionArrays build_transitions(const Dataset& d, const StateCodec& codec, bo
         std::fill(y, y + a.output_dim, 0.0f);
         continue;
       }
-      ff.input(d.q(n, t), d.v(n, t), d.u(n, t), use_probes ? d.probe(n, t) : nullptr, x);
+      ff.input(d.q(n, t), d.v(n, t), d.a(n, t), d.u(n, t), use_probes ? d.probe(n, t) : nullptr, x);
       if (free_velocity) {
         for (int k = 0; k < a.output_dim; ++k) y[k] = float(d.free_dv[size_t(i * a.output_dim + k)]);
       } else {
-        ff.target(d.q(n, t), d.v(n, t), d.q(n, t + 1), d.v(n, t + 1), y);
+        ff.target(d.q(n, t), d.v(n, t), d.a(n, t), d.q(n, t + 1), d.v(n, t + 1), d.a(n, t + 1), y);
       }
     }
   }

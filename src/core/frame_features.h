@@ -20,12 +20,19 @@ class FrameFeatures {
   int output_dim() const { return codec_->increment_dim(); }
   const StateCodec& codec() const { return *codec_; }
 
-  // x_t (input_dim floats); probes may be null when probe_dim() == 0.
-  void input(const double* q, const double* v, const double* u, const float* probes,
+  // x_t (input_dim floats) of state (q, v, a); a may be null when the layout has na = 0,
+  // probes when probe_dim() == 0.
+  void input(const double* q, const double* v, const double* a, const double* u, const float* probes,
              float* out) const;
+  void input(const double* q, const double* v, const double* u, const float* probes, float* out) const {
+    input(q, v, nullptr, u, probes, out);
+  }
   // Target increment (output_dim floats).
-  void target(const double* q0, const double* v0, const double* q1, const double* v1,
-              float* out) const;
+  void target(const double* q0, const double* v0, const double* a0, const double* q1, const double* v1,
+              const double* a1, float* out) const;
+  void target(const double* q0, const double* v0, const double* q1, const double* v1, float* out) const {
+    target(q0, v0, nullptr, q1, v1, nullptr, out);
+  }
 
  private:
   const StateCodec* codec_;

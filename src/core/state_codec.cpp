@@ -14,6 +14,7 @@ const char* channel_group_name(ChannelGroup g) {
     case ChannelGroup::BaseOrientation: return "base_orientation_rad";
     case ChannelGroup::JointPosition: return "joint_position";
     case ChannelGroup::Velocity: return "velocity";
+    case ChannelGroup::Activation: return "activation";
   }
   return "?";
 }
@@ -21,6 +22,8 @@ const char* channel_group_name(ChannelGroup g) {
 void StateLayout::validate() const {
   FN_CHECK(nq > 0 && nv > 0, "state layout: nq=", nq, " nv=", nv, " must be positive");
   FN_CHECK(nu >= 0, "state layout: nu=", nu, " must be non-negative");
+  FN_CHECK(na >= 0 && na <= nu, "state layout: na=", na, " must be in [0, nu=", nu, "] (one activation per actuator "
+           "with dynamics at most)");
   if (floating_base) {
     FN_CHECK(nq >= 7 && nv >= 6 && nq - 7 == nv - 6,
              "state layout: a floating base needs nq-7 == nv-6 (hinge/slide joints only), got nq=",
@@ -37,7 +40,7 @@ void StateLayout::validate() const {
 }
 
 bool StateLayout::operator==(const StateLayout& o) const {
-  return nq == o.nq && nv == o.nv && nu == o.nu && floating_base == o.floating_base &&
+  return nq == o.nq && nv == o.nv && na == o.na && nu == o.nu && floating_base == o.floating_base &&
          joint_wrapped == o.joint_wrapped;
 }
 
@@ -48,12 +51,14 @@ void to_json(nlohmann::json& j, const StateLayout& s) {
                      {"floating_base", s.floating_base},
                      {"joint_wrapped", s.joint_wrapped},
                      {"joint_names", s.joint_names}};
+  if (s.na > 0) j["na"] = s.na;  // absent: 0, as in files written before activations
 }
 
 void from_json(const nlohmann::json& j, StateLayout& s) {
   s.nq = json_int<int>(j.at("nq"), "field 'nq'");  // a float or huge value must not be cast (fuzz)
   s.nv = json_int<int>(j.at("nv"), "field 'nv'");
   s.nu = json_int<int>(j.at("nu"), "field 'nu'");
+  s.na = j.contains("na") ? json_int<int>(j.at("na"), "field 'na'") : 0;  // older files: no activations
   s.floating_base = j.at("floating_base").get<bool>();
   s.joint_wrapped = json_int_list<uint8_t>(j.at("joint_wrapped"), "field 'joint_wrapped'");
   s.joint_names = j.value("joint_names", std::vector<std::string>{});
@@ -98,6 +103,13 @@ StateCodec::StateCodec(StateLayout layout) : layout_(std::move(layout)) {
     channel_groups_.push_back(ChannelGroup::Velocity);
     channel_names_.push_back(joint_name(i) + "_vel");
   }
+  // activations: raw values as features and channels, their change as increments
+  feature_dim_ += layout_.na;
+  increment_dim_ += layout_.na;
+  for (int i = 0; i < layout_.na; ++i) {
+    channel_groups_.push_back(ChannelGroup::Activation);
+    channel_names_.push_back("act" + std::to_string(i));
+  }
   channel_dim_ = int(channel_groups_.size());
 }
 
@@ -111,7 +123,7 @@ inline double joint_delta(const StateLayout& l, int j, double from, double to) {
 
 }  // namespace
 
-void StateCodec::encode(const double* q, const double* v, double* f) const {
+void StateCodec::encode(const double* q, const double* v, const double* a, double* f) const {
   const StateLayout& l = layout_;
   const int nj = l.joint_count();
   int o = 0;
@@ -129,10 +141,12 @@ void StateCodec::encode(const double* q, const double* v, double* f) const {
   }
   for (int i = 0; i < nj; ++i) f[o + i] = l.joint_wrapped[size_t(i)] ? rot::wrap_angle(qj[i]) : qj[i];
   for (int i = 0; i < nj; ++i) f[o + nj + i] = vj[i];
+  FN_ASSERT(l.na == 0 || a != nullptr);
+  for (int i = 0; i < l.na; ++i) f[o + 2 * nj + i] = a[i];
 }
 
-void StateCodec::increment(const double* q0, const double* v0, const double* q1,
-                           const double* v1, double* inc) const {
+void StateCodec::increment(const double* q0, const double* v0, const double* a0, const double* q1,
+                           const double* v1, const double* a1, double* inc) const {
   const StateLayout& l = layout_;
   const int nj = l.joint_count();
   int o = 0;
@@ -162,10 +176,12 @@ void StateCodec::increment(const double* q0, const double* v0, const double* q1,
   }
   for (int i = 0; i < nj; ++i) inc[o + i] = joint_delta(l, i, qj0[i], qj1[i]);
   for (int i = 0; i < nj; ++i) inc[o + nj + i] = vj1[i] - vj0[i];
+  FN_ASSERT(l.na == 0 || (a0 != nullptr && a1 != nullptr));
+  for (int i = 0; i < l.na; ++i) inc[o + 2 * nj + i] = a1[i] - a0[i];
 }
 
-void StateCodec::apply(const double* q0, const double* v0, const double* inc, double* q1,
-                       double* v1) const {
+void StateCodec::apply(const double* q0, const double* v0, const double* a0, const double* inc,
+                       double* q1, double* v1, double* a1) const {
   const StateLayout& l = layout_;
   const int nj = l.joint_count();
   int o = 0;
@@ -201,9 +217,11 @@ void StateCodec::apply(const double* q0, const double* v0, const double* inc, do
     qj1[i] = l.joint_wrapped[size_t(i)] ? rot::wrap_angle(next) : next;
   }
   for (int i = 0; i < nj; ++i) vj1[i] = vj0[i] + inc[o + nj + i];
+  FN_ASSERT(l.na == 0 || (a0 != nullptr && a1 != nullptr));
+  for (int i = 0; i < l.na; ++i) a1[i] = a0[i] + inc[o + 2 * nj + i];
 }
 
-void StateCodec::channels(const double* q, const double* v, double* out) const {
+void StateCodec::channels(const double* q, const double* v, const double* a, double* out) const {
   const StateLayout& l = layout_;
   const int nj = l.joint_count();
   int o = 0;
@@ -216,10 +234,13 @@ void StateCodec::channels(const double* q, const double* v, double* out) const {
   }
   for (int i = 0; i < nj; ++i) out[o + i] = l.joint_wrapped[size_t(i)] ? rot::wrap_angle(qj[i]) : qj[i];
   for (int i = 0; i < l.nv; ++i) out[o + nj + i] = v[i];
+  FN_ASSERT(l.na == 0 || a != nullptr);
+  for (int i = 0; i < l.na; ++i) out[o + nj + l.nv + i] = a[i];
 }
 
-void StateCodec::channel_error(const double* q_pred, const double* v_pred, const double* q_true,
-                               const double* v_true, double* err) const {
+void StateCodec::channel_error(const double* q_pred, const double* v_pred, const double* a_pred,
+                               const double* q_true, const double* v_true, const double* a_true,
+                               double* err) const {
   const StateLayout& l = layout_;
   const int nj = l.joint_count();
   int o = 0;
@@ -234,6 +255,8 @@ void StateCodec::channel_error(const double* q_pred, const double* v_pred, const
   }
   for (int i = 0; i < nj; ++i) err[o + i] = joint_delta(l, i, qjt[i], qjp[i]);
   for (int i = 0; i < l.nv; ++i) err[o + nj + i] = v_pred[i] - v_true[i];
+  FN_ASSERT(l.na == 0 || (a_pred != nullptr && a_true != nullptr));
+  for (int i = 0; i < l.na; ++i) err[o + nj + l.nv + i] = a_pred[i] - a_true[i];
 }
 
 }  // namespace flashnerd

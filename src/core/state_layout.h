@@ -1,5 +1,8 @@
 // The shape of a robot's state as the learned model sees it: generalized coordinates q (nq),
-// velocities v (nv), commands (nu), and whether the root is a free joint (floating base).
+// velocities v (nv), actuator activations a (na), commands (nu), and whether the root is a
+// free joint (floating base). Activations (mjData.act of the robot's actuators with dynamics:
+// integrator, filter, muscle) are state: without them the data is not Markov. na = 0 for
+// robots without actuator dynamics and for files written before it existed.
 // Built from an mjModel by sim/, stored in the model artifact, used by the codec.
 #pragma once
 
@@ -14,6 +17,7 @@ namespace flashnerd {
 struct StateLayout {
   int nq = 0;                 // generalized coordinates (free joint: 3 position + 4 quaternion)
   int nv = 0;                 // generalized velocities (free joint: 3 linear world + 3 angular local)
+  int na = 0;                 // actuator activations (JSON: written only when > 0)
   int nu = 0;                 // commands per frame
   bool floating_base = false; // q[0:7], v[0:6] belong to a free root joint
   // Per joint coordinate after the free joint (size nq - 7 or nq): 1 for an unbounded hinge,

@@ -31,6 +31,8 @@ LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
   FN_CHECK(c.layout == robot_->layout(), "learned backend: the model's state layout (nq ", c.layout.nq, ", nv ",
            c.layout.nv, ", nu ", c.layout.nu, ") is not robot '", robot_->name(), "'s (nq ", nq_, ", nv ", nv_,
            ", nu ", nu_, ")");
+  FN_CHECK(c.layout.na == 0, "learned backend: robot '", robot_->name(), "' has ", c.layout.na,
+           " actuator activation states; environments step learned models of robots without activations so far");
   model_probes_ = c.probe_dim / kProbeFeatureDim;
   if (model_probes_ > 0) {
     climbing_probes_ = model_probes_ != int(robot_->probes().size());

@@ -72,6 +72,8 @@ CoupledResult run_coupled_comparison(std::shared_ptr<const sim::Robot> scene,
   FN_CHECK(cfg.layout == scene->layout(), "the model is for robot '", cfg.robot, "', whose joints differ from scene '",
            scene->name(), "'");
   FN_CHECK(cfg.probe_dim == 0, "a coupled model reads no probes: contact comes from the solver");
+  FN_CHECK(cfg.layout.na == 0, "coupled stepping imposes accelerations on robot joints; robot '", cfg.robot, "' has ",
+           cfg.layout.na, " actuator activation states, which it does not advance: use actuators without dynamics");
   const mjModel* m = scene->model();
   const int object = mj_name2id(m, mjOBJ_BODY, o.object_body.c_str());
   FN_CHECK(object > 0 && !scene->is_robot_body(object), "scene '", scene->name(), "' has no object body '",

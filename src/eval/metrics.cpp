@@ -11,7 +11,7 @@ namespace flashnerd::eval {
 RolloutErrors rollout_errors(const Dataset& data, const RolloutResult& r,
                              const std::vector<double>& channel_std, const std::vector<int>& horizons) {
   const StateCodec codec(data.layout);
-  const int C = codec.channel_dim(), H = r.horizon, nq = data.layout.nq, nv = data.layout.nv;
+  const int C = codec.channel_dim(), H = r.horizon, nq = data.layout.nq, nv = data.layout.nv, na = data.layout.na;
   FN_CHECK(int(channel_std.size()) == C, "channel stds: ", channel_std.size(), " values for ", C, " channels");
   for (int h : horizons)
     FN_CHECK(h >= 1 && h <= H, "horizon ", h, " is outside the rollouts' 1..", H);
@@ -36,7 +36,8 @@ RolloutErrors rollout_errors(const Dataset& data, const RolloutResult& r,
     for (int h = 0; h < H; ++h) {
       const int t = r.start_frame + h;
       codec.channel_error(r.qpos.data() + size_t((i * H + h) * nq), r.qvel.data() + size_t((i * H + h) * nv),
-                          data.q(n, t), data.v(n, t), err.data());
+                          na > 0 ? r.act.data() + size_t((i * H + h) * na) : nullptr, data.q(n, t), data.v(n, t),
+                          data.a(n, t), err.data());
       for (int c = 0; c < C; ++c) {
         double z = err[size_t(c)] / channel_std[size_t(c)];
         step_sq[size_t(h)] += z * z;
@@ -73,7 +74,7 @@ std::vector<double> state_channel_std(const Dataset& data, const std::vector<int
   for (int64_t n : trajectories) {
     for (int64_t t = 0; t < data.steps; ++t) {
       if (!data.is_valid(n, t)) continue;
-      codec.channels(data.q(n, t), data.v(n, t), ch.data());
+      codec.channels(data.q(n, t), data.v(n, t), data.a(n, t), ch.data());
       for (int c = 0; c < C; ++c) {
         sum[size_t(c)] += ch[size_t(c)];
         sq[size_t(c)] += ch[size_t(c)] * ch[size_t(c)];

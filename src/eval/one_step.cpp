@@ -42,7 +42,8 @@ OneStepErrors one_step_errors(StepModel& model, const Dataset& data,
   std::vector<float> rows(size_t(B) * std::max(1, K) * kContactRowDim);
   std::vector<int32_t> links(size_t(B) * std::max(1, K));
   const engine::ContactBatch contacts{rows.data(), links.data(), counts.data()};
-  std::vector<double> inc(static_cast<size_t>(dout)), q1(static_cast<size_t>(nq)), v1(static_cast<size_t>(nv));
+  std::vector<double> inc(static_cast<size_t>(dout)), q1(static_cast<size_t>(nq)), v1(static_cast<size_t>(nv)),
+      a1(static_cast<size_t>(data.layout.na));
   for (size_t first = 0; first < trajectories.size(); first += size_t(B)) {
     const int b = int(std::min<size_t>(size_t(B), trajectories.size() - first));
     model.begin(b);
@@ -51,7 +52,7 @@ OneStepErrors one_step_errors(StepModel& model, const Dataset& data,
       for (int e = 0; e < b; ++e) {
         const int64_t n = trajectories[first + size_t(e)];
         alive[size_t(e)] &= data.is_valid(n, t);
-        features.input(data.q(n, t), data.v(n, t), data.u(n, t), probe_count ? data.probe(n, t) : nullptr,
+        features.input(data.q(n, t), data.v(n, t), data.a(n, t), data.u(n, t), probe_count ? data.probe(n, t) : nullptr,
                        inputs.data() + size_t(e) * din);
         if (K > 0) {
           const int64_t f = n * data.frames() + t;
@@ -67,7 +68,7 @@ OneStepErrors one_step_errors(StepModel& model, const Dataset& data,
         if (!alive[size_t(e)]) continue;
         const int64_t n = trajectories[first + size_t(e)];
         for (int i = 0; i < dout; ++i) inc[size_t(i)] = outputs[size_t(e) * dout + size_t(i)];
-        codec.apply(data.q(n, t), data.v(n, t), inc.data(), q1.data(), v1.data());
+        codec.apply(data.q(n, t), data.v(n, t), data.a(n, t), inc.data(), q1.data(), v1.data(), a1.data());
         const double* truth = data.q(n, t + 1);
         double sq = 0;
         for (int i = 0; i < 3; ++i) sq += (q1[size_t(i)] - truth[i]) * (q1[size_t(i)] - truth[i]);

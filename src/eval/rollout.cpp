@@ -34,7 +34,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-RolloutResult select_rollouts(const RolloutResult& r, const std::vector<size_t>& rows, int nq, int nv) {
+RolloutResult select_rollouts(const RolloutResult& r, const std::vector<size_t>& rows, int nq, int nv, int na) {
   RolloutResult s;
   s.trajectories = int64_t(rows.size());
   s.horizon = r.horizon;
@@ -46,6 +46,7 @@ RolloutResult select_rollouts(const RolloutResult& r, const std::vector<size_t>&
     s.diverged_at.push_back(r.diverged_at[row]);
     s.qpos.insert(s.qpos.end(), r.qpos.begin() + long(row * H * size_t(nq)), r.qpos.begin() + long((row + 1) * H * size_t(nq)));
     s.qvel.insert(s.qvel.end(), r.qvel.begin() + long(row * H * size_t(nv)), r.qvel.begin() + long((row + 1) * H * size_t(nv)));
+    s.act.insert(s.act.end(), r.act.begin() + long(row * H * size_t(na)), r.act.begin() + long((row + 1) * H * size_t(na)));
   }
   return s;
 }
@@ -71,7 +72,7 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
            " frames of priming needs trajectories of at least ", R + H - 1,
            " steps; the dataset has ", data.steps, "; generate longer held-out trajectories (--steps)");
 
-  const int nq = data.layout.nq, nv = data.layout.nv;
+  const int nq = data.layout.nq, nv = data.layout.nv, na = data.layout.na;
   const int din = model.input_dim(), dout = model.output_dim();
   RolloutResult res;
   res.trajectories = int64_t(trajectories.size());
@@ -80,6 +81,7 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
   res.source = trajectories;
   res.qpos.assign(size_t(res.trajectories * H * nq), 0.0);
   res.qvel.assign(size_t(res.trajectories * H * nv), 0.0);
+  res.act.assign(size_t(res.trajectories * H * na), 0.0);
   res.diverged_at.assign(size_t(res.trajectories), -1);
 
   const bool senses = probe_count > 0 || K > 0;
@@ -91,6 +93,7 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
   const int B = std::max(1, std::min<int>(o.batch, int(res.trajectories)));
   std::vector<float> inputs(size_t(B) * din), outputs(size_t(B) * dout);
   std::vector<double> q(size_t(B) * nq), v(size_t(B) * nv), q_next(size_t(B) * nq), v_next(size_t(B) * nv);
+  std::vector<double> a(size_t(B) * na), a_next(size_t(B) * na);  // activations (na = 0: empty)
   std::vector<double> increments(size_t(B) * dout);  // outputs in double for the codec
   std::vector<float> probe_buf(size_t(B) * size_t(std::max(1, probe_count * kProbeFeatureDim)));
   std::vector<float> contact_rows(size_t(B) * size_t(std::max(1, K)) * kContactRowDim);
@@ -135,7 +138,7 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
         });
       for (int e = 0; e < b; ++e) {
         int64_t n = trajectories[size_t(first + e)];
-        features.input(data.q(n, t), data.v(n, t), data.u(n, t),
+        features.input(data.q(n, t), data.v(n, t), data.a(n, t), data.u(n, t),
                        probe_count ? data.probe(n, t) : nullptr, inputs.data() + size_t(e) * din);
       }
       model.step(b, inputs.data(), frame_contacts, outputs.data());
@@ -144,6 +147,7 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
       int64_t n = trajectories[size_t(first + e)];
       std::memcpy(q.data() + size_t(e) * nq, data.q(n, R - 1), sizeof(double) * size_t(nq));
       std::memcpy(v.data() + size_t(e) * nv, data.v(n, R - 1), sizeof(double) * size_t(nv));
+      if (na > 0) std::memcpy(a.data() + size_t(e) * na, data.a(n, R - 1), sizeof(double) * size_t(na));
     }
     if (senses)  // the first loop frame is recorded: sensing reproduces the recording there
       pool.parallel_for(b, [&](int64_t e0, int64_t e1, int wi) {
@@ -153,7 +157,7 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
       const int t = R - 1 + h;  // frame whose state is the input
       for (int e = 0; e < b; ++e) {
         int64_t n = trajectories[size_t(first + e)];
-        features.input(q.data() + size_t(e) * nq, v.data() + size_t(e) * nv, data.u(n, t),
+        features.input(q.data() + size_t(e) * nq, v.data() + size_t(e) * nv, a.data() + size_t(e) * na, data.u(n, t),
                        probe_count ? probe_buf.data() + size_t(e) * probe_count * kProbeFeatureDim : nullptr,
                        inputs.data() + size_t(e) * din);
       }
@@ -168,18 +172,22 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
           for (int i = 0; i < dout; ++i) inc[i] = outputs[size_t(e) * dout + size_t(i)];
           double* qn = q_next.data() + size_t(e) * nq;
           double* vn = v_next.data() + size_t(e) * nv;
-          codec.apply(q.data() + size_t(e) * nq, v.data() + size_t(e) * nv, inc, qn, vn);
+          double* an = a_next.data() + size_t(e) * na;
+          codec.apply(q.data() + size_t(e) * nq, v.data() + size_t(e) * nv, a.data() + size_t(e) * na, inc, qn, vn, an);
           bool finite = true;
           for (int i = 0; i < nq && finite; ++i) finite = std::isfinite(qn[i]);
           for (int i = 0; i < nv && finite; ++i) finite = std::isfinite(vn[i]);
+          for (int i = 0; i < na && finite; ++i) finite = std::isfinite(an[i]);
           if (!finite && res.diverged_at[size_t(row)] < 0) res.diverged_at[size_t(row)] = h;
           if (!finite || res.diverged_at[size_t(row)] >= 0) {
             // keep the last finite state so later steps stay defined; the row is flagged
             std::memcpy(qn, q.data() + size_t(e) * nq, sizeof(double) * size_t(nq));
             std::memcpy(vn, v.data() + size_t(e) * nv, sizeof(double) * size_t(nv));
+            std::copy_n(a.data() + size_t(e) * na, na, an);
           }
           std::memcpy(res.qpos.data() + size_t((row * H + h) * nq), qn, sizeof(double) * size_t(nq));
           std::memcpy(res.qvel.data() + size_t((row * H + h) * nv), vn, sizeof(double) * size_t(nv));
+          std::copy_n(an, na, res.act.data() + size_t((row * H + h) * na));
           if (senses) sense(e, row, qn, vn, wi);  // collision geometry at the predicted state
         }
       });
@@ -196,6 +204,7 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
       }
       std::swap(q, q_next);
       std::swap(v, v_next);
+      std::swap(a, a_next);
     }
   }
   if (rows_steps == 0) res.contact_rows_min = 0;

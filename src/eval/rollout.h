@@ -45,6 +45,7 @@ struct RolloutResult {
   std::vector<int64_t> source;   // (N) trajectory index in the dataset
   std::vector<double> qpos;      // (N, H, nq) predicted states at frames R .. R+H-1
   std::vector<double> qvel;      // (N, H, nv)
+  std::vector<double> act;       // (N, H, na) activations (empty when na = 0)
   std::vector<int> diverged_at;  // (N) first step h (0-based) with a non-finite state, or -1
   // Contact rows the detector found at the predicted states (variable-contact models).
   int64_t contact_rows_min = 0, contact_rows_max = 0, contact_overflow = 0;
@@ -66,7 +67,7 @@ std::vector<int64_t> eligible_trajectories(const Dataset& data, int history, int
 
 // The rollouts of the given rows of r (e.g. one start kind), contact statistics and timings
 // left out.
-RolloutResult select_rollouts(const RolloutResult& r, const std::vector<size_t>& rows, int nq, int nv);
+RolloutResult select_rollouts(const RolloutResult& r, const std::vector<size_t>& rows, int nq, int nv, int na = 0);
 
 RolloutResult run_rollouts(StepModel& model, const Dataset& data,
                            const std::vector<int64_t>& trajectories, const RolloutOptions& options,

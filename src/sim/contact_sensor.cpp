@@ -23,8 +23,7 @@ void ContactSensor::place(uint64_t seed, int64_t trajectory, const double* q, co
     scene_seed_ = seed;
     scene_trajectory_ = trajectory;
   }
-  std::memcpy(data_->qpos, q, sizeof(double) * size_t(robot_->layout().nq));
-  std::memcpy(data_->qvel, v, sizeof(double) * size_t(robot_->layout().nv));
+  robot_->set_state(data_, q, v);
 }
 
 void ContactSensor::detect(int capacity, ContactRowsOut& out) {

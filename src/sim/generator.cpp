@@ -27,20 +27,23 @@ int warning_total(const mjData* d) {
   return n;
 }
 
-// Deepest penetration (>= 0) of a robot geom into anything, at md's positions.
+// Deepest penetration (>= 0) of a robot geom into anything that is not the robot, at md's
+// positions. Self-contacts are left out: lifting the base cannot separate them.
 double robot_penetration(const Robot& robot, const mjModel* m, mjData* md) {
   mj_fwdPosition(m, md);
   double depth = 0;
   for (int i = 0; i < md->ncon; ++i) {
     const mjContact& c = md->contact[i];
-    if (robot.is_robot_body(m->geom_bodyid[c.geom1]) || robot.is_robot_body(m->geom_bodyid[c.geom2]))
-      depth = std::max(depth, -c.dist);
+    const bool robot1 = robot.is_robot_body(m->geom_bodyid[c.geom1]);
+    const bool robot2 = robot.is_robot_body(m->geom_bodyid[c.geom2]);
+    if (robot1 != robot2) depth = std::max(depth, -c.dist);
   }
   return depth;
 }
 
 // Random states may start a link inside the floor or an object; the spec's tolerance says
-// how much is acceptable. A floating base is lifted out; a fixed base is resampled.
+// how much is acceptable. A floating base is lifted out (so the robot's lowest geometry ends
+// up on or above the floor); a fixed base is resampled.
 void resolve_initial_penetration(const Robot& robot, const mjModel* m, mjData* md,
                                  const StateSampler& states, Rng& rng) {
   const double tolerance = robot.spec().state.max_initial_penetration;
@@ -49,9 +52,9 @@ void resolve_initial_penetration(const Robot& robot, const mjModel* m, mjData* m
     double depth = robot_penetration(robot, m, md);
     if (depth <= tolerance) return;
     if (robot.floating_base()) {
-      md->qpos[2] += depth + 0.005;
+      md->qpos[robot.qpos_offset() + 2] += depth + 0.005;
     } else {
-      states.sample(rng, md->qpos, md->qvel);
+      states.sample(rng, md->qpos + robot.qpos_offset(), md->qvel + robot.qvel_offset());
     }
   }
 }
@@ -108,8 +111,9 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
                     "lower --trajectories or --steps, or generate several files with different --seed");
   d.allocate(o.trajectories, steps, o.free_dynamics);
 
-  const int nq = d.layout.nq, nv = d.layout.nv, nu = d.layout.nu;
+  const int nq = d.layout.nq, nv = d.layout.nv, na = d.layout.na, nu = d.layout.nu;
   const int K = d.contact_capacity, P = d.probe_count;
+  const int qp = robot.qpos_offset(), qv = robot.qvel_offset();  // the robot's block of qpos / qvel
   const bool randomized = randomizes_scene(robot);
   std::vector<Worker> workers(size_t(pool.size()));
   for (auto& w : workers) {
@@ -130,7 +134,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
     Worker& w = workers[size_t(wi)];
     mjModel* m = w.model;
     mjData* md = w.data;
-    std::vector<double> q0(static_cast<size_t>(nq)), v0(static_cast<size_t>(nv));
+    std::vector<double> q0(static_cast<size_t>(nq)), v0(static_cast<size_t>(nv)), a0(static_cast<size_t>(na));
     for (int64_t n = begin; n < end; ++n) {
       Rng rng = Rng::stream(o.seed, uint64_t(n));
       // first draws of the stream: see sim/scene.h
@@ -138,18 +142,17 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
       auto restart = [&] {
         mj_resetData(m, md);
         states.sample(rng, q0.data(), v0.data());
+        if (na > 0) states.sample_act(rng, a0.data());
         if (randomized && robot.layout().floating_base)  // ground / edge / top, equally often
           place_start(platform, StartKind(rng.below(kStartKinds)), rng, q0.data());
-        std::memcpy(md->qpos, q0.data(), sizeof(double) * size_t(nq));
-        std::memcpy(md->qvel, v0.data(), sizeof(double) * size_t(nv));
+        robot.set_state(md, q0.data(), v0.data(), a0.data());
         resolve_initial_penetration(robot, m, md, states, rng);
         w.commands->reset(rng);
       };
       restart();
       for (int t = 0; t <= steps; ++t) {
         const int64_t f = n * (steps + 1) + t;  // frame index
-        std::memcpy(d.qpos.data() + f * nq, md->qpos, sizeof(double) * size_t(nq));
-        std::memcpy(d.qvel.data() + f * nv, md->qvel, sizeof(double) * size_t(nv));
+        robot.get_state(md, d.qpos.data() + f * nq, d.qvel.data() + f * nv, d.act.data() + f * na);
         mj_step1(m, md);  // positions, collisions and velocities of this exact state
         if (K > 0) {
           ContactRowsOut out{d.contact_rows.data() + f * K * kContactRowDim,
@@ -171,18 +174,19 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
         const int64_t tr = n * steps + t;  // transition index
         double* u = d.ctrl.data() + tr * nu;
         w.commands->next(rng, u);
-        std::memcpy(md->ctrl, u, sizeof(double) * size_t(nu));
+        robot.set_ctrl(md, u);
         if (o.free_dynamics) {
           mj_fwdActuation(m, md);
           mj_fwdAcceleration(m, md);
-          for (int i = 0; i < nv; ++i) d.free_dv[size_t(tr * nv + i)] = md->qacc_smooth[i] * d.timestep;
+          for (int i = 0; i < nv; ++i) d.free_dv[size_t(tr * nv + i)] = md->qacc_smooth[qv + i] * d.timestep;
         }
         const int warnings = warning_total(md);
         mj_step2(m, md);
         for (int s = 1; s < robot.substeps(); ++s) mj_step(m, md);
         bool ok = warning_total(md) == warnings;
-        for (int i = 0; i < nq && ok; ++i) ok = std::isfinite(md->qpos[i]);
-        for (int i = 0; i < nv && ok; ++i) ok = std::isfinite(md->qvel[i]) && std::fabs(md->qvel[i]) < o.max_velocity;
+        for (int i = 0; i < nq && ok; ++i) ok = std::isfinite(md->qpos[qp + i]);
+        for (int i = 0; i < nv && ok; ++i) ok = std::isfinite(md->qvel[qv + i]) && std::fabs(md->qvel[qv + i]) < o.max_velocity;
+        for (int i : robot.act_indices()) ok = ok && std::isfinite(md->act[i]);
         d.valid[size_t(tr)] = ok ? 1 : 0;
         if (!ok) restart();  // a reset: the next frame starts a new stretch
       }

@@ -101,7 +101,11 @@ Renderer::~Renderer() {
 Image Renderer::render(const double* qpos, bool full_nq) {
   Impl& r = *impl_;
   const mjModel* m = r.scene_model ? r.scene_model : r.robot->model();
-  std::memcpy(r.data->qpos, qpos, sizeof(double) * size_t(full_nq ? m->nq : r.robot->layout().nq));
+  if (full_nq) {
+    std::memcpy(r.data->qpos, qpos, sizeof(double) * size_t(m->nq));
+  } else {
+    std::memcpy(r.data->qpos + r.robot->qpos_offset(), qpos, sizeof(double) * size_t(r.robot->layout().nq));
+  }
   mj_forward(m, r.data);
   for (int i = 0; i < 3; ++i) r.cam.lookat[i] = r.data->xpos[3 * r.robot->root_body() + i];
   mjrRect viewport = {0, 0, r.width, r.height};

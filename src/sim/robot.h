@@ -10,6 +10,7 @@
 #include <mujoco/mujoco.h>
 
 #include "core/state_layout.h"
+#include "sim/actuators.h"
 #include "sim/robot_spec.h"
 
 namespace flashnerd::sim {
@@ -22,6 +23,9 @@ struct RobotOverrides {
   double ar1_coefficient = -1;
   double ar1_amplitude = -1;
   int contact_capacity = -1;
+  // Robot body trees: comma-separated body names, each the top of a robot subtree (empty:
+  // the spec's robot_root_body, else the trees the actuators drive).
+  std::string robot_body;
 };
 
 struct ResolvedProbe {
@@ -51,8 +55,26 @@ class Robot {
   double control_timestep() const { return substeps_ * model_->opt.timestep; }
   const std::string& mjcf_hash() const { return mjcf_hash_; }
 
-  // Robot links: the bodies of the robot subtree, numbered 0..link_count()-1.
+  // The robot's coordinates are one contiguous block of mjData's qpos / qvel that starts
+  // here (0 unless other bodies' joints come first in <worldbody>).
+  int qpos_offset() const { return qpos_offset_; }
+  int qvel_offset() const { return qvel_offset_; }
+  // Robot state (layout nq, nv, na) into / out of a full mjData; act may be null when na = 0.
+  void set_state(mjData* d, const double* qpos, const double* qvel, const double* act = nullptr) const;
+  void get_state(const mjData* d, double* qpos, double* qvel, double* act = nullptr) const;
+  // mjData.act index of each robot activation (size na): robot actuators with dynamics.
+  const std::vector<int>& act_indices() const { return act_indices_; }
+
+  // Robot actuators in command order (size nu): mjModel actuator ids and what they are.
+  // Actuators that move no robot body are not commanded (their ctrl stays 0).
+  const std::vector<ActuatorInfo>& actuators() const { return actuators_; }
+  void set_ctrl(mjData* d, const double* u) const;  // u: nu commands
+
+  // Robot links: the bodies of the robot subtrees, numbered 0..link_count()-1.
+  // root_body(): the base frame's body: the root of the robot's one tree, or the world (0)
+  // for a fixed-base robot of several trees.
   int root_body() const { return root_body_; }
+  const std::vector<int>& tree_roots() const { return tree_roots_; }
   int link_count() const { return int(link_bodies_.size()); }
   int link_index(int body) const { return body_link_[size_t(body)]; }  // -1: not the robot
   bool is_robot_body(int body) const { return body_link_[size_t(body)] >= 0; }
@@ -79,7 +101,15 @@ class Robot {
   StateLayout layout_;
   int substeps_ = 1;
   std::string mjcf_hash_;
+  void select_bodies();
+  void analyze_joints();
+  void analyze_actuators();
+
   int root_body_ = 0;
+  std::vector<int> tree_roots_;
+  int qpos_offset_ = 0, qvel_offset_ = 0;
+  std::vector<ActuatorInfo> actuators_;
+  std::vector<int> act_indices_;
   std::vector<int> link_bodies_;
   std::vector<int> body_link_;
   std::vector<ResolvedProbe> probes_, climbing_probes_;

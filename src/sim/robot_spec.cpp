@@ -68,7 +68,7 @@ RobotSpec RobotSpec::from_json(const nlohmann::json& j, const std::string& origi
     s.mjcf = j.value("mjcf", "");
     s.base = j.value("base", "");
     s.control_timestep = j.value("control_timestep", 0.0);
-    s.actuator_model = j.value("actuator_model", "motor");
+    s.actuator_model = j.value("actuator_model", "");
     s.robot_root_body = j.value("robot_root_body", "");
     if (j.contains("command")) {
       const auto& c = j.at("command");

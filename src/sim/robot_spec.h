@@ -62,8 +62,10 @@ struct RobotSpec {
   std::string mjcf;                // file name relative to the spec, or an absolute path
   std::string base;                // "fixed" | "floating" | "" (detect from the model)
   double control_timestep = 0;     // 0 = the MJCF's physics timestep (one substep)
-  std::string actuator_model = "motor";
-  std::string robot_root_body;     // empty: detect (the world child carrying the first joint)
+  std::string actuator_model;      // motor | position_pd | ...; empty: from the actuators (sim/actuators.h)
+  // Tops of the robot's body trees, comma-separated (gen --robot-body); empty: the body trees
+  // the actuators move.
+  std::string robot_root_body;
   CommandSpec command;
   StateSpec state;
   int trajectory_steps = 100;

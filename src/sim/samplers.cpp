@@ -20,7 +20,7 @@ void StateSampler::sample(Rng& rng, double* qpos, double* qvel) const {
   for (int j = 0; j < m->njnt; ++j) {
     if (!robot_->is_robot_body(m->jnt_bodyid[j])) continue;
     int type = m->jnt_type[j];
-    int qa = m->jnt_qposadr[j], da = m->jnt_dofadr[j];
+    int qa = m->jnt_qposadr[j] - robot_->qpos_offset(), da = m->jnt_dofadr[j] - robot_->qvel_offset();
     if (type == mjJNT_FREE) {
       double tilt_axis = rng.uniform(0, 2 * M_PI);
       double tilt = rng.uniform(0, st.base_tilt);
@@ -50,19 +50,24 @@ void StateSampler::sample(Rng& rng, double* qpos, double* qvel) const {
   }
 }
 
+void StateSampler::sample_act(Rng& rng, double* act) const {
+  const mjModel* m = robot_->model();
+  int i = 0;
+  for (const auto& a : robot_->actuators()) {
+    if (m->actuator_dyntype[a.id] == mjDYN_NONE) continue;
+    const bool limited = m->actuator_actlimited[a.id];
+    const double lo = limited ? m->actuator_actrange[2 * a.id] : a.range[0];
+    const double hi = limited ? m->actuator_actrange[2 * a.id + 1] : a.range[1];
+    act[i++] = rng.uniform(lo, hi);
+  }
+}
+
 CommandSampler::CommandSampler(const Robot& robot)
-    : robot_(&robot), current_(size_t(robot.model()->nu), 0.0) {}
+    : robot_(&robot), current_(robot.actuators().size(), 0.0) {}
 
 void CommandSampler::draw_uniform(Rng& rng, double* u) const {
-  const mjModel* m = robot_->model();
-  for (int a = 0; a < m->nu; ++a) {
-    double lo = -1, hi = 1;
-    if (m->actuator_ctrllimited[a]) {
-      lo = m->actuator_ctrlrange[2 * a];
-      hi = m->actuator_ctrlrange[2 * a + 1];
-    }
-    u[a] = rng.uniform(lo, hi);
-  }
+  const auto& actuators = robot_->actuators();
+  for (size_t a = 0; a < actuators.size(); ++a) u[a] = rng.uniform(actuators[a].range[0], actuators[a].range[1]);
 }
 
 void CommandSampler::reset(Rng& rng) {
@@ -76,7 +81,7 @@ void CommandSampler::reset(Rng& rng) {
 }
 
 void CommandSampler::next(Rng& rng, double* u) {
-  const mjModel* m = robot_->model();
+  const auto& actuators = robot_->actuators();
   const CommandSpec& c = robot_->spec().command;
   switch (c.process) {
     case CommandProcess::Uniform:
@@ -94,12 +99,11 @@ void CommandSampler::next(Rng& rng, double* u) {
       const double coef = c.ar1_coefficient, amp = c.ar1_amplitude;
       const double innovation = std::sqrt(std::max(0.0, 1 - coef * coef));
       const auto& nominal = robot_->nominal_ctrl();
-      for (int a = 0; a < m->nu; ++a) {
-        double& s = current_[size_t(a)];
+      for (size_t a = 0; a < actuators.size(); ++a) {
+        double& s = current_[a];
         s = std::clamp(coef * s + innovation * rng.uniform(-amp, amp), -amp, amp);
-        double v = nominal[size_t(a)] + s;
-        if (m->actuator_ctrllimited[a])
-          v = std::clamp(v, m->actuator_ctrlrange[2 * a], m->actuator_ctrlrange[2 * a + 1]);
+        double v = nominal[a] + s;
+        if (actuators[a].clamp) v = std::clamp(v, actuators[a].range[0], actuators[a].range[1]);
         u[a] = v;
       }
       return;

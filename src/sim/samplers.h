@@ -17,12 +17,17 @@ class StateSampler {
   explicit StateSampler(const Robot& robot) : robot_(&robot) {}
   // qpos (robot nq), qvel (robot nv)
   void sample(Rng& rng, double* qpos, double* qvel) const;
+  // act (robot na): uniform in each activation's actrange when limited, else in its
+  // actuator's command range (a filter or muscle activation follows its command). Draws
+  // nothing when na = 0, so robots without activations keep their streams.
+  void sample_act(Rng& rng, double* act) const;
 
  private:
   const Robot* robot_;
 };
 
-// Command sequences: i.i.d. uniform in ctrlrange, held for k steps, or AR(1) around the
+// Command sequences (one per robot actuator, Robot::actuators()): i.i.d. uniform in the
+// actuator's command range (ctrlrange, or the joint range of a position actuator without one), held for k steps, or AR(1) around the
 // nominal command: a_t = clip(c a_{t-1} + sqrt(1-c²) ξ_t, ±A), ξ_t ~ U(±A), u = nominal + a.
 class CommandSampler {
  public:

@@ -52,7 +52,7 @@ Normalization fit_normalization(const Dataset& d, const TransitionArrays& a,
   for (int pass = 0; pass < 2; ++pass) {
     for (int64_t r : rows) {
       const int64_t nn = r / a.steps, t = r % a.steps;
-      codec.channels(d.q(nn, t), d.v(nn, t), ch.data());
+      codec.channels(d.q(nn, t), d.v(nn, t), d.a(nn, t), ch.data());
       for (int c = 0; c < cd; ++c) {
         if (pass == 0) {
           m[size_t(c)] += ch[size_t(c)];

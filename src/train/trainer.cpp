@@ -219,7 +219,7 @@ double rollout_nrmse(DynamicsModel& model, const ModelConfig& c, const Dataset& 
   const StateLayout& L = c.layout;
   FrameFeatures ff(codec, c.probe_dim / kProbeFeatureDim);
   std::vector<float> x(size_t(B) * size_t(W) * size_t(din));  // (B, W, din) standardized
-  std::vector<double> q(size_t(B) * size_t(L.nq)), v(size_t(B) * size_t(L.nv));
+  std::vector<double> q(size_t(B) * size_t(L.nq)), v(size_t(B) * size_t(L.nv)), a(size_t(B) * size_t(L.na));
   for (int b = 0; b < B; ++b) {
     const WindowRef& s = starts[size_t(b)];
     for (int p = 0; p < W; ++p) {
@@ -229,9 +229,10 @@ double rollout_nrmse(DynamicsModel& model, const ModelConfig& c, const Dataset& 
     const int64_t t = s.start + W - 1;
     std::copy_n(d.q(s.trajectory, t), L.nq, &q[size_t(b) * size_t(L.nq)]);
     std::copy_n(d.v(s.trajectory, t), L.nv, &v[size_t(b) * size_t(L.nv)]);
+    if (L.na > 0) std::copy_n(d.a(s.trajectory, t), L.na, &a[size_t(b) * size_t(L.na)]);
   }
   std::vector<double> inc(static_cast<size_t>(dout)), q1(static_cast<size_t>(L.nq)), v1(static_cast<size_t>(L.nv)),
-      err(static_cast<size_t>(codec.channel_dim()));
+      a1(static_cast<size_t>(L.na)), err(static_cast<size_t>(codec.channel_dim()));
   std::vector<float> frame(static_cast<size_t>(din));
   double sum = 0;
   int64_t count = 0;
@@ -253,10 +254,13 @@ double rollout_nrmse(DynamicsModel& model, const ModelConfig& c, const Dataset& 
         inc[size_t(k)] = double(yp[b * dout + k]) * c.norm.target_std[size_t(k)] + c.norm.target_mean[size_t(k)];
       double* qb = &q[size_t(b) * size_t(L.nq)];
       double* vb = &v[size_t(b) * size_t(L.nv)];
-      codec.apply(qb, vb, inc.data(), q1.data(), v1.data());
+      double* ab = a.data() + size_t(b) * size_t(L.na);
+      codec.apply(qb, vb, ab, inc.data(), q1.data(), v1.data(), a1.data());
       std::copy(q1.begin(), q1.end(), qb);
       std::copy(v1.begin(), v1.end(), vb);
-      codec.channel_error(qb, vb, d.q(s.trajectory, t + 1), d.v(s.trajectory, t + 1), err.data());
+      std::copy(a1.begin(), a1.end(), ab);
+      codec.channel_error(qb, vb, ab, d.q(s.trajectory, t + 1), d.v(s.trajectory, t + 1), d.a(s.trajectory, t + 1),
+                          err.data());
       for (size_t k = 0; k < err.size(); ++k) {
         double e = err[k] / c.norm.channel_std[k];
         sum += e * e;
@@ -266,7 +270,7 @@ double rollout_nrmse(DynamicsModel& model, const ModelConfig& c, const Dataset& 
       // shift the window and append the predicted frame with the recorded command
       float* xb = &x[size_t(b) * size_t(W) * size_t(din)];
       std::copy(xb + din, xb + size_t(W) * size_t(din), xb);
-      ff.input(qb, vb, d.u(s.trajectory, t + 1), c.probe_dim > 0 ? d.probe(s.trajectory, t + 1) : nullptr,
+      ff.input(qb, vb, ab, d.u(s.trajectory, t + 1), c.probe_dim > 0 ? d.probe(s.trajectory, t + 1) : nullptr,
                frame.data());
       float* last = xb + size_t(W - 1) * size_t(din);
       for (int k = 0; k < din; ++k)

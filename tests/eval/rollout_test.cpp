@@ -32,7 +32,8 @@ class OracleModel : public StepModel {
       int64_t n = traj_[size_t(e)];
       std::vector<float> inc(static_cast<size_t>(output_dim()));
       FrameFeatures ff(codec_, 0);
-      ff.target(d_.q(n, frame_), d_.v(n, frame_), d_.q(n, frame_ + 1), d_.v(n, frame_ + 1), inc.data());
+      ff.target(d_.q(n, frame_), d_.v(n, frame_), d_.a(n, frame_), d_.q(n, frame_ + 1), d_.v(n, frame_ + 1),
+                d_.a(n, frame_ + 1), inc.data());
       for (int i = 0; i < output_dim(); ++i) {
         float x = mode_ == Mode::Zero ? 0.0f : inc[size_t(i)];
         if (mode_ == Mode::NaNAfter && e == 0 && frame_ >= history_ + 3) x = NAN;
@@ -81,6 +82,29 @@ TEST(Rollout, OracleReproducesTheRecording) {
   EXPECT_EQ(e.diverged, 0);
   // float32 increments accumulate roundoff only
   for (const auto& h : e.horizons) EXPECT_LT(h.nrmse, 1e-4) << "H=" << h.horizon;
+}
+
+TEST(Rollout, OracleReproducesActivations) {
+  sim::RobotOverrides overrides;
+  overrides.control_timestep = 0.02;
+  auto robot = sim::Robot::load(sim::testing::write_temp("stateful_arm.xml", sim::testing::kStatefulArmXml), overrides);
+  Dataset d = sim::testing::generate_small(*robot, 4, 30);
+  ThreadPool pool(2);
+  ASSERT_EQ(d.layout.na, 2);
+  auto traj = eligible_trajectories(d, 3, 20);
+  ASSERT_FALSE(traj.empty());
+  OracleModel oracle(d, traj, 3, OracleModel::Mode::Truth);
+  RolloutOptions o;
+  o.horizon = 20;
+  auto r = run_rollouts(oracle, d, traj, o, pool);
+  ASSERT_EQ(r.act.size(), traj.size() * 20 * 2);
+  EXPECT_NEAR(r.act[2 * 19 + 1], d.a(traj[0], 3 + 19)[1], 1e-5);  // the last predicted frame
+  auto std_dev = state_channel_std(d, traj);
+  ASSERT_EQ(std_dev.size(), 6u);  // q, v and the two activations
+  auto e = rollout_errors(d, r, std_dev, {1, 20});
+  EXPECT_EQ(e.diverged, 0);
+  for (const auto& h : e.horizons) EXPECT_LT(h.nrmse, 1e-4) << "H=" << h.horizon;
+  EXPECT_TRUE(e.horizons[0].group_rmse.count("activation"));
 }
 
 TEST(Rollout, FrozenPredictionHasTheFrozenStateError) {

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs `flashnerd gen` (small: 8 trajectories of 20 steps) on every MuJoCo sample model of
+# Debian's libmujoco-samples (/usr/share/mujoco/model), and with --train also a tiny train
+# and a 1-step eval, then prints one table row per model: what gen records, how many parts
+# it warns about, or the first words of the refusal. docs/ROBOTS.md quotes its output.
+# Usage: scripts/sample_models.sh [--train] [PATH/TO/flashnerd]
+# Needs: apt-get install libmujoco-samples
+set -uo pipefail
+TRAIN=0
+if [ "${1:-}" = "--train" ]; then TRAIN=1; shift; fi
+FN="${1:-$(dirname "$0")/../build/src/cli/flashnerd}"
+MODELS=/usr/share/mujoco/model
+[ -d "$MODELS" ] || { echo "no $MODELS: apt-get install libmujoco-samples"; exit 1; }
+[ -x "$FN" ] || { echo "no flashnerd at $FN: build first (scripts/build.sh)"; exit 1; }
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+# model file [extra gen options...]: one table row
+row() {
+  local file="$1"; shift
+  local name
+  name="${file#"$MODELS"/}"
+  local label="$name${*:+ $*}"
+  if ! "$FN" gen --mjcf "$MODELS/$file" "$@" --trajectories 8 --steps 20 --seed 1 --out "$OUT/d.h5" --json \
+      > "$OUT/gen.json" 2> "$OUT/gen.err"; then
+    local why
+    why=$(sed -n 's/^flashnerd: error: [^:]*: //p' "$OUT/gen.err" | head -1 | cut -c1-110)
+    printf '| %s | refused | %s |\n' "$label" "$why"
+    return
+  fi
+  local field summary result=gen
+  summary=""
+  for field in qpos_recorded actuators_recorded activations_recorded actuator_model valid_fraction; do
+    summary+="$field $(grep -o "\"$field\":\(\"[^\"]*\"\|[^,}]*\)" "$OUT/gen.json" | cut -d: -f2- | tr -d '"'); "
+  done
+  summary+="warnings $(grep -o '"warnings":\[[^]]*\]' "$OUT/gen.json" | grep -o '","' | wc -l | awk '{print $1 + 1}')"
+  grep -q '"warnings":\[\]' "$OUT/gen.json" && summary="${summary% *} 0"
+  if [ "$TRAIN" = 1 ]; then
+    if "$FN" train --data "$OUT/d.h5" --preset tiny --updates 20 --batch 8 --quiet --out "$OUT/m" --overwrite \
+        > "$OUT/train.txt" 2>&1 && "$FN" eval --model "$OUT/m" --data "$OUT/d.h5" --horizons 1 > "$OUT/eval.txt" 2>&1; then
+      result="gen, train, eval"
+    else
+      result="gen; train/eval failed: $(grep -m1 'error' "$OUT/train.txt" "$OUT/eval.txt" | cut -c1-80)"
+    fi
+  fi
+  printf '| %s | %s | %s |\n' "$label" "$result" "$summary"
+}
+
+echo "| model | runs | recorded / refusal |"
+echo "|---|---|---|"
+for f in $(cd "$MODELS" && find . -name '*.xml' | sed 's|^\./||' | sort); do
+  case "$f" in
+    */humanoid_body.xml) continue ;;  # included by hammock.xml and humanoid100.xml
+  esac
+  row "$f"
+done
+# the choices the refusals suggest
+row humanoid/22_humanoids.xml --robot-body 1a_torso
+row adhesion/active_adhesion.xml --robot-body "two crates,arm1"
+row adhesion/active_adhesion.xml --robot-body sphere
