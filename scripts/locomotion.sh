@@ -59,4 +59,4 @@ for backend in mujoco flashnerd nerd; do
   $FN policy-eval --policy "$OUT/ppo_$backend/policy" --envs 256 --steps 1000 --seed 7 \
     --json > "$OUT/policy_eval_$backend.json"
 done
-python3 scripts/locomotion_summary.py "$OUT"
+/usr/bin/python3 scripts/locomotion_summary.py "$OUT"  # system Python: numpy, matplotlib

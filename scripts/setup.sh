@@ -12,7 +12,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
   libcli11-dev nlohmann-json3-dev            # CLI and config files
   libpng-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri ffmpeg  # pictures and videos
-  pybind11-dev python3-dev python3-numpy python3-pytest  # Python module and its tests
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib  # Python module, tests, plots
   clang libclang-rt-14-dev                   # fuzz targets (scripts/fuzz.sh: libFuzzer)
 )
 

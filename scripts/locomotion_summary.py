@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Summary of scripts/locomotion.sh (paper IV-B analogue): for PPO on MuJoCo, FlashNeRD and
+NeRD, the wall time to the first unsmoothed crossing of 95% of the MuJoCo-trained run's final
+MuJoCo-evaluated return, total training time, the per-iteration time split, and each final
+policy's return in MuJoCo (256 envs x 1000 steps) with its velocity tracking. Prints markdown
+and writes OUT/summary.md and OUT/reward_vs_time.png.
+
+Usage: scripts/locomotion_summary.py OUT_DIR"""
+import csv
+import json
+import math
+import os
+import sys
+
+
+def read_log(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def number(row, key):
+    try:
+        v = float(row[key])
+    except (KeyError, ValueError):
+        return math.nan
+    return v
+
+
+def main(out):
+    runs = {}
+    for backend in ("mujoco", "flashnerd", "nerd"):
+        log = os.path.join(out, f"ppo_{backend}", "log.csv")
+        if os.path.exists(log):
+            runs[backend] = read_log(log)
+    if "mujoco" not in runs:
+        sys.exit(f"{out}: no ppo_mujoco/log.csv; the MuJoCo run sets the threshold")
+    evals = [r for r in runs["mujoco"] if not math.isnan(number(r, "eval_reward"))]
+    if not evals:
+        sys.exit(f"{out}: the MuJoCo run has no evaluation rows (--eval-every)")
+    final = number(evals[-1], "eval_reward")
+    threshold = 0.95 * final if final > 0 else final
+    lines = [f"Threshold: 95% of the MuJoCo run's final MuJoCo-evaluated return {final:.3f} = {threshold:.3f}", "",
+             "| backend | iterations | transitions | time to threshold (s) | total (s) | dynamics | sensing | policy | update | task | final eval return | policy-eval return (256x1000) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    series = {}
+    for backend, rows in runs.items():
+        crossing = next((number(r, "seconds") for r in rows
+                         if number(r, "eval_reward") >= threshold), math.nan)
+        split = {k: sum(number(r, f"{k}_s") for r in rows) for k in ("dynamics", "sensing", "policy", "update", "task")}
+        total = number(rows[-1], "seconds")
+        last_eval = next((number(r, "eval_reward") for r in reversed(rows) if not math.isnan(number(r, "eval_reward"))), math.nan)
+        pe_path = os.path.join(out, f"policy_eval_{backend}.json")
+        pe = json.load(open(pe_path)) if os.path.exists(pe_path) else {}
+        shares = " | ".join(f"{100 * split[k] / total:.0f}%" if total > 0 else "-" for k in split)
+        lines.append(f"| {backend} | {rows[-1]['iteration']} | {rows[-1]['transitions']} | "
+                     f"{crossing:.0f} | {total:.0f} | {shares} | {last_eval:.3f} | {pe.get('episode_reward', math.nan):.3f} |")
+        series[backend] = ([number(r, "seconds") for r in rows if not math.isnan(number(r, "eval_reward"))],
+                           [number(r, "eval_reward") for r in rows if not math.isnan(number(r, "eval_reward"))])
+        if pe.get("tracking"):
+            lines.append("")
+            lines.append(f"Tracking of the {backend}-trained policy in MuJoCo (body frame, after 1 s):")
+            lines.append("")
+            lines.append("| command vx, vy, yaw | achieved | planar error | yaw error | falls |")
+            lines.append("|---|---|---:|---:|---:|")
+            for t in pe["tracking"]:
+                c, a = t["command"], t["achieved"]
+                lines.append(f"| {c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f} | {a[0]:.2f}, {a[1]:.2f}, {a[2]:.2f} | "
+                             f"{t['planar_error']:.3f} | {t['yaw_rate_error']:.3f} | {t['terminations']} |")
+            lines.append("")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write(text)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for backend, (x, y) in series.items():
+            ax.plot(x, y, marker="o", label=f"PPO on {backend}")
+        ax.axhline(threshold, color="gray", linestyle="--", label="95% of MuJoCo's final")
+        ax.set_xlabel("training wall time (s)")
+        ax.set_ylabel("return in MuJoCo (mean policy)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "reward_vs_time.png"), dpi=120)
+    except ImportError:
+        print("matplotlib not installed: no plot", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
