@@ -24,6 +24,7 @@ struct PpoArgs {
   double entropy = 0.005;
   std::string hidden = "128,64,32";
   int checkpoint_every = 10;
+  int update_threads = 1;
   int eval_every = 0;
   int eval_envs = 64;
   int eval_steps = 1000;
@@ -68,6 +69,7 @@ void run_ppo_command(const PpoArgs& a) {
   o.resume = a.resume;
   o.overwrite = a.overwrite;
   o.checkpoint_every = a.checkpoint_every;
+  o.update_threads = a.update_threads;
   o.progress = !a.quiet;
   o.eval_env = eval_env.get();
   o.eval_every = a.eval_every;
@@ -119,6 +121,9 @@ void register_ppo(CLI::App& app) {
   sub->add_option("--entropy", args->entropy, "Entropy coefficient")->capture_default_str();
   sub->add_option("--hidden", args->hidden, "Hidden widths of actor and critic")->capture_default_str();
   sub->add_option("--checkpoint-every", args->checkpoint_every, "Checkpoint every K iterations")->capture_default_str();
+  sub->add_option("--update-threads", args->update_threads,
+                  "BLAS threads of the PPO update (0: all cores); the same for every backend")
+      ->capture_default_str();
   sub->add_option("--eval-every", args->eval_every,
                   "Evaluate the mean policy in MuJoCo every K iterations (0: never; off the training clock)")
       ->capture_default_str();

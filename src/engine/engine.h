@@ -370,6 +370,20 @@ void prime(const Model& model, Context& ctx, int batch, int frames, const float*
 // With contacts: contacts[f] holds frame f's rows of every environment (f = 0..frames−1).
 void prime(const Model& model, Context& ctx, int batch, int frames, const float* inputs,
            const ContactBatch* contacts, float* outputs);
+// OpenBLAS's own thread count, process-wide. The engine runs OpenBLAS single-threaded inside
+// its own threads (set when a context is made); code outside a step that wants BLAS threads
+// (a libtorch training update) raises it with BlasThreads and the guard restores it.
+class BlasThreads {
+ public:
+  explicit BlasThreads(int threads);
+  ~BlasThreads();
+  BlasThreads(const BlasThreads&) = delete;
+  BlasThreads& operator=(const BlasThreads&) = delete;
+
+ private:
+  int previous_;
+};
+
 // Environment env starts a new, empty history; every other environment is untouched.
 void reset_env(Context& ctx, int env);
 void reset_all(Context& ctx);

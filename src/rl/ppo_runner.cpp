@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/plot_png.h"
 #include "core/progress.h"
+#include "engine/engine.h"
 #include "rl/observation_normalizer.h"
 #include "train/torch_threads.h"
 
@@ -136,6 +138,7 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
   ensure_writable_directory(o.out_dir);
   ensure_writable_directory(policy_dir);
 
+  const int update_threads = o.update_threads > 0 ? o.update_threads : int(std::max(1u, std::thread::hardware_concurrency()));
   const int E = env.envs(), D = env.observation_dim(), A = env.action_dim(), T = o.ppo.steps_per_env;
   const int episode_steps = env.task().episode_steps();
   torch::manual_seed(o.seed);
@@ -281,7 +284,10 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
     }
     auto t0 = Clock::now();
     normalizer.normalize(env.observations(), E, obs_n.data());
-    row.stats = ppo.update(obs_n.data(), order);
+    {
+      const engine::BlasThreads blas(update_threads);
+      row.stats = ppo.update(obs_n.data(), order);
+    }
     row.update_s = seconds_since(t0);
     row.dynamics_s = env.backend().timings().dynamics_seconds;
     row.sensing_s = env.backend().timings().sensing_seconds;

@@ -28,6 +28,11 @@ struct PpoRunOptions {
   bool resume = false;
   bool overwrite = false;
   int checkpoint_every = 10;  // iterations
+  // OpenBLAS threads of the PPO update (0: all cores), the same whatever the backend (the
+  // engine sets OpenBLAS to one thread for its own steps, which would otherwise make learned
+  // backends' updates single-threaded and MuJoCo's not). One by default: two were no faster
+  // for these small networks (measured), and the bits of an update depend on the count.
+  int update_threads = 1;
   bool progress = true;
   env::VecEnv* eval_env = nullptr;  // evaluated every eval_every iterations (0: never)
   int eval_every = 0;

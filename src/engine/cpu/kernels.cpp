@@ -12,8 +12,10 @@
 
 #include "core/error.h"
 #include "engine/cpu/kernel_variants.h"
+#include "engine/engine.h"
 
 extern "C" void openblas_set_num_threads(int);
+extern "C" int openblas_get_num_threads(void);
 
 namespace flashnerd::engine::cpu {
 
@@ -255,3 +257,13 @@ void glu_naive(FfnActivation act, int M, int f, const float* gate, const float* 
 }
 
 }  // namespace flashnerd::engine::cpu
+
+namespace flashnerd::engine {
+
+BlasThreads::BlasThreads(int threads) : previous_(openblas_get_num_threads()) {
+  openblas_set_num_threads(std::max(1, threads));
+}
+
+BlasThreads::~BlasThreads() { openblas_set_num_threads(previous_); }
+
+}  // namespace flashnerd::engine
