@@ -23,7 +23,7 @@ def artifacts(tmp_path_factory):
     run("gen", "--robot", "cartpole", "--trajectories", "20", "--steps", "20", "--seed", "1", "--out", str(d / "data.h5"))
     run("train", "--data", str(d / "data.h5"), "--preset", "tiny", "--updates", "4", "--valid-every", "0", "--quiet",
         "--out", str(d / "model"))
-    run("ppo", "--task", "cartpole-balance", "--envs", "64", "--steps-per-env", "32", "--iterations", "40",
+    run("ppo", "--task", "cartpole-balance", "--envs", "64", "--steps-per-env", "32", "--iterations", "120",
         "--hidden", "32,32", "--entropy", "0", "--seed", "5", "--quiet", "--out", str(d / "run"))
     return d
 
