@@ -59,12 +59,20 @@ class BlobReader {
   void get(std::vector<T>& v) { get(v.data(), v.size()); }
   template <class T>
   void get_value(T& v) { get(&v, 1); }
-  // io(): as BlobWriter::io; a vector or string must already have its saved size.
+  // io(): as BlobWriter::io; a vector must already have its saved size, a string takes the
+  // saved one (a nested blob, checked by its own reader).
   template <class T>
   void io(std::vector<T>& v) { get(v); }
   template <class T>
   std::enable_if_t<std::is_trivially_copyable_v<T>> io(T& v) { get_value(v); }
-  void io(std::string& s) { get(s.data(), s.size()); }
+  void io(std::string& s) {
+    uint64_t bytes = 0;
+    FN_CHECK(pos_ + sizeof bytes <= bytes_->size(), what_, ": truncated state");
+    std::memcpy(&bytes, bytes_->data() + pos_, sizeof bytes);
+    FN_CHECK(bytes <= bytes_->size() - pos_ - sizeof bytes, what_, ": truncated state");
+    s.resize(size_t(bytes));
+    get(s.data(), s.size());
+  }
   void expect_end() const { FN_CHECK(pos_ == bytes_->size(), what_, ": trailing bytes in saved state"); }
 
  private:

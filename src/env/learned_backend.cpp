@@ -170,7 +170,7 @@ std::string LearnedBackend::save_state() const {
 
 void LearnedBackend::load_state(const std::string& bytes) {
   BlobReader r(bytes, str_cat(kind(), " backend"));
-  std::string history(context_->save_history().size(), '\0');
+  std::string history;  // its size is in the blob; load_history checks it
   io_state(r, history);
   r.expect_end();
   context_->load_history(history);

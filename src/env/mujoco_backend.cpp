@@ -15,11 +15,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-int warning_total(const mjData* d) {
-  int n = 0;
-  for (int i = 0; i < mjNWARNING; ++i) n += d->warning[i].number;
-  return n;
-}
 
 }  // namespace
 
@@ -93,9 +88,9 @@ void MujocoBackend::step(const double* u) {
     for (int64_t e = e0; e < e1; ++e) {
       load_env(int(e), d);
       std::memcpy(d->ctrl, u + size_t(e) * size_t(nu_), sizeof(double) * size_t(nu_));
-      const int warnings = warning_total(d);
+      const int warnings = sim::warning_total(d);
       for (int s = 0; s < substeps; ++s) mj_step(m, d);
-      bool ok = warning_total(d) == warnings;
+      bool ok = sim::warning_total(d) == warnings;
       for (int i = 0; i < nq_ && ok; ++i) ok = std::isfinite(d->qpos[i]);
       for (int i = 0; i < nv_ && ok; ++i) ok = std::isfinite(d->qvel[i]);
       failed_[size_t(e)] = ok ? 0 : 1;

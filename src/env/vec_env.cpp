@@ -131,7 +131,7 @@ std::string VecEnv::save_state() const {
 
 void VecEnv::load_state(const std::string& bytes) {
   BlobReader r(bytes, "environment state");
-  std::string backend(backend_->save_state().size(), '\0');
+  std::string backend;  // its size is in the blob: no serialization just to learn it
   io_state(r, backend);
   backend_->load_state(backend);
   task_->load_state(r);

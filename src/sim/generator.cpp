@@ -21,11 +21,6 @@ namespace flashnerd::sim {
 
 namespace {
 
-int warning_total(const mjData* d) {
-  int n = 0;
-  for (int i = 0; i < mjNWARNING; ++i) n += d->warning[i].number;
-  return n;
-}
 
 // Deepest penetration (>= 0) of a robot geom into anything that is not the robot, at md's
 // positions. Self-contacts are left out: lifting the base cannot separate them.

@@ -15,6 +15,12 @@ namespace flashnerd::sim {
 
 namespace fs = std::filesystem;
 
+int warning_total(const mjData* d) {
+  int n = 0;
+  for (int i = 0; i < mjNWARNING; ++i) n += d->warning[i].number;
+  return n;
+}
+
 std::string fnv1a_hex(const std::string& bytes) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : bytes) {
