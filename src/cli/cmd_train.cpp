@@ -17,6 +17,8 @@ struct TrainArgs {
   std::string data;
   std::string arch = "flashnerd";
   std::string preset = "small";
+  std::string activation;
+  std::string norm;
   std::string out;
   int64_t updates = 2000;
   int batch = 64;
@@ -51,6 +53,10 @@ void run_train(const TrainArgs& a) {
   ModelConfig preset_check;
   apply_preset(a.preset, preset_check);  // an unknown preset fails here, listing the names
   o.preset = a.preset;
+  if (!a.activation.empty()) parse_activation(a.activation);  // fail before the dataset load
+  if (!a.norm.empty()) parse_norm(a.norm);
+  o.activation = a.activation;
+  o.norm = a.norm;
   o.out_dir = a.out;
   o.data_path = std::filesystem::absolute(a.data).string();
   o.updates = a.updates;
@@ -102,6 +108,9 @@ void register_train(CLI::App& app) {
   sub->add_option("--preset", args->preset,
                   "Model size: tiny, small, paper-cartpole, paper-franka, paper-g1, paper-anymal")
       ->capture_default_str();
+  sub->add_option("--activation", args->activation,
+                  "FlashNeRD's FFN gate: swiglu, geglu, reglu, glu or mishglu (default: the preset's, swiglu)");
+  sub->add_option("--norm", args->norm, "FlashNeRD's norm: rmsnorm or layernorm (default: the preset's, rmsnorm)");
   sub->add_option("--out", args->out,
                   "Output directory: config.json, weights.safetensors, checkpoint.pt, train_log.csv, loss.png")
       ->required();

@@ -21,20 +21,24 @@ const char* activation_name(FfnActivation a) {
     case FfnActivation::SwiGLU: return "swiglu";
     case FfnActivation::GEGLU: return "geglu";
     case FfnActivation::ReGLU: return "reglu";
+    case FfnActivation::GLU: return "glu";
+    case FfnActivation::MishGLU: return "mishglu";
   }
   return "?";
 }
 FfnActivation parse_activation(const std::string& s) {
-  if (s == "swiglu") return FfnActivation::SwiGLU;
-  if (s == "geglu") return FfnActivation::GEGLU;
-  if (s == "reglu") return FfnActivation::ReGLU;
-  throw Error("unknown activation '" + s + "': expected swiglu, geglu or reglu");
+  std::string names;
+  for (FfnActivation a : kAllActivations) {
+    if (s == activation_name(a)) return a;
+    names += std::string(names.empty() ? "" : ", ") + activation_name(a);
+  }
+  throw Error("unknown activation '" + s + "': expected one of " + names);
 }
 const char* norm_name(NormKind n) { return n == NormKind::RMSNorm ? "rmsnorm" : "layernorm"; }
 NormKind parse_norm(const std::string& s) {
   if (s == "rmsnorm") return NormKind::RMSNorm;
   if (s == "layernorm") return NormKind::LayerNorm;
-  throw Error("unknown norm '" + s + "': expected rmsnorm or layernorm");
+  throw Error("unknown norm '" + s + "': expected one of rmsnorm, layernorm");
 }
 
 int FlashConfig::receptive_field() const {

@@ -16,7 +16,11 @@
 namespace flashnerd {
 
 enum class Arch { FlashNeRD, NeRD };
-enum class FfnActivation { SwiGLU, GEGLU, ReGLU };
+// The gate's activation in the gated FFN act(x W_gate) ⊙ (x W_up): SiLU, GELU (erf), ReLU,
+// sigmoid (the original GLU) and Mish (x · tanh(softplus x)).
+enum class FfnActivation { SwiGLU, GEGLU, ReGLU, GLU, MishGLU };
+constexpr FfnActivation kAllActivations[] = {FfnActivation::SwiGLU, FfnActivation::GEGLU, FfnActivation::ReGLU,
+                                             FfnActivation::GLU, FfnActivation::MishGLU};
 enum class NormKind { RMSNorm, LayerNorm };
 
 const char* arch_name(Arch a);

@@ -49,7 +49,7 @@ void ProgressLine::finish(const std::string& extra) {
 
 void ProgressLine::print(int64_t done, const std::string& extra, bool final_line) {
   double elapsed = elapsed_seconds();
-  double rate = elapsed > 0 ? double(done) / elapsed : 0.0;
+  double rate = elapsed > 0 ? double(done - resumed_from_) / elapsed : 0.0;
   double eta = rate > 0 ? double(total_ - done) / rate : -1.0;
   double pct = total_ > 0 ? 100.0 * double(done) / double(total_) : 100.0;
   char head[256];

@@ -16,12 +16,15 @@ class ProgressLine {
   // Prints the final line with the total elapsed time.
   void finish(const std::string& extra = "");
   double elapsed_seconds() const;
+  // A resumed job starts at `done`: the rate and ETA count only this process's work.
+  void resume_from(int64_t done) { resumed_from_ = done; }
 
  private:
   void print(int64_t done, const std::string& extra, bool final_line);
 
   std::string label_;
   int64_t total_;
+  int64_t resumed_from_ = 0;
   std::string unit_;
   bool enabled_;
   bool tty_;

@@ -51,6 +51,8 @@ double activation(FfnActivation a, double x) {
     case FfnActivation::SwiGLU: return silu(x);
     case FfnActivation::GEGLU: return gelu(x);
     case FfnActivation::ReGLU: return x > 0 ? x : 0.0;
+    case FfnActivation::GLU: return 1.0 / (1.0 + std::exp(-x));
+    case FfnActivation::MishGLU: return x * std::tanh(std::log1p(std::exp(x)));
   }
   return x;
 }

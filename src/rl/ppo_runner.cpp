@@ -246,6 +246,7 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
 
   ProgressLine progress(str_cat("ppo ", env.task().name(), " on ", env.backend().kind()), o.iterations, "it",
                         o.progress);
+  progress.resume_from(start);
   for (int it = start; it < o.iterations; ++it) {
     IterationRow row;
     row.iteration = it + 1;

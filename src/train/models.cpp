@@ -30,6 +30,8 @@ torch::Tensor activation(const torch::Tensor& x, FfnActivation a) {
     case FfnActivation::SwiGLU: return torch::silu(x);
     case FfnActivation::GEGLU: return torch::gelu(x);  // erf form
     case FfnActivation::ReGLU: return torch::relu(x);
+    case FfnActivation::GLU: return torch::sigmoid(x);
+    case FfnActivation::MishGLU: return torch::mish(x);
   }
   return x;
 }

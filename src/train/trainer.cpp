@@ -349,6 +349,25 @@ double training_flops_per_window(const ModelConfig& c, int window) {
   return 3.0 * fwd;
 }
 
+// --activation / --norm: set on a fresh run, checked against the checkpoint on a resume.
+void apply_block_choices(const TrainOptions& opts, ModelConfig& config, bool resuming) {
+  if (opts.activation.empty() && opts.norm.empty()) return;
+  FN_CHECK(config.arch == Arch::FlashNeRD, "--activation and --norm choose FlashNeRD's blocks; NeRD is the "
+           "published GPT-2 block (LayerNorm, GELU MLP): drop them with --arch nerd");
+  if (!opts.activation.empty()) {
+    const FfnActivation a = parse_activation(opts.activation);
+    FN_CHECK(!resuming || a == config.flash.activation, "--resume: the checkpoint was trained with --activation ",
+             activation_name(config.flash.activation), ", not ", opts.activation);
+    config.flash.activation = a;
+  }
+  if (!opts.norm.empty()) {
+    const NormKind n = parse_norm(opts.norm);
+    FN_CHECK(!resuming || n == config.flash.norm, "--resume: the checkpoint was trained with --norm ",
+             norm_name(config.flash.norm), ", not ", opts.norm);
+    config.flash.norm = n;
+  }
+}
+
 TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   const auto t_start = std::chrono::steady_clock::now();
   TrainOptions opts = opts_in;
@@ -385,6 +404,7 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     FN_CHECK(s.at("seed").get<uint64_t>() == opts.seed && s.at("batch").get<int>() == opts.batch,
              "--resume: the checkpoint was trained with --seed ", s.at("seed").get<uint64_t>(), " --batch ",
              s.at("batch").get<int>(), "; resume with the same values (they fix the batch sequence)");
+    apply_block_choices(opts, config, true);
     opts.window = s.at("window").get<int>();
     opts.valid_fraction = s.at("valid_fraction").get<double>();
     start = ck.meta.at("update").get<int64_t>();
@@ -398,6 +418,7 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
              "run over it, or choose another --out");
     const bool use_probes = opts.probes == ProbeUse::On || (opts.probes == ProbeUse::Auto && data.probe_count > 0);
     config = make_model_config(data, opts.arch, opts.preset, use_probes, opts.target, opts.variable_contacts);
+    apply_block_choices(opts, config, false);
     if (opts.customize) opts.customize(config);
   }
   const int window = opts.window > 0 ? opts.window : config.history();

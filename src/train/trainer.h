@@ -28,6 +28,8 @@ enum class ProbeUse { Auto, On, Off };  // Auto: use fixed probes when the datas
 struct TrainOptions {
   Arch arch = Arch::FlashNeRD;
   std::string preset = "tiny";
+  std::string activation;           // FlashNeRD's FFN gate (swiglu, geglu, ...); empty = the preset's
+  std::string norm;                 // FlashNeRD's norm (rmsnorm, layernorm); empty = the preset's
   std::string out_dir;              // artifact, checkpoint, log and plot
   std::string data_path;            // recorded in config.json (informational)
   int64_t updates = 2000;           // total updates of the run (a resume continues to it)

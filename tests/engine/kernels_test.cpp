@@ -67,7 +67,7 @@ TEST(Kernels, NormsMatchNaive) {
 TEST(Kernels, ActivationsMatchNaive) {
   const int M = 3, f = 53, ld = 2 * f + 1;
   auto G = random_vec(size_t(M) * ld, 99, 9.0);  // covers the tails
-  for (FfnActivation act : {FfnActivation::SwiGLU, FfnActivation::GEGLU, FfnActivation::ReGLU}) {
+  for (FfnActivation act : kAllActivations) {
     std::vector<float> a(size_t(M) * f), b(size_t(M) * f);
     glu(act, M, f, G.data(), G.data() + f, ld, a.data(), f);
     glu_naive(act, M, f, G.data(), G.data() + f, ld, b.data(), f);

@@ -123,6 +123,12 @@ TEST(EngineEquivalence, FlashLayerNormGegluTorchEqualsEngine) {
 TEST(EngineEquivalence, FlashReglueTorchEqualsEngine) {
   expect_engine_matches_torch(equivalence_config(Arch::FlashNeRD, NormKind::RMSNorm, FfnActivation::ReGLU));
 }
+TEST(EngineEquivalence, FlashGluTorchEqualsEngine) {
+  expect_engine_matches_torch(equivalence_config(Arch::FlashNeRD, NormKind::RMSNorm, FfnActivation::GLU));
+}
+TEST(EngineEquivalence, FlashLayerNormMishgluTorchEqualsEngine) {
+  expect_engine_matches_torch(equivalence_config(Arch::FlashNeRD, NormKind::LayerNorm, FfnActivation::MishGLU));
+}
 TEST(EngineEquivalence, NerdTorchEqualsEngine) {
   expect_engine_matches_torch(equivalence_config(Arch::NeRD, NormKind::RMSNorm, FfnActivation::SwiGLU));
 }

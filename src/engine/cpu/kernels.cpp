@@ -233,6 +233,9 @@ void glu(FfnActivation act, int M, int f, const float* gate, const float* up, in
       case FfnActivation::SwiGLU: o = g / (1.f + (-g).exp()) * u; break;
       case FfnActivation::GEGLU: o = 0.5f * g * (1.f + (g * float(M_SQRT1_2)).erf()) * u; break;
       case FfnActivation::ReGLU: o = g.max(0.f) * u; break;
+      case FfnActivation::GLU: o = u / (1.f + (-g).exp()); break;
+      // softplus overflows to inf for g > 88, where tanh(inf) = 1 is the right limit
+      case FfnActivation::MishGLU: o = g * g.exp().log1p().tanh() * u; break;
     }
   }
 }
@@ -244,6 +247,8 @@ float act_naive(FfnActivation act, float x) {
     case FfnActivation::SwiGLU: return silu_naive(x);
     case FfnActivation::GEGLU: return gelu_naive(x);
     case FfnActivation::ReGLU: return x > 0.f ? x : 0.f;
+    case FfnActivation::GLU: return float(1.0 / (1.0 + std::exp(-double(x))));
+    case FfnActivation::MishGLU: return float(double(x) * std::tanh(std::log1p(std::exp(double(x)))));
   }
   return x;
 }
