@@ -13,6 +13,7 @@ PACKAGES=(
   libcli11-dev nlohmann-json3-dev            # CLI and config files
   libpng-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri ffmpeg  # pictures and videos
   pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib  # Python module, tests, plots
+  python3-torch                              # the Python PPO example (the module itself does not need it)
   clang libclang-rt-14-dev                   # fuzz targets (scripts/fuzz.sh: libFuzzer)
 )
 

@@ -100,21 +100,7 @@ void run_policy_eval(const PolicyEvalArgs& a) {
       const size_t semi = rest.find(';');
       const std::string one = rest.substr(0, semi);
       rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
-      std::vector<double> c;
-      std::string field;
-      for (size_t i = 0; i <= one.size(); ++i) {
-        if (i == one.size() || one[i] == ',') {
-          try {
-            c.push_back(std::stod(field));
-          } catch (const std::exception&) {
-            throw Error(str_cat("--commands: '", one, "' is not vx,vy,yaw_rate"));
-          }
-          field.clear();
-        } else {
-          field += one[i];
-        }
-      }
-      FN_CHECK(c.size() == 3, "--commands: '", one, "' is not vx,vy,yaw_rate");
+      const std::vector<double> c = parse_velocity_command(one, "--commands");
       const Tracking t = track_command(env, *quadruped, policy, c.data(), a.command_steps);
       const double err = std::hypot(t.achieved[0] - c[0], t.achieved[1] - c[1]);
       tracking.push_back({{"command", c}, {"achieved", t.achieved}, {"planar_error", err},

@@ -31,19 +31,7 @@ const uint32_t kColors[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0x000000};
 
 void run_policy_video(const PolicyVideoArgs& a) {
   FN_CHECK(a.steps >= 2 && a.frames >= 2 && a.frames <= a.steps, "--steps and --frames must be >= 2, frames <= steps");
-  std::vector<double> cmd;
-  for (int64_t i = 0, start = 0; start <= int64_t(a.command.size()); ++i) {
-    const size_t comma = a.command.find(',', size_t(start));
-    const std::string field = a.command.substr(size_t(start), comma == std::string::npos ? std::string::npos : comma - size_t(start));
-    try {
-      cmd.push_back(std::stod(field));
-    } catch (const std::exception&) {
-      throw Error(str_cat("--command: '", a.command, "' is not vx,vy,yaw_rate"));
-    }
-    if (comma == std::string::npos) break;
-    start = int64_t(comma) + 1;
-  }
-  FN_CHECK(cmd.size() == 3, "--command: '", a.command, "' is not vx,vy,yaw_rate");
+  const std::vector<double> cmd = parse_velocity_command(a.command, "--command");
   ensure_writable_directory(a.out);
   ThreadPool pool(1);
   std::vector<std::vector<double>> sequences;

@@ -1,5 +1,7 @@
 #include "cli/env_options.h"
 
+#include <sstream>
+
 #include "core/error.h"
 #include "env/factory.h"
 
@@ -47,6 +49,23 @@ EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int env
   p.backend = env::make_backend(r, p.robot, pool, &warnings);
   print_warnings(warnings);
   return p;
+}
+
+std::vector<double> parse_velocity_command(const std::string& text, const std::string& option) {
+  std::vector<double> c;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    size_t pos = 0;
+    try {
+      c.push_back(std::stod(item, &pos));
+    } catch (const std::exception&) {
+      pos = std::string::npos;
+    }
+    FN_CHECK(pos == item.size(), option, ": '", text, "' is not vx,vy,yaw_rate");
+  }
+  FN_CHECK(c.size() == 3, option, ": '", text, "' is not vx,vy,yaw_rate");
+  return c;
 }
 
 }  // namespace flashnerd::cli

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/cli_common.h"
 #include "env/backend.h"
@@ -36,5 +37,8 @@ struct EnvParts {
 };
 // backend: the kind to build (o.backend for the main env, "mujoco" for evaluation envs).
 EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int envs, ThreadPool& pool);
+
+// "vx,vy,yaw_rate" (quadruped-velocity commands) as three numbers; `option` names the flag in errors.
+std::vector<double> parse_velocity_command(const std::string& text, const std::string& option);
 
 }  // namespace flashnerd::cli

@@ -155,7 +155,7 @@ void ModelConfig::validate() const {
 void to_json(nlohmann::json& j, const ModelConfig& c) {
   j = nlohmann::json::object();
   j["format"] = "flashnerd-model";
-  j["version"] = 1;
+  j["version"] = kModelFormatVersion;
   j["arch"] = arch_name(c.arch);
   j["preset"] = c.preset;
   j["robot"] = {{"name", c.robot},
@@ -185,7 +185,9 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
     const NerdConfig& n = c.nerd;
     j["nerd"] = {{"d_model", n.d_model},       {"n_layers", n.n_layers},
                  {"n_heads", n.n_heads},       {"window", n.window},
-                 {"mlp_hidden", n.mlp_hidden}, {"head_hidden", n.head_hidden}};
+                 {"mlp_hidden", n.mlp_hidden}, {"head_hidden", n.head_hidden},
+                 {"embed_bias", n.embed_bias}, {"lm_head", n.lm_head},
+                 {"head_activation", n.head_relu ? "relu" : "gelu"}};
   }
   j["normalization"] = {{"epsilon", kNormEpsilon},
                         {"input_mean", c.norm.input_mean},
@@ -237,7 +239,8 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   FN_CHECK(j.value("format", "") == "flashnerd-model",
            "field 'format' must be 'flashnerd-model'; is this a FlashNeRD model directory?");
   const int version = j.contains("version") ? json_int<int>(j.at("version"), "field 'version'") : 0;
-  FN_CHECK(version == 1, "unsupported version ", version, " (this build reads version 1)");
+  FN_CHECK(version >= 1 && version <= kModelFormatVersion, "unsupported version ", version,
+           " (this build reads versions 1 to ", kModelFormatVersion, "; a newer flashnerd wrote it?)");
   c.arch = parse_arch(field<std::string>(j, "", "arch"));
   c.preset = j.value("preset", "");
   const auto& r = field<const nlohmann::json&>(j, "", "robot");
@@ -280,6 +283,15 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
     c.nerd.window = field<int>(n, "nerd.", "window");
     c.nerd.mlp_hidden = field<int>(n, "nerd.", "mlp_hidden");
     c.nerd.head_hidden = field<int>(n, "nerd.", "head_hidden");
+    if (version >= 2) {
+      c.nerd.embed_bias = field<bool>(n, "nerd.", "embed_bias");
+      c.nerd.lm_head = field<bool>(n, "nerd.", "lm_head");
+      const std::string act = field<std::string>(n, "nerd.", "head_activation");
+      FN_CHECK(act == "relu" || act == "gelu", "field 'nerd.head_activation': expected relu or gelu, got '", act, "'");
+      c.nerd.head_relu = act == "relu";
+    } else {  // version 1: the layout before the published head
+      c.nerd.embed_bias = c.nerd.lm_head = c.nerd.head_relu = false;
+    }
   }
   const auto& nm = field<const nlohmann::json&>(j, "", "normalization");
   c.norm.input_mean = field<std::vector<float>>(nm, "normalization.", "input_mean");
@@ -342,6 +354,7 @@ std::vector<TensorSpec> model_tensors(const ModelConfig& c) {
     const NerdConfig& n = c.nerd;
     const int64_t d = n.d_model;
     add("embed.weight", {d, din});
+    if (n.embed_bias) add("embed.bias", {d});
     add("pos_embed", {n.window, d});
     for (int l = 0; l < n.n_layers; ++l) {
       std::string p = "blocks." + std::to_string(l) + ".";
@@ -353,6 +366,7 @@ std::vector<TensorSpec> model_tensors(const ModelConfig& c) {
       add(p + "mlp.proj.weight", {d, n.mlp_hidden});
     }
     add("ln_f.weight", {d});
+    if (n.lm_head) add("lm_head.weight", {d, d});
     add("head.fc1.weight", {n.head_hidden, d});
     add("head.fc1.bias", {n.head_hidden});
     add("head.fc2.weight", {dout, n.head_hidden});
@@ -422,13 +436,13 @@ FlashConfig flash_preset(int d, int layers, int heads, std::vector<int> spans, i
   return f;
 }
 
-NerdConfig nerd_preset(int d, int layers, int heads, int window) {
+NerdConfig nerd_preset(int d, int layers, int heads, int window, int mlp_hidden = 0) {
   NerdConfig n;
   n.d_model = d;
   n.n_layers = layers;
   n.n_heads = heads;
   n.window = window;
-  n.mlp_hidden = 4 * d;
+  n.mlp_hidden = mlp_hidden > 0 ? mlp_hidden : 4 * d;
   n.head_hidden = 64;
   return n;
 }
@@ -436,7 +450,8 @@ NerdConfig nerd_preset(int d, int layers, int heads, int window) {
 // Pairs are parameter-matched to within a few percent (tests/core/model_config_test.cpp).
 const std::vector<PresetPair>& presets() {
   static const std::vector<PresetPair> p = {
-      {"tiny", flash_preset(64, 2, 1, {3, 3}, 128), nerd_preset(60, 2, 4, 5)},
+      // tiny: the published head's d×d lm_head is 4% of the model; a narrower MLP pays for it
+      {"tiny", flash_preset(64, 2, 1, {3, 3}, 128), nerd_preset(60, 2, 4, 5, 208)},
       {"small", flash_preset(128, 4, 2, {4, 3, 3, 3}, 320), nerd_preset(120, 4, 12, 10)},
       {"paper-cartpole", flash_preset(256, 4, 4, {4, 3, 3, 3}, 672), nerd_preset(240, 4, 12, 10)},
       {"paper-franka", flash_preset(512, 4, 8, {4, 3, 3, 3}, 1376), nerd_preset(480, 4, 12, 10)},

@@ -30,6 +30,8 @@ FfnActivation parse_activation(const std::string& s);
 const char* norm_name(NormKind n);
 NormKind parse_norm(const std::string& s);
 
+// config.json's "version": 2 added NeRD's published head (NerdConfig); 1 still loads.
+constexpr int kModelFormatVersion = 2;
 constexpr double kNormEpsilon = 1e-5;  // RMSNorm / LayerNorm epsilon, both architectures
 
 // FlashNeRD (DESIGN section 2): parallel blocks, multi-query attention, lag bias, spans.
@@ -56,6 +58,12 @@ struct NerdConfig {
   int window = 10;            // frames re-encoded every step (= learned positions)
   int mlp_hidden = 480;       // 4 d
   int head_hidden = 64;       // MLP head [64] on the last position
+  // The published NeRD (NVlabs/neural-robot-dynamics): a bias on the input embedding, a
+  // bias-free d×d lm_head after LN_f, and a ReLU head. Artifacts of format version 1 predate
+  // it (no bias, no lm_head, GELU head) and load with these false.
+  bool embed_bias = true;
+  bool lm_head = true;
+  bool head_relu = true;
   int head_dim() const { return d_model / n_heads; }
 };
 

@@ -42,12 +42,14 @@
 //
 // Optimized NeRD (DESIGN §3): the last W = nerd.window frames (fewer, n, at the start of a
 // history), oldest at position 0:
-//   tok_p = x̂_p embed.weightᵀ + pos_embed[p]                     p = 0 .. n−1, no bias
+//   tok_p = x̂_p embed.weightᵀ + embed.bias + pos_embed[p]         p = 0 .. n−1
 //   per block: h += CausalSelfAttn(LN1(h)); h += GELU(LN2(h) mlp.fc.weightᵀ) mlp.proj.weightᵀ
 //     LN = LayerNorm with weight only (no bias); qkv = LN1(h) attn.qkv.weightᵀ = [q | k | v]
 //     (d each), head h uses columns h·hd .. (h+1)·hd of each (hd = d / n_heads), scores / √hd,
 //     causal; out = concat(heads) attn.out.weightᵀ
-//   ŷ = GELU(LN_f(h_{n−1}) head.fc1.weightᵀ + head.fc1.bias) head.fc2.weightᵀ + head.fc2.bias
+//   z = LN_f(h_{n−1}) lm_head.weightᵀ (d × d, no bias)
+//   ŷ = ReLU(z head.fc1.weightᵀ + head.fc1.bias) head.fc2.weightᵀ + head.fc2.bias
+//   (config.json version 1 artifacts: no embed.bias, no lm_head, GELU in the head)
 //   The engine re-encodes the whole window at every step (that is the baseline measured).
 //
 // Precision (DESIGN §8): fp32, or bf16 matrix products (weights packed in bf16, activations

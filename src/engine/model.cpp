@@ -314,6 +314,9 @@ void Model::pack() {
     const size_t d = size_t(n.d_model), hid = size_t(n.mlp_hidden), hh = size_t(n.head_hidden);
     copy(nerd_.embed_w.f32, "embed.weight", d * size_t(din));
     copy(nerd_.pos, "pos_embed", size_t(n.window) * d);
+    if (n.embed_bias)  // every token gets x̂ Eᵀ + b + pos: fold b into the positions
+      for (size_t p = 0; p < size_t(n.window); ++p)
+        for (size_t k = 0; k < d; ++k) out(nerd_.pos)[p * d + k] += tensor("embed.bias")[k];
     for (int l = 0; l < n.n_layers; ++l) {
       const NerdBlockWeights& b = nerd_.blocks[size_t(l)];
       const std::string p = "blocks." + std::to_string(l) + ".";
@@ -322,7 +325,20 @@ void Model::pack() {
       fold(out(b.fc.f32), tensor(p + "mlp.fc.weight"), hid, d, tensor(p + "ln2.weight"), nullptr, nullptr);
       copy(b.proj.f32, p + "mlp.proj.weight", d * hid);
     }
-    fold(out(nerd_.fc1.f32), tensor("head.fc1.weight"), hh, d, tensor("ln_f.weight"), nullptr, nullptr);
+    if (n.lm_head) {  // no bias or activation between them: fc1 · lm_head is one (hh, d) product
+      std::vector<float> w1(hh * d);
+      const float* a = tensor("head.fc1.weight");
+      const float* b = tensor("lm_head.weight");
+      for (size_t r = 0; r < hh; ++r)
+        for (size_t k = 0; k < d; ++k) {
+          double acc = 0;
+          for (size_t j = 0; j < d; ++j) acc += double(a[r * d + j]) * b[j * d + k];
+          w1[r * d + k] = float(acc);
+        }
+      fold(out(nerd_.fc1.f32), w1.data(), hh, d, tensor("ln_f.weight"), nullptr, nullptr);
+    } else {
+      fold(out(nerd_.fc1.f32), tensor("head.fc1.weight"), hh, d, tensor("ln_f.weight"), nullptr, nullptr);
+    }
     copy(nerd_.fc1_b, "head.fc1.bias", hh);
     copy(nerd_.fc2.f32, "head.fc2.weight", size_t(dout) * hh);
     copy(nerd_.fc2_b, "head.fc2.bias", size_t(dout));

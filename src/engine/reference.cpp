@@ -200,7 +200,7 @@ std::vector<double> nerd_window(const Model& model, const std::vector<std::vecto
   Mat h(static_cast<size_t>(n));
   const float* pos = model.tensor("pos_embed");
   for (int p = 0; p < n; ++p) {
-    h[size_t(p)] = linear(x[size_t(p)], model.tensor("embed.weight"), nullptr, d);
+    h[size_t(p)] = linear(x[size_t(p)], model.tensor("embed.weight"), nc.embed_bias ? model.tensor("embed.bias") : nullptr, d);
     for (int k = 0; k < d; ++k) h[size_t(p)][size_t(k)] += pos[p * d + k];
   }
   for (int l = 0; l < nc.n_layers; ++l) {
@@ -235,8 +235,9 @@ std::vector<double> nerd_window(const Model& model, const std::vector<std::vecto
     }
   }
   std::vector<double> z = layer_norm(h[size_t(n - 1)], model.tensor("ln_f.weight"), nullptr);
+  if (nc.lm_head) z = linear(z, model.tensor("lm_head.weight"), nullptr, d);
   std::vector<double> r = linear(z, model.tensor("head.fc1.weight"), model.tensor("head.fc1.bias"), nc.head_hidden);
-  for (double& v : r) v = gelu(v);
+  for (double& v : r) v = nc.head_relu ? std::max(v, 0.0) : gelu(v);
   return linear(r, model.tensor("head.fc2.weight"), model.tensor("head.fc2.bias"), model.output_dim());
 }
 

@@ -14,6 +14,7 @@ class CartpoleBalanceTask : public Task {
   std::string name() const override { return "cartpole-balance"; }
   int observation_dim() const override { return 5; }
   int action_dim() const override { return 1; }
+  double action_bound() const override { return 1.0; }
   int episode_steps() const override { return 200; }
   const std::vector<RewardTerm>& reward_terms() const override { return terms_; }
   std::vector<std::pair<std::string, int>> observation_terms() const override;

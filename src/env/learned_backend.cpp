@@ -7,15 +7,12 @@
 #include "core/blob.h"
 #include "core/contact_row.h"
 #include "core/error.h"
+#include "core/stopwatch.h"
 #include "sim/probe_features.h"
 
 namespace flashnerd::env {
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 }  // namespace
 

@@ -122,6 +122,8 @@ void QuadrupedVelocityTask::reset(int e, Rng& rng, double* q, double* v) {
   since_resample_[size_t(e)] = 0;
 }
 
+double QuadrupedVelocityTask::action_bound() const { return kActionClip; }
+
 void QuadrupedVelocityTask::command(int, const float* action, double* u) const {
   for (int j = 0; j < nj_; ++j) {
     const double a = std::clamp(double(action[j]), -kActionClip, kActionClip);

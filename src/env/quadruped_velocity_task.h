@@ -31,6 +31,7 @@ class QuadrupedVelocityTask : public Task {
   std::string name() const override { return "quadruped-velocity"; }
   int observation_dim() const override { return 9 + 3 + 3 * nj_; }
   int action_dim() const override { return nj_; }
+  double action_bound() const override;
   int episode_steps() const override { return episode_steps_; }
   const std::vector<RewardTerm>& reward_terms() const override { return terms_; }
   std::vector<std::pair<std::string, int>> observation_terms() const override;

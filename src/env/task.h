@@ -27,6 +27,9 @@ class Task {
   virtual int action_dim() const = 0;
   // Steps after which an episode times out (truncation, bootstrapped by PPO).
   virtual int episode_steps() const = 0;
+  // Actions are clamped to [-action_bound, action_bound] before they become commands (the
+  // action space's bounds for Gymnasium-style users).
+  virtual double action_bound() const { return 1e30; }
   virtual const std::vector<RewardTerm>& reward_terms() const = 0;
   // Names of the observation's parts with their widths, in order (for logs and docs).
   virtual std::vector<std::pair<std::string, int>> observation_terms() const = 0;

@@ -1,5 +1,6 @@
 #include "env/vec_env.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -7,8 +8,8 @@
 
 namespace flashnerd::env {
 
-VecEnv::VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed)
-    : task_(&task), backend_(&backend), pool_(&pool), envs_(backend.envs()) {
+VecEnv::VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed, Autoreset autoreset)
+    : task_(&task), backend_(&backend), pool_(&pool), autoreset_(autoreset), envs_(backend.envs()) {
   obs_dim_ = task.observation_dim();
   act_dim_ = task.action_dim();
   nu_ = backend.nu();
@@ -28,6 +29,7 @@ VecEnv::VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed)
   steps_.assign(E, 0);
   terminated_.assign(E, 0);
   timed_out_.assign(E, 0);
+  reset_pending_.assign(E, 0);
   stats_.term_sums.assign(size_t(terms_), 0.0);
 }
 
@@ -42,6 +44,7 @@ void VecEnv::start_episode(int e) {
 
 void VecEnv::reset_all() {
   for (int e = 0; e < envs_; ++e) start_episode(e);
+  std::fill(reset_pending_.begin(), reset_pending_.end(), 0);
 }
 
 void VecEnv::refresh_observations() {
@@ -62,6 +65,11 @@ void VecEnv::step(const float* actions) {
   const int horizon = task_->episode_steps();
   pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {
     for (int64_t e = e0; e < e1; ++e) {
+      if (reset_pending_[size_t(e)]) {  // NextStep: this step is the reset (after the loop)
+        reward_[size_t(e)] = 0;
+        terminated_[size_t(e)] = timed_out_[size_t(e)] = 0;
+        continue;
+      }
       double* values = term_values_.data() + size_t(e) * size_t(terms_);
       // a failed backend step (non-finite or unstable state) ends the episode whatever the task
       const bool ended = task_->evaluate(int(e), *backend_, actions + size_t(e) * size_t(act_dim_),
@@ -80,20 +88,32 @@ void VecEnv::step(const float* actions) {
       const int steps = ++steps_[size_t(e)];
       terminated_[size_t(e)] = ended ? 1 : 0;
       timed_out_[size_t(e)] = !ended && steps >= horizon ? 1 : 0;
-      float* obs = (timed_out_[size_t(e)] ? final_obs_.data() : obs_.data()) + size_t(e) * size_t(obs_dim_);
-      task_->observe(int(e), *backend_, obs);
+      const bool done = terminated_[size_t(e)] || timed_out_[size_t(e)];
+      float* obs = obs_.data() + size_t(e) * size_t(obs_dim_);
+      float* final_obs = final_obs_.data() + size_t(e) * size_t(obs_dim_);
+      task_->observe(int(e), *backend_, done ? final_obs : obs);
+      if (done && autoreset_ == Autoreset::NextStep) std::memcpy(obs, final_obs, sizeof(float) * size_t(obs_dim_));
     }
   });
   // finished episodes: statistics, then a new episode (in env order, so the same bits
   // whatever the thread count; resets are rare next to steps)
   for (int e = 0; e < envs_; ++e) {
+    if (reset_pending_[size_t(e)]) {
+      reset_pending_[size_t(e)] = 0;
+      start_episode(e);
+      continue;
+    }
     if (!terminated_[size_t(e)] && !timed_out_[size_t(e)]) continue;
     stats_.episodes += 1;
     stats_.return_sum += episode_return_[size_t(e)];
     stats_.length_sum += steps_[size_t(e)];
     stats_.timeouts += timed_out_[size_t(e)];
     for (int k = 0; k < terms_; ++k) stats_.term_sums[size_t(k)] += episode_terms_[size_t(e) * size_t(terms_) + size_t(k)];
-    start_episode(e);
+    if (autoreset_ == Autoreset::NextStep) {
+      reset_pending_[size_t(e)] = 1;
+    } else {
+      start_episode(e);
+    }
   }
   task_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   task_seconds_ += task_seconds;
@@ -119,6 +139,7 @@ void VecEnv::io_state(Io& io, std::string& backend) {
   io.io(stats_.length_sum);
   io.io(stats_.timeouts);
   io.io(stats_.term_sums);
+  if (autoreset_ == Autoreset::NextStep) io.io(reset_pending_);  // SameStep states keep their format
 }
 
 std::string VecEnv::save_state() const {

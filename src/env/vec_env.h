@@ -4,6 +4,14 @@
 // clears only that environment's history. Time-outs are reported apart from terminations,
 // with the observation the episode ended in, so PPO can bootstrap them. Per-term rewards of
 // finished episodes are accumulated for logs. No allocation per step.
+//
+// Autoreset modes (Gymnasium's names):
+// - SameStep (PPO's): a finished environment starts its new episode inside the step that
+//   ended it; observations() then holds the new episode's first observation and
+//   final_observations() the one the episode ended in.
+// - NextStep (Gymnasium 1.x's default): the step that ends an episode returns its final
+//   observation; the next step resets that environment instead of stepping it (its action
+//   is ignored, its reward 0, neither flag set) and returns the new first observation.
 #pragma once
 
 #include <cstdint>
@@ -28,9 +36,11 @@ struct EpisodeStats {
   double mean_length() const { return episodes ? length_sum / double(episodes) : 0.0; }
 };
 
+enum class Autoreset { SameStep, NextStep };
+
 class VecEnv {
  public:
-  VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed);
+  VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed, Autoreset autoreset = Autoreset::SameStep);
 
   int envs() const { return envs_; }
   int observation_dim() const { return obs_dim_; }
@@ -50,9 +60,10 @@ class VecEnv {
   const float* rewards() const { return reward_.data(); }           // (envs)
   const uint8_t* terminated() const { return terminated_.data(); }  // (envs) failure ends
   const uint8_t* timed_out() const { return timed_out_.data(); }    // (envs) truncations
-  // Observation in which a timed-out environment's episode ended (envs, obs_dim); rows of
-  // other environments are stale.
+  // Observation in which an environment's episode ended, at the step it ended (terminated or
+  // timed out; envs, obs_dim); rows of other environments are stale.
   const float* final_observations() const { return final_obs_.data(); }
+  Autoreset autoreset() const { return autoreset_; }
   int episode_step(int env) const { return steps_[size_t(env)]; }
   // Unscaled reward-term values of env's last step (task().reward_terms() order).
   const double* term_values(int env) const { return term_values_.data() + size_t(env) * size_t(terms_); }
@@ -73,6 +84,7 @@ class VecEnv {
   Task* task_;
   Backend* backend_;
   ThreadPool* pool_;
+  Autoreset autoreset_;
   int envs_, obs_dim_, act_dim_, nu_, terms_;
   std::vector<Rng> rng_;
   std::vector<double> u_, q0_, v0_, term_values_, episode_terms_;
@@ -80,6 +92,7 @@ class VecEnv {
   std::vector<double> episode_return_;
   std::vector<int> steps_;
   std::vector<uint8_t> terminated_, timed_out_;
+  std::vector<uint8_t> reset_pending_;  // NextStep: the episode ended at the last step
   EpisodeStats stats_;
   double task_seconds_ = 0;
 };

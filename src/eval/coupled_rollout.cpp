@@ -8,6 +8,7 @@
 #include "core/frame_features.h"
 #include "core/rng.h"
 #include "core/rotation.h"
+#include "core/stopwatch.h"
 #include "sim/coupled_sim.h"
 #include "sim/samplers.h"
 
@@ -54,10 +55,6 @@ std::vector<double> scripted_commands(const sim::Robot& robot, const CoupledOpti
     }
   }
   return u;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/frame_features.h"
+#include "core/stopwatch.h"
 #include "sim/contact_sensor.h"
 #include "sim/probe_features.h"
 
@@ -27,10 +28,6 @@ std::vector<int64_t> eligible_trajectories(const Dataset& data, int history, int
 }
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 }  // namespace
 

@@ -1,8 +1,9 @@
-// The Python module `flashnerd` (pybind11 + numpy): models stepped in state terms or raw
-// features, and vector environments with Gymnasium's conventions over every backend of the
-// environment layer. Arrays are float64 / float32 numpy; shapes and dtypes are checked with
-// errors naming the argument; the GIL is released while stepping; flashnerd::Error becomes
-// RuntimeError with the C++ message.
+// The compiled half of the Python package `flashnerd` (python/flashnerd/ wraps it): models
+// stepped in state terms or raw features, vector environments over every backend of the
+// environment layer, datasets as numpy arrays. Arrays are float64 / float32 numpy; contiguous
+// inputs of the right dtype are read in place (no copy), others converted; shapes are checked
+// with errors naming the argument; the GIL is released while stepping; flashnerd::Error
+// becomes RuntimeError with the C++ message.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "core/dataset.h"
 #include "core/error.h"
 #include "core/frame_features.h"
 #include "core/model_artifact.h"
@@ -63,9 +65,19 @@ class Stepper {
   const ModelConfig& config() const { return model_->config(); }
   int batch() const { return batch_; }
 
-  py::array_t<float> step_features(const Array<float>& inputs) {
+  // out: an optional (batch, output_dim) float32 C-contiguous array written in place.
+  py::array_t<float> step_features(const Array<float>& inputs, py::object out_arg) {
     const float* in = checked(inputs, "inputs", batch_, model_->input_dim());
-    py::array_t<float> out({batch_, model_->output_dim()});
+    py::array_t<float> out;
+    if (out_arg.is_none()) {
+      out = py::array_t<float>({batch_, model_->output_dim()});
+    } else {
+      using CFloats = py::array_t<float, py::array::c_style>;
+      const bool writable_in_place = py::isinstance<CFloats>(out_arg);
+      FN_CHECK(writable_in_place, "out: expected a C-contiguous float32 array");
+      out = out_arg.cast<py::array_t<float>>();
+      checked(Array<float>(out), "out", batch_, model_->output_dim());
+    }
     float* o = out.mutable_data();
     {
       py::gil_scoped_release release;
@@ -134,8 +146,11 @@ class Stepper {
 class PyVecEnv {
  public:
   PyVecEnv(const std::string& task, const std::string& backend, const std::string& model, int num_envs, int seed,
-           int threads, const std::string& robot, const std::string& precision)
+           int threads, const std::string& robot, const std::string& precision, const std::string& autoreset)
       : pool_(threads), seed_(uint64_t(seed)) {
+    FN_CHECK(autoreset == "next_step" || autoreset == "same_step", "autoreset: expected 'next_step' or 'same_step', got '",
+             autoreset, "'");
+    autoreset_ = autoreset == "next_step" ? env::Autoreset::NextStep : env::Autoreset::SameStep;
     std::string robot_name = robot;
     if (robot_name.empty()) robot_name = task == "cartpole-balance" ? "cartpole" : "quadruped";
     robot_ = sim::Robot::load(robot_name);
@@ -146,17 +161,20 @@ class PyVecEnv {
     r.envs = num_envs;
     if (backend != "mujoco") r.model_options = engine::ModelOptions{precision_of(precision)};
     backend_ = env::make_backend(r, robot_, pool_, &warnings_);
-    env_ = std::make_unique<env::VecEnv>(*task_, *backend_, pool_, seed_);
+    env_ = std::make_unique<env::VecEnv>(*task_, *backend_, pool_, seed_, autoreset_);
   }
   int num_envs() const { return env_->envs(); }
   int observation_dim() const { return env_->observation_dim(); }
   int action_dim() const { return env_->action_dim(); }
+  double action_bound() const { return task_->action_bound(); }
+  int episode_steps() const { return task_->episode_steps(); }
+  std::string autoreset() const { return autoreset_ == env::Autoreset::NextStep ? "next_step" : "same_step"; }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
   py::tuple reset(py::object seed) {
     if (!seed.is_none()) {
       seed_ = seed.cast<uint64_t>();
-      env_ = std::make_unique<env::VecEnv>(*task_, *backend_, pool_, seed_);
+      env_ = std::make_unique<env::VecEnv>(*task_, *backend_, pool_, seed_, autoreset_);
     }
     {
       py::gil_scoped_release release;
@@ -180,7 +198,10 @@ class PyVecEnv {
       truncated.mutable_data()[e] = env_->timed_out()[e] != 0;
     }
     py::dict info;
-    info["final_observation"] = copy_rows(env_->final_observations());
+    py::array_t<bool> ended(E);
+    for (int e = 0; e < E; ++e) ended.mutable_data()[e] = terminated.data()[e] || truncated.data()[e];
+    info["final_observation"] = copy_rows(env_->final_observations());  // rows of ended envs
+    info["_final_observation"] = ended;
     info["time_outs"] = truncated;
     return py::make_tuple(copy_rows(env_->observations()), reward, terminated, truncated, info);
   }
@@ -202,6 +223,7 @@ class PyVecEnv {
 
   ThreadPool pool_;
   uint64_t seed_;
+  env::Autoreset autoreset_;
   std::shared_ptr<const sim::Robot> robot_;
   std::unique_ptr<env::Task> task_;
   std::unique_ptr<env::Backend> backend_;
@@ -209,9 +231,49 @@ class PyVecEnv {
   std::vector<std::string> warnings_;
 };
 
+// numpy copy of a dataset array with its (N, frames, ...) shape.
+template <class T>
+py::array_t<T> array_of(const std::vector<T>& v, std::vector<py::ssize_t> shape) {
+  py::array_t<T> a(shape);
+  FN_ASSERT(size_t(a.size()) == v.size());
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  return a;
+}
+
+// A `flashnerd gen` file as named numpy arrays (docs/DATASET.md has the schema).
+py::dict load_dataset_arrays(const std::string& path) {
+  const Dataset d = load_dataset(path);
+  const py::ssize_t N = d.trajectories, T = d.steps, F = d.frames();
+  const StateLayout& s = d.layout;
+  py::dict out;
+  out["robot"] = d.robot;
+  out["timestep"] = d.timestep;
+  out["seed"] = d.seed;
+  out["mjcf_hash"] = d.mjcf_hash;
+  out["actuator_model"] = d.actuator_model;
+  out["joint_names"] = s.joint_names;
+  out["generator"] = d.generator.dump();
+  out["qpos"] = array_of(d.qpos, {N, F, s.nq});
+  out["qvel"] = array_of(d.qvel, {N, F, s.nv});
+  out["ctrl"] = array_of(d.ctrl, {N, T, s.nu});
+  std::vector<bool> valid(d.valid.begin(), d.valid.end());
+  py::array_t<bool> va({N, T});
+  for (size_t i = 0; i < valid.size(); ++i) va.mutable_data()[i] = valid[i];
+  out["valid"] = va;
+  if (s.na > 0) out["act"] = array_of(d.act, {N, F, s.na});
+  if (d.probe_count > 0) out["probes"] = array_of(d.probes, {N, F, d.probe_count, kProbeFeatureDim});
+  if (d.contact_capacity > 0) {
+    out["contact_rows"] = array_of(d.contact_rows, {N, F, d.contact_capacity, kContactRowDim});
+    out["contact_link"] = array_of(d.contact_link, {N, F, d.contact_capacity});
+    out["contact_count"] = array_of(d.contact_count, {N, F});
+  }
+  if (!d.free_dv.empty()) out["free_dv"] = array_of(d.free_dv, {N, T, s.nv});
+  return out;
+}
+
 }  // namespace
 
-PYBIND11_MODULE(flashnerd, m) {
+PYBIND11_MODULE(_flashnerd, m) {
   m.doc() = "FlashNeRD: streaming-transformer neural robot dynamics (models and vector environments)";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -237,7 +299,8 @@ PYBIND11_MODULE(flashnerd, m) {
       .def_property_readonly("history", [](const Stepper& s) { return s.config().history(); })
       .def("step", &Stepper::step, py::arg("q"), py::arg("v"), py::arg("command"), py::arg("probes") = py::none(),
            "One step in state terms: (q, v) of every environment -> next (q, v)")
-      .def("step_features", &Stepper::step_features, py::arg("inputs"), "One step on raw frame features")
+      .def("step_features", &Stepper::step_features, py::arg("inputs"), py::arg("out") = py::none(),
+           "One step on raw frame features (batch, input_dim) -> increments (batch, output_dim), into out if given")
       .def("reset", &Stepper::reset, py::arg("env"), "Environment env starts an empty history")
       .def("reset_all", &Stepper::reset_all)
       .def("diverged", &Stepper::diverged);
@@ -246,6 +309,9 @@ PYBIND11_MODULE(flashnerd, m) {
       .def_property_readonly("num_envs", &PyVecEnv::num_envs)
       .def_property_readonly("observation_dim", &PyVecEnv::observation_dim)
       .def_property_readonly("action_dim", &PyVecEnv::action_dim)
+      .def_property_readonly("action_bound", &PyVecEnv::action_bound)
+      .def_property_readonly("episode_steps", &PyVecEnv::episode_steps)
+      .def_property_readonly("autoreset", &PyVecEnv::autoreset)
       .def_property_readonly("warnings", &PyVecEnv::warnings)
       .def("reset", &PyVecEnv::reset, py::arg("seed") = py::none(), "-> (obs, info)")
       .def("step", &PyVecEnv::step, py::arg("actions"), "-> (obs, reward, terminated, truncated, info)")
@@ -254,12 +320,18 @@ PYBIND11_MODULE(flashnerd, m) {
   m.def(
       "make_vec",
       [](const std::string& task, const std::string& backend, const std::string& model, int num_envs, int seed,
-         int threads, const std::string& robot, const std::string& precision) {
-        return std::make_unique<PyVecEnv>(task, backend, model, num_envs, seed, threads, robot, precision);
+         int threads, const std::string& robot, const std::string& precision, const std::string& autoreset) {
+        return std::make_unique<PyVecEnv>(task, backend, model, num_envs, seed, threads, robot, precision, autoreset);
       },
       py::arg("task"), py::arg("backend") = "mujoco", py::arg("model") = "", py::arg("num_envs") = 16,
       py::arg("seed") = 0, py::arg("threads") = 1, py::arg("robot") = "", py::arg("precision") = "fp32",
+      py::arg("autoreset") = "next_step",
       "Vector environment of a task over a backend: mujoco, flashnerd or nerd (model=DIR)");
+
+  m.def("load_dataset", &load_dataset_arrays, py::arg("path"),
+        "A dataset from 'flashnerd gen' as a dict of named numpy arrays (qpos, qvel, ctrl, valid, ...)");
+  // Test hook: the address the module reads a float32 argument from (zero-copy check).
+  m.def("_input_address", [](const Array<float>& a) { return reinterpret_cast<uintptr_t>(a.data()); });
 
   py::class_<rl::Policy>(m, "Policy", "A trained policy (flashnerd ppo), libtorch-free")
       .def_static("load", &rl::Policy::load, py::arg("dir"))

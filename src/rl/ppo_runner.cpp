@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/plot_png.h"
 #include "core/progress.h"
+#include "core/stopwatch.h"
 #include "engine/engine.h"
 #include "rl/observation_normalizer.h"
 #include "train/torch_threads.h"
@@ -23,8 +24,6 @@ constexpr const char* kCheckpointFormat = "flashnerd-ppo-checkpoint";
 constexpr int kCheckpointVersion = 1;
 
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
 std::string csv_header(const std::vector<std::string>& terms) {
   std::string h =
       "iteration,transitions,seconds,reward_per_step,episode_reward,finished_return,episodes,eval_reward,"

@@ -189,7 +189,9 @@ RobotSpec RobotSpec::load(const std::string& json_path) {
 
 std::string robots_directory() {
   if (const char* env = std::getenv("FLASHNERD_ROBOTS")) return env;
-  return FLASHNERD_ROBOTS_DIR;
+  std::error_code ec;  // the source tree's robots/ when it is still there, else the installed copy
+  if (fs::is_directory(FLASHNERD_ROBOTS_DIR, ec)) return FLASHNERD_ROBOTS_DIR;
+  return FLASHNERD_INSTALLED_ROBOTS_DIR;
 }
 
 std::vector<std::string> builtin_robot_names() {

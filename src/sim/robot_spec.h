@@ -86,7 +86,8 @@ struct RobotSpec {
   nlohmann::json to_json() const;
 };
 
-// Directory of the built-in robots (FLASHNERD_ROBOTS env var, else the source tree's robots/).
+// Directory of the built-in robots: the FLASHNERD_ROBOTS env var, else the source tree's robots/,
+// else the installed share/flashnerd/robots (cmake --install).
 std::string robots_directory();
 // Names of the built-in robots (spec files in robots_directory()).
 std::vector<std::string> builtin_robot_names();

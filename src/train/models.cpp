@@ -193,7 +193,7 @@ torch::Tensor FlashNeRDModel::forward_with_contacts(const torch::Tensor& x, cons
 NerdModel::NerdModel(const ModelConfig& c) : DynamicsModel(c) {
   const NerdConfig& n = c.nerd;
   const int64_t d = n.d_model;
-  embed_ = add_linear(*this, "embed", c.input_dim, d, false);
+  embed_ = add_linear(*this, "embed", c.input_dim, d, n.embed_bias);
   pos_embed_ = register_parameter("pos_embed", torch::zeros({n.window, d}));
   auto list = add_container(*this, "blocks");
   for (int l = 0; l < n.n_layers; ++l) {
@@ -210,6 +210,7 @@ NerdModel::NerdModel(const ModelConfig& c) : DynamicsModel(c) {
     blocks_.push_back(blk);
   }
   ln_f_ = add_container(*this, "ln_f")->register_parameter("weight", torch::ones({d}));
+  if (n.lm_head) lm_head_ = add_linear(*this, "lm_head", d, d, false);
   auto head = add_container(*this, "head");
   fc1_ = add_linear(*head, "fc1", d, n.head_hidden, true);
   fc2_ = add_linear(*head, "fc2", n.head_hidden, c.output_dim, true);
@@ -237,7 +238,9 @@ torch::Tensor NerdModel::forward(const torch::Tensor& x) {
     h = h + b.proj(torch::gelu(b.fc(z2)));
   }
   h = torch::layer_norm(h, {d}, ln_f_, {}, kNormEpsilon);
-  return fc2_(torch::gelu(fc1_(h)));
+  if (n.lm_head) h = lm_head_(h);
+  torch::Tensor r = fc1_(h);
+  return fc2_(n.head_relu ? torch::relu(r) : torch::gelu(r));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -137,7 +137,7 @@ class NerdModel : public DynamicsModel {
     torch::nn::Linear qkv{nullptr}, out{nullptr};  // (3d, d), (d, d)
     torch::nn::Linear fc{nullptr}, proj{nullptr};  // (m, d), (d, m)
   };
-  torch::nn::Linear embed_{nullptr}, fc1_{nullptr}, fc2_{nullptr};
+  torch::nn::Linear embed_{nullptr}, lm_head_{nullptr}, fc1_{nullptr}, fc2_{nullptr};
   torch::Tensor pos_embed_, ln_f_;
   std::vector<Block> blocks_;
 };

@@ -20,6 +20,7 @@
 #include "core/plot_png.h"
 #include "core/progress.h"
 #include "core/state_codec.h"
+#include "core/stopwatch.h"
 #include "core/system_memory.h"
 #include "train/models.h"
 #include "train/train_data.h"
@@ -31,10 +32,6 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr const char* kCheckpointFormat = "flashnerd-checkpoint";
 constexpr int kCheckpointVersion = 1;
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // One row of the training log (one per update; validation columns on validation updates).
 struct LogRow {

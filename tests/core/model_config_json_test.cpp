@@ -2,6 +2,7 @@
 // only the JSON library's message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -82,7 +83,8 @@ TEST(ModelConfigJson, HugeSizesAreRefused) {
   nlohmann::json j = good_config();
   j["arch"] = "nerd";
   j["nerd"] = {{"d_model", 60}, {"n_layers", 2000000000}, {"n_heads", 4},
-               {"window", 5},   {"mlp_hidden", 240},       {"head_hidden", 64}};
+               {"window", 5},   {"mlp_hidden", 240},       {"head_hidden", 64},
+               {"embed_bias", true}, {"lm_head", true},   {"head_activation", "relu"}};
   std::string e = load_error(j);
   EXPECT_NE(e.find("config.json: model config: nerd.n_layers=2000000000 is larger than 1024"), std::string::npos) << e;
   j = good_config();
@@ -121,6 +123,57 @@ TEST(ModelConfigJson, NonIntegerSizesAreRefused) {
   j["flashnerd"]["spans"] = {3, 3e12};
   e = load_error(j);
   EXPECT_NE(e.find("field 'flashnerd.spans'[1] has the wrong type"), std::string::npos) << e;
+}
+
+// Format version 2 added the published NeRD head; version-1 NeRD configs load as the older
+// layout (no embedding bias, no lm_head, GELU head), and a newer version is refused.
+nlohmann::json nerd_config(bool published) {
+  ModelConfig c;
+  c.arch = Arch::NeRD;
+  c.robot = "toy";
+  c.timestep = 0.01;
+  c.layout.nq = c.layout.nv = c.layout.nu = 1;
+  c.layout.joint_wrapped = {0};
+  c.state_dim = 2;
+  c.input_dim = 3;
+  c.output_dim = 2;
+  apply_preset("tiny", c);
+  c.nerd.embed_bias = c.nerd.lm_head = c.nerd.head_relu = published;
+  return nlohmann::json(c);
+}
+
+TEST(ModelConfigJson, NerdHeadRoundTripsAndVersionOneIsTheOldLayout) {
+  for (bool published : {true, false}) {
+    const nlohmann::json j = nerd_config(published);
+    EXPECT_EQ(j.at("version"), kModelFormatVersion);
+    const ModelConfig c = j.get<ModelConfig>();
+    EXPECT_EQ(c.nerd.embed_bias, published);
+    EXPECT_EQ(c.nerd.lm_head, published);
+    EXPECT_EQ(c.nerd.head_relu, published);
+    EXPECT_EQ(j.at("nerd").at("head_activation"), published ? "relu" : "gelu");
+  }
+  nlohmann::json v1 = nerd_config(true);
+  v1["version"] = 1;
+  for (const char* k : {"embed_bias", "lm_head", "head_activation"}) v1["nerd"].erase(k);
+  EXPECT_EQ(load_error(v1), "");
+  const ModelConfig c = v1.get<ModelConfig>();
+  EXPECT_FALSE(c.nerd.embed_bias || c.nerd.lm_head || c.nerd.head_relu);
+  const auto names = model_tensors(c);
+  EXPECT_TRUE(std::none_of(names.begin(), names.end(), [](const TensorSpec& t) {
+    return t.name == "embed.bias" || t.name == "lm_head.weight";
+  }));
+  nlohmann::json v2 = nerd_config(true);
+  v2["nerd"].erase("lm_head");
+  std::string e = load_error(v2);
+  EXPECT_NE(e.find("field 'nerd.lm_head' is missing"), std::string::npos) << e;
+  v2 = nerd_config(true);
+  v2["nerd"]["head_activation"] = "tanh";
+  e = load_error(v2);
+  EXPECT_NE(e.find("nerd.head_activation': expected relu or gelu, got 'tanh'"), std::string::npos) << e;
+  v2 = nerd_config(true);
+  v2["version"] = kModelFormatVersion + 1;
+  e = load_error(v2);
+  EXPECT_NE(e.find("unsupported version 3 (this build reads versions 1 to 2"), std::string::npos) << e;
 }
 
 }  // namespace

@@ -207,5 +207,46 @@ TEST(VecEnv, TimeOutsAndTerminationsAreApart) {
   EXPECT_DOUBLE_EQ(stats.length_sum, 5 + 5 + 3 + 5);
 }
 
+// NextStep autoreset: the ending step returns the final observation (terminations too), the
+// next step is the reset (reward 0, no flags) and returns the first observation that SameStep
+// returned one step earlier; every other environment is unaffected.
+TEST(VecEnv, NextStepAutoresetDefersTheResetByOneStep) {
+  auto robot = sim::Robot::load("cartpole");
+  ThreadPool pool(1);
+  MujocoBackend ba(robot, 2, pool), bb(robot, 2, pool);
+  FiveStepTask ta(*robot), tb(*robot);
+  VecEnv same(ta, ba, pool, 4), next(tb, bb, pool, 4, Autoreset::NextStep);
+  same.reset_all();
+  next.reset_all();
+  const size_t D = size_t(same.observation_dim());
+  auto row = [&](const float* obs, int e) {
+    std::vector<float> r(D);
+    std::memcpy(r.data(), obs + size_t(e) * D, sizeof(float) * D);
+    return r;
+  };
+  std::vector<float> same_first;  // env 1's new first observation under SameStep (step 3)
+  for (int s = 1; s <= 4; ++s) {
+    const float act[2] = {0.0f, s == 3 ? 1.0f : 0.0f};  // env 1 terminates at step 3
+    same.step(act);
+    next.step(act);
+    EXPECT_EQ(row(same.observations(), 0), row(next.observations(), 0)) << "step " << s;
+    if (s == 3) {
+      EXPECT_EQ(next.terminated()[1], 1);
+      EXPECT_EQ(row(next.observations(), 1), row(next.final_observations(), 1));  // the final one
+      EXPECT_EQ(row(same.final_observations(), 1), row(next.final_observations(), 1));
+      same_first = row(same.observations(), 1);
+      EXPECT_NE(same_first, row(next.observations(), 1));
+    }
+    if (s == 4) {  // the reset step
+      EXPECT_EQ(next.terminated()[1], 0);
+      EXPECT_EQ(next.timed_out()[1], 0);
+      EXPECT_EQ(next.rewards()[1], 0.0f);
+      EXPECT_EQ(next.episode_step(1), 0);
+      EXPECT_EQ(row(next.observations(), 1), same_first);
+    }
+  }
+  EXPECT_EQ(next.take_episode_stats().episodes, 1);
+}
+
 }  // namespace
 }  // namespace flashnerd::env

@@ -2,8 +2,10 @@
 Gymnasium's conventions (autoreset, time-outs apart from terminations, final observations),
 policies, and clear errors for bad shapes. Run by ctest (PYTHONPATH=build/python,
 FLASHNERD_BIN=the flashnerd executable)."""
+import json
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -60,9 +62,9 @@ def test_bad_shapes_name_the_argument(artifacts):
         flashnerd.make_vec("walk", robot="cartpole")
 
 
-def test_vec_env_autoreset_and_time_outs(artifacts):
+def test_vec_env_same_step_autoreset_and_time_outs(artifacts):
     policy = flashnerd.Policy.load(str(artifacts / "run" / "policy"))
-    env = flashnerd.make_vec("cartpole-balance", num_envs=16, seed=3)
+    env = flashnerd.make_vec("cartpole-balance", num_envs=16, seed=3, autoreset="same_step")
     obs, info = env.reset()
     assert obs.shape == (16, 5) and info == {}
     timeouts, terminations = np.zeros(16, int), np.zeros(16, int)
@@ -70,6 +72,7 @@ def test_vec_env_autoreset_and_time_outs(artifacts):
         obs, reward, terminated, truncated, info = env.step(policy.act(obs))
         assert not (terminated & truncated).any()
         assert np.array_equal(truncated, info["time_outs"])
+        assert np.array_equal(terminated | truncated, info["_final_observation"])
         if truncated.any():
             assert step == 200  # episodes of the balancing policy run out at 200 steps
             ended = info["final_observation"][truncated]
@@ -79,6 +82,79 @@ def test_vec_env_autoreset_and_time_outs(artifacts):
     # every env either ran its first episode out at step 200 or fell before (then restarted)
     assert timeouts.sum() >= 1
     assert np.array_equal(timeouts + (terminations > 0), np.ones(16, int))
+
+
+def test_vec_env_next_step_autoreset_is_the_default():
+    env = flashnerd.make_vec("cartpole-balance", num_envs=4, seed=3)
+    assert env.autoreset_mode == "next_step" and env.max_episode_steps == 200
+    obs, _ = env.reset()
+    push = np.ones((4, 1), np.float32)  # full force one way: every pole falls
+    for step in range(1, 200):
+        obs, reward, terminated, truncated, info = env.step(push)
+        if terminated.any():
+            break
+    assert terminated.any() and not truncated.any()
+    ended = terminated.copy()
+    assert np.array_equal(obs[ended], info["final_observation"][ended])  # the final observation itself
+    obs, reward, terminated, truncated, info = env.step(push)  # the reset step of the ended envs
+    assert (reward[ended] == 0).all() and not terminated[ended].any() and not truncated[ended].any()
+    # a new episode: cart centred and pole upright (within the start noise) again
+    assert (np.abs(obs[ended][:, :2]) < 0.1).all()
+    assert not info["_final_observation"][ended].any()
+
+
+def test_spaces_and_reset_options():
+    env = flashnerd.make_vec("cartpole-balance", num_envs=3)
+    assert env.num_envs == 3
+    assert env.single_observation_space.shape == (5,) and env.single_observation_space.dtype == np.float32
+    assert env.single_action_space.shape == (1,)
+    assert float(env.single_action_space.low[0]) == -1.0 and float(env.single_action_space.high[0]) == 1.0
+    assert env.action_space.shape == (3, 1) and env.observation_space.shape == (3, 5)
+    assert env.single_action_space.contains(env.single_action_space.sample())
+    a, _ = env.reset(seed=5)
+    b, _ = env.reset(seed=5)
+    c, _ = env.reset(seed=6)
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+    with pytest.raises(ValueError, match="options"):
+        env.reset(options={"x": 1})
+    with pytest.raises(RuntimeError, match="autoreset: expected 'next_step' or 'same_step'"):
+        flashnerd.make_vec("cartpole-balance", autoreset="never")
+
+
+def test_inputs_are_read_in_place_and_outputs_can_be(artifacts):
+    x = np.zeros((3, 4), np.float32)
+    assert flashnerd._flashnerd._input_address(x) == x.ctypes.data  # contiguous float32: no copy
+    assert flashnerd._flashnerd._input_address(x.astype(np.float64)) != x.ctypes.data
+    torch = pytest.importorskip("torch")
+    t = torch.zeros(3, 4)
+    assert flashnerd._flashnerd._input_address(t.numpy()) == t.data_ptr()  # a torch tensor through numpy
+    m = flashnerd.Model(str(artifacts / "model"), batch=2)
+    out = np.empty((2, m.output_dim), np.float32)
+    ret = m.step_features(np.ones((2, m.input_dim), np.float32), out=out)
+    assert np.shares_memory(ret, out) and np.isfinite(out).all()
+    with pytest.raises(RuntimeError, match="out: expected a C-contiguous float32 array"):
+        m.step_features(np.ones((2, m.input_dim), np.float32), out=np.empty((2, m.output_dim)))
+
+
+def test_load_dataset_names_the_arrays(artifacts):
+    d = flashnerd.load_dataset(str(artifacts / "data.h5"))
+    assert d["robot"] == "cartpole" and d["timestep"] > 0
+    assert d["qpos"].shape == (20, 21, 2) and d["qvel"].shape == (20, 21, 2)
+    assert d["ctrl"].shape == (20, 20, 1) and d["valid"].shape == (20, 20) and d["valid"].dtype == bool
+    assert d["valid"].all() and np.isfinite(d["qpos"]).all()
+    with pytest.raises(RuntimeError, match="nope.h5"):
+        flashnerd.load_dataset(str(artifacts / "nope.h5"))
+
+
+def test_python_ppo_example_learns_to_balance(tmp_path):
+    pytest.importorskip("torch")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, os.path.join(root, "examples", "python", "ppo_cartpole.py"), "--backend",
+                          "mujoco", "--iterations", "100", "--seed", "1", "--json"], check=True, capture_output=True,
+                         text=True)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    # a random policy drops the pole in ~20 steps; 100 iterations balance (seeds 1, 3, 5: 200 of 200)
+    assert result["mujoco_mean_episode_length"] > 150, result
 
 
 def test_learned_backend_env(artifacts):

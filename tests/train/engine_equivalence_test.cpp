@@ -129,8 +129,13 @@ TEST(EngineEquivalence, FlashGluTorchEqualsEngine) {
 TEST(EngineEquivalence, FlashLayerNormMishgluTorchEqualsEngine) {
   expect_engine_matches_torch(equivalence_config(Arch::FlashNeRD, NormKind::LayerNorm, FfnActivation::MishGLU));
 }
-TEST(EngineEquivalence, NerdTorchEqualsEngine) {
+TEST(EngineEquivalence, NerdTorchEqualsEngine) {  // as published: embedding bias, lm_head, ReLU head
   expect_engine_matches_torch(equivalence_config(Arch::NeRD, NormKind::RMSNorm, FfnActivation::SwiGLU));
+}
+TEST(EngineEquivalence, NerdVersionOneLayoutTorchEqualsEngine) {  // artifacts written before the published head
+  ModelConfig c = equivalence_config(Arch::NeRD, NormKind::RMSNorm, FfnActivation::SwiGLU);
+  c.nerd.embed_bias = c.nerd.lm_head = c.nerd.head_relu = false;
+  expect_engine_matches_torch(c);
 }
 
 }  // namespace

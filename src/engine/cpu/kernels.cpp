@@ -216,6 +216,13 @@ void silu_inplace(int M, int n, float* X, int ldx) {
   }
 }
 
+void relu_inplace(int M, int n, float* X, int ldx) {
+  for (int m = 0; m < M; ++m) {
+    ArrayMap x(X + size_t(m) * ldx, n);
+    x = x.max(0.f);
+  }
+}
+
 void gelu_inplace(int M, int n, float* X, int ldx) {
   for (int m = 0; m < M; ++m) {
     ArrayMap x(X + size_t(m) * ldx, n);

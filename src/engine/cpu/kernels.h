@@ -43,6 +43,7 @@ void layer_normalize_naive(int M, int d, const float* H, int ldh, float* Z, int 
 // Elementwise, vectorized (Eigen packet math): x ← SiLU(x), x ← GELU(x) (erf form).
 void silu_inplace(int M, int n, float* X, int ldx);
 void gelu_inplace(int M, int n, float* X, int ldx);
+void relu_inplace(int M, int n, float* X, int ldx);
 // Gated unit: out (M, f) = act(gate) ⊙ up, gate and up (M, f) with leading dimension ldg.
 void glu(FfnActivation act, int M, int f, const float* gate, const float* up, int ldg, float* out,
          int ldo);

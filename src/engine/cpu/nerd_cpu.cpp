@@ -4,7 +4,8 @@
 // padding: causal attention keeps them out of the real positions), and the whole window is
 // re-encoded with the same kernels as FlashNeRD: fused qkv GEMM with LN1 folded in, causal
 // attention per environment and head, residual GEMMs accumulating in place, GELU MLP with
-// LN2 folded in; LN_f and the head run on each environment's last real position only.
+// LN2 folded in; LN_f and the head run on each environment's last real position only (the
+// embedding bias is folded into the positions, LN_f and lm_head into head.fc1, at load).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -92,7 +93,11 @@ void nerd_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, 
   const int hh = n.head_hidden;
   ctx.gemm(s, M, s.zl, s.ldh, w.fc1, 0.f, s.r, s.ldr);
   add_bias(M, hh, w.fc1_b, s.r, s.ldr);
-  gelu_inplace(M, hh, s.r, s.ldr);
+  if (n.head_relu) {
+    relu_inplace(M, hh, s.r, s.ldr);
+  } else {
+    gelu_inplace(M, hh, s.r, s.ldr);
+  }
   ctx.gemm(s, M, s.r, s.ldr, w.fc2, 0.f, s.o, s.ldo);
   add_bias(M, dout, w.fc2_b, s.o, s.ldo);
 

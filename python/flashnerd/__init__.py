@@ -1,0 +1,22 @@
+"""FlashNeRD from Python: learned robot dynamics as a simulator.
+
+    import numpy as np, flashnerd
+    env = flashnerd.make_vec("cartpole-balance", backend="flashnerd", model="out/demo/flashnerd", num_envs=1024)
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(np.zeros((1024, 1), np.float32))
+
+- ``Model(dir, batch)``: a trained artifact stepped in state terms (``step(q, v, command)``)
+  or raw features (``step_features``), with per-env ``reset`` and ``diverged`` flags.
+- ``make_vec(task, backend, model, num_envs)``: vector environments with Gymnasium's
+  conventions over MuJoCo or a learned model (``vector.VectorEnv``).
+- ``Policy.load(dir)``: a policy trained by ``flashnerd ppo``, without libtorch.
+- ``load_dataset(path)``: a ``flashnerd gen`` file as named numpy arrays.
+
+Arrays are numpy; PyTorch users convert with ``torch.from_numpy`` (no copy). docs/PYTHON.md
+has the whole API.
+"""
+from ._flashnerd import Model, Policy, load_dataset
+from .spaces import Box
+from .vector import VectorEnv, make_vec
+
+__all__ = ["Box", "Model", "Policy", "VectorEnv", "load_dataset", "make_vec"]
