@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -20,6 +21,8 @@
 #include "env/factory.h"
 #include "env/vec_env.h"
 #include "rl/policy.h"
+#include "sim/contact_sensor.h"
+#include "sim/probe_features.h"
 
 namespace py = pybind11;
 using namespace flashnerd;
@@ -34,6 +37,15 @@ template <class T>
 const T* checked(const Array<T>& a, const char* name, int64_t rows, int64_t cols) {
   FN_CHECK(a.ndim() == 2 && a.shape(0) == rows && a.shape(1) == cols, name, ": expected shape (", rows, ", ", cols,
            "), got ", a.ndim() == 2 ? str_cat("(", a.shape(0), ", ", a.shape(1), ")") : str_cat(a.ndim(), "-d array"));
+  return a.data();
+}
+
+// Checks a 3-D array's shape, naming the argument.
+template <class T>
+const T* checked3(const Array<T>& a, const char* name, int64_t n, int64_t t, int64_t k) {
+  FN_CHECK(a.ndim() == 3 && a.shape(0) == n && a.shape(1) == t && a.shape(2) == k, name, ": expected shape (", n, ", ",
+           t, ", ", k, "), got ", a.ndim() == 3 ? str_cat("(", a.shape(0), ", ", a.shape(1), ", ", a.shape(2), ")")
+                                                : str_cat(a.ndim(), "-d array"));
   return a.data();
 }
 
@@ -61,6 +73,7 @@ class Stepper {
     ctx_ = std::make_unique<engine::Context>(*model_, o);
     inputs_.assign(size_t(batch) * size_t(model_->input_dim()), 0.0f);
     outputs_.assign(size_t(batch) * size_t(model_->output_dim()), 0.0f);
+    increment_.assign(size_t(model_->output_dim()), 0.0);
   }
   const ModelConfig& config() const { return model_->config(); }
   int batch() const { return batch_; }
@@ -104,19 +117,51 @@ class Stepper {
     const float* pp = P > 0 ? pr.data() : nullptr;
     {
       py::gil_scoped_release release;
-      const int din = model_->input_dim(), dout = model_->output_dim();
-      for (int e = 0; e < batch_; ++e)
-        features_.input(qp + size_t(e) * size_t(s.nq), vp + size_t(e) * size_t(s.nv), up + size_t(e) * size_t(s.nu),
-                        pp ? pp + size_t(e) * size_t(P) : nullptr, inputs_.data() + size_t(e) * size_t(din));
-      engine::step(*model_, *ctx_, batch_, inputs_.data(), outputs_.data());
-      std::vector<double> inc(static_cast<size_t>(dout));
-      for (int e = 0; e < batch_; ++e) {
-        for (int i = 0; i < dout; ++i) inc[size_t(i)] = outputs_[size_t(e) * size_t(dout) + size_t(i)];
-        codec_.apply(qp + size_t(e) * size_t(s.nq), vp + size_t(e) * size_t(s.nv), inc.data(),
-                     qo + size_t(e) * size_t(s.nq), vo + size_t(e) * size_t(s.nv));
-      }
+      step_states(qp, vp, up, pp, qo, vo);
     }
     return py::make_tuple(qn, vn);
+  }
+
+  // Feeds T recorded frames (T, batch, ...) into every environment's history and returns the
+  // state predicted after the last one: a rollout continues from there with a full history.
+  py::tuple prime(const Array<double>& q, const Array<double>& v, const Array<double>& u, py::object probes) {
+    const StateLayout& s = model_->config().layout;
+    FN_CHECK(q.ndim() == 3 && q.shape(0) >= 1, "q: expected shape (frames, ", batch_, ", ", s.nq, ")");
+    const int64_t T = q.shape(0);
+    const double* qp = checked3(q, "q", T, batch_, s.nq);
+    const double* vp = checked3(v, "v", T, batch_, s.nv);
+    const double* up = checked3(u, "command", T, batch_, s.nu);
+    const int P = features_.probe_dim();
+    Array<float> pr;
+    if (P > 0) {
+      FN_CHECK(!probes.is_none(), "this model reads fixed probes: pass probes of shape (", T, ", ", batch_, ", ", P, ")");
+      pr = probes.cast<Array<float>>();
+      checked3(pr, "probes", T, batch_, P);
+    }
+    py::array_t<double> qn({batch_, s.nq}), vn({batch_, s.nv});
+    {
+      py::gil_scoped_release release;
+      for (int64_t t = 0; t < T; ++t)
+        step_states(qp + size_t(t * batch_) * size_t(s.nq), vp + size_t(t * batch_) * size_t(s.nv),
+                    up + size_t(t * batch_) * size_t(s.nu), P > 0 ? pr.data() + size_t(t * batch_) * size_t(P) : nullptr,
+                    qn.mutable_data(), vn.mutable_data());
+    }
+    return py::make_tuple(qn, vn);
+  }
+
+  // (q, v, u[, probes]) of every env -> next (q, v): features, one engine step, the codec.
+  void step_states(const double* qp, const double* vp, const double* up, const float* pp, double* qo, double* vo) {
+    const StateLayout& s = model_->config().layout;
+    const int din = model_->input_dim(), dout = model_->output_dim(), P = features_.probe_dim();
+    for (int e = 0; e < batch_; ++e)
+      features_.input(qp + size_t(e) * size_t(s.nq), vp + size_t(e) * size_t(s.nv), up + size_t(e) * size_t(s.nu),
+                      pp ? pp + size_t(e) * size_t(P) : nullptr, inputs_.data() + size_t(e) * size_t(din));
+    engine::step(*model_, *ctx_, batch_, inputs_.data(), outputs_.data());
+    for (int e = 0; e < batch_; ++e) {
+      for (int i = 0; i < dout; ++i) increment_[size_t(i)] = outputs_[size_t(e) * size_t(dout) + size_t(i)];
+      codec_.apply(qp + size_t(e) * size_t(s.nq), vp + size_t(e) * size_t(s.nv), increment_.data(),
+                   qo + size_t(e) * size_t(s.nq), vo + size_t(e) * size_t(s.nv));
+    }
   }
 
   void reset(int env) {
@@ -138,6 +183,7 @@ class Stepper {
   int batch_;
   std::unique_ptr<engine::Context> ctx_;
   std::vector<float> inputs_, outputs_;
+  std::vector<double> increment_;
 };
 
 // Gymnasium-style vector environment (next-step autoreset is done inside VecEnv: the
@@ -271,6 +317,73 @@ py::dict load_dataset_arrays(const std::string& path) {
   return out;
 }
 
+// Recorded trajectories (numpy) -> a dataset file `train` and `finetune` read: the robot's
+// layout and provenance, probe features and contact rows computed by MuJoCo's detector at
+// the recorded states (as eval does), non-finite transitions refused where marked valid.
+void write_dataset_arrays(const std::string& path, const std::string& robot_name, const Array<double>& qpos,
+                          const Array<double>& qvel, const Array<double>& ctrl, py::object valid_arg, py::object act_arg,
+                          bool probes, bool contacts, bool overwrite) {
+  FN_CHECK(overwrite || !std::filesystem::exists(path), path, " exists; pass overwrite=True to replace it");
+  auto robot = sim::Robot::load(robot_name);
+  const StateLayout& s = robot->layout();
+  FN_CHECK(qpos.ndim() == 3 && qpos.shape(1) >= 2, "qpos: expected shape (trajectories, steps + 1, ", s.nq, ")");
+  const int64_t N = qpos.shape(0), T = qpos.shape(1) - 1;
+  Dataset d;
+  d.robot = robot->name();
+  d.mjcf_hash = robot->mjcf_hash();
+  d.actuator_model = robot->spec().actuator_model;
+  d.timestep = robot->control_timestep();
+  d.layout = s;
+  const auto& probe_set = robot->probes();
+  d.probe_count = probes ? int(probe_set.size()) : 0;
+  d.contact_capacity = contacts ? robot->spec().contact_capacity : 0;
+  d.link_count = robot->link_count();
+  d.generator = {{"source", "flashnerd.write_dataset (recorded trajectories)"}, {"steps", T}, {"trajectories", N},
+                 {"contacts", contacts}, {"probes", d.probe_count > 0}, {"spec", robot->spec().to_json()}};
+  d.allocate(N, T, false);
+  std::copy_n(checked3(qpos, "qpos", N, T + 1, s.nq), d.qpos.size(), d.qpos.data());
+  std::copy_n(checked3(qvel, "qvel", N, T + 1, s.nv), d.qvel.size(), d.qvel.data());
+  std::copy_n(checked3(ctrl, "ctrl", N, T, s.nu), d.ctrl.size(), d.ctrl.data());
+  if (s.na > 0) {
+    FN_CHECK(!act_arg.is_none(), "robot ", d.robot, " has ", s.na, " actuator activations: pass act of shape (", N,
+             ", ", T + 1, ", ", s.na, ")");
+    const auto act = act_arg.cast<Array<double>>();
+    std::copy_n(checked3(act, "act", N, T + 1, s.na), d.act.size(), d.act.data());
+  }
+  if (valid_arg.is_none()) {
+    std::fill(d.valid.begin(), d.valid.end(), 1);
+  } else {
+    const auto valid = valid_arg.cast<Array<bool>>();
+    const bool* v = checked(valid, "valid", N, T);
+    for (size_t i = 0; i < d.valid.size(); ++i) d.valid[i] = v[i] ? 1 : 0;
+  }
+  check_valid_transitions_finite(d, "write_dataset");
+  {
+    py::gil_scoped_release release;
+    sim::ContactSensor sensor(*robot);
+    const int K = d.contact_capacity, P = d.probe_count;
+    for (int64_t n = 0; n < N && (K > 0 || P > 0); ++n)
+      for (int64_t t = 0; t <= T; ++t) {
+        sensor.place(0, n, d.q(n, t), d.v(n, t));
+        const size_t f = size_t(n * (T + 1) + t);
+        if (K > 0) {
+          sim::ContactRowsOut out{d.contact_rows.data() + f * size_t(K) * kContactRowDim,
+                                  d.contact_link.data() + f * size_t(K), 0, 0};
+          sensor.detect(K, out);
+          d.contact_count[f] = out.count;
+          d.contact_overflow[f] = out.overflow;
+        } else {
+          sensor.kinematics();
+        }
+        if (P > 0)
+          sim::build_probe_features(*robot, sensor.model(), sensor.data(), probe_set, robot->spec().probe_threshold,
+                                    d.probes.data() + f * size_t(P) * kProbeFeatureDim);
+      }
+    d.validate();
+    save_dataset(path, d);
+  }
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_flashnerd, m) {
@@ -286,9 +399,18 @@ PYBIND11_MODULE(_flashnerd, m) {
   py::class_<Stepper>(m, "Model", "A trained model with its own streaming context for `batch` environments")
       .def(py::init<const std::string&, int, const std::string&, int>(), py::arg("dir"), py::arg("batch") = 1,
            py::arg("precision") = "fp32", py::arg("threads") = 1)
+      .def_static("load",
+                  [](const std::string& dir, int batch, const std::string& precision, int threads) {
+                    return std::make_unique<Stepper>(dir, batch, precision, threads);
+                  },
+                  py::arg("dir"), py::arg("batch") = 1, py::arg("precision") = "fp32", py::arg("threads") = 1,
+                  "The artifact in dir (config.json + weights.safetensors) with a context for `batch` environments")
       .def_property_readonly("batch", &Stepper::batch)
-      .def_property_readonly("config", [](const Stepper& s) { return nlohmann::json(s.config()).dump(); },
-                             "config.json as a string")
+      .def_property_readonly("config",
+                             [](const Stepper& s) {
+                               return py::module_::import("json").attr("loads")(nlohmann::json(s.config()).dump());
+                             },
+                             "config.json as a dict (architecture, robot, normalization, training provenance)")
       .def_property_readonly("robot", [](const Stepper& s) { return s.config().robot; })
       .def_property_readonly("nq", [](const Stepper& s) { return s.config().layout.nq; })
       .def_property_readonly("nv", [](const Stepper& s) { return s.config().layout.nv; })
@@ -299,6 +421,8 @@ PYBIND11_MODULE(_flashnerd, m) {
       .def_property_readonly("history", [](const Stepper& s) { return s.config().history(); })
       .def("step", &Stepper::step, py::arg("q"), py::arg("v"), py::arg("command"), py::arg("probes") = py::none(),
            "One step in state terms: (q, v) of every environment -> next (q, v)")
+      .def("prime", &Stepper::prime, py::arg("q"), py::arg("v"), py::arg("command"), py::arg("probes") = py::none(),
+           "Feed recorded frames (frames, batch, ...) into the histories; returns the state after the last")
       .def("step_features", &Stepper::step_features, py::arg("inputs"), py::arg("out") = py::none(),
            "One step on raw frame features (batch, input_dim) -> increments (batch, output_dim), into out if given")
       .def("reset", &Stepper::reset, py::arg("env"), "Environment env starts an empty history")
@@ -330,6 +454,11 @@ PYBIND11_MODULE(_flashnerd, m) {
 
   m.def("load_dataset", &load_dataset_arrays, py::arg("path"),
         "A dataset from 'flashnerd gen' as a dict of named numpy arrays (qpos, qvel, ctrl, valid, ...)");
+  m.def("write_dataset", &write_dataset_arrays, py::arg("path"), py::arg("robot"), py::arg("qpos"), py::arg("qvel"),
+        py::arg("ctrl"), py::arg("valid") = py::none(), py::arg("act") = py::none(), py::arg("probes") = true,
+        py::arg("contacts") = false, py::arg("overwrite") = false,
+        "Recorded trajectories -> a dataset file: qpos (N, T+1, nq), qvel (N, T+1, nv), ctrl (N, T, nu), valid (N, T); "
+        "probes and contact rows computed by MuJoCo at the recorded states");
   // Test hook: the address the module reads a float32 argument from (zero-copy check).
   m.def("_input_address", [](const Array<float>& a) { return reinterpret_cast<uintptr_t>(a.data()); });
 

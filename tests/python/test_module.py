@@ -164,3 +164,38 @@ def test_learned_backend_env(artifacts):
         obs, reward, terminated, truncated, info = env.step(np.zeros((8, 1), np.float32))
     assert obs.shape == (8, 5) and np.isfinite(obs).all()
     assert env.timings()["dynamics_seconds"] > 0
+
+
+def test_model_load_config_and_prime(artifacts):
+    m = flashnerd.Model.load(str(artifacts / "model"), batch=2)
+    assert m.config["arch"] == "flashnerd" and m.config["robot"]["name"] == "cartpole"
+    d = flashnerd.load_dataset(str(artifacts / "data.h5"))
+    q, v, u = (np.ascontiguousarray(d[k][:2, :5].transpose(1, 0, 2)) for k in ("qpos", "qvel", "ctrl"))
+    primed = m.prime(q, v, u)  # 5 recorded frames of trajectories 0 and 1
+    m.reset_all()
+    for t in range(5):
+        stepped = m.step(q[t], v[t], u[t])
+    assert all(np.array_equal(a, b) for a, b in zip(primed, stepped))
+    with pytest.raises(RuntimeError, match=r"command: expected shape \(5, 2, 1\)"):
+        m.prime(q, v, u[:, :, :0])
+
+
+def test_write_dataset_round_trips_with_probes_from_mujoco(tmp_path):
+    run("gen", "--robot", "quadruped", "--trajectories", "3", "--steps", "6", "--seed", "4", "--out", str(tmp_path / "g.h5"))
+    g = flashnerd.load_dataset(str(tmp_path / "g.h5"))
+    assert g["probes"].shape[2] > 0
+    out = str(tmp_path / "recorded.h5")
+    flashnerd.write_dataset(out, "quadruped", g["qpos"], g["qvel"], g["ctrl"], valid=g["valid"])
+    r = flashnerd.load_dataset(out)
+    for k in ("qpos", "qvel", "ctrl", "valid"):
+        assert np.array_equal(r[k], g[k]), k
+    # probe features recomputed by MuJoCo at the recorded states, as the generator did
+    assert np.allclose(r["probes"], g["probes"], atol=1e-5)
+    with pytest.raises(RuntimeError, match="exists; pass overwrite=True"):
+        flashnerd.write_dataset(out, "quadruped", g["qpos"], g["qvel"], g["ctrl"])
+    with pytest.raises(RuntimeError, match=r"ctrl: expected shape \(3, 6, 12\)"):
+        flashnerd.write_dataset(out, "quadruped", g["qpos"], g["qvel"], g["ctrl"][:, :, :3], overwrite=True)
+    bad = g["qvel"].copy()
+    bad[1, 2, 0] = np.nan
+    with pytest.raises(RuntimeError, match="trajectory 1"):
+        flashnerd.write_dataset(out, "quadruped", g["qpos"], bad, g["ctrl"], overwrite=True)
