@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "core/dataset.h"
 #include "core/error.h"
@@ -31,6 +32,20 @@ namespace {
 
 template <class T>
 using Array = py::array_t<T, py::array::c_style | py::array::forcecast>;
+
+// `obj` as a C-contiguous array of T: read in place when it already is one, else converted
+// from another floating-point type (or bool for bool); integers, strings and objects are
+// refused naming the argument, rather than silently cast.
+template <class T>
+Array<T> as_array(const py::object& obj, const char* name) {
+  const py::array a = py::array::ensure(obj);
+  FN_CHECK(a, name, ": expected a numpy array (or something numpy.asarray accepts)");
+  const char kind = a.dtype().kind();
+  const bool ok = std::is_same<T, bool>::value ? kind == 'b' : kind == 'f';
+  FN_CHECK(ok, name, ": expected a ", std::is_same<T, bool>::value ? "bool" : "floating-point", " array, got dtype ",
+           std::string(py::str(a.dtype())));
+  return Array<T>::ensure(a);
+}
 
 // Checks a 2-D array's shape, naming the argument.
 template <class T>
@@ -79,7 +94,8 @@ class Stepper {
   int batch() const { return batch_; }
 
   // out: an optional (batch, output_dim) float32 C-contiguous array written in place.
-  py::array_t<float> step_features(const Array<float>& inputs, py::object out_arg) {
+  py::array_t<float> step_features(const py::object& inputs_arg, py::object out_arg) {
+    const Array<float> inputs = as_array<float>(inputs_arg, "inputs");
     const float* in = checked(inputs, "inputs", batch_, model_->input_dim());
     py::array_t<float> out;
     if (out_arg.is_none()) {
@@ -99,7 +115,9 @@ class Stepper {
     return out;
   }
 
-  py::tuple step(const Array<double>& q, const Array<double>& v, const Array<double>& u, py::object probes) {
+  py::tuple step(const py::object& q_arg, const py::object& v_arg, const py::object& u_arg, py::object probes) {
+    const Array<double> q = as_array<double>(q_arg, "q"), v = as_array<double>(v_arg, "v"),
+                        u = as_array<double>(u_arg, "command");
     const StateLayout& s = model_->config().layout;
     const double* qp = checked(q, "q", batch_, s.nq);
     const double* vp = checked(v, "v", batch_, s.nv);
@@ -108,7 +126,7 @@ class Stepper {
     Array<float> pr;
     if (P > 0) {
       FN_CHECK(!probes.is_none(), "this model reads fixed probes: pass probes of shape (", batch_, ", ", P, ")");
-      pr = probes.cast<Array<float>>();
+      pr = as_array<float>(probes, "probes");
       checked(pr, "probes", batch_, P);
     }
     py::array_t<double> qn({batch_, s.nq}), vn({batch_, s.nv});
@@ -124,7 +142,9 @@ class Stepper {
 
   // Feeds T recorded frames (T, batch, ...) into every environment's history and returns the
   // state predicted after the last one: a rollout continues from there with a full history.
-  py::tuple prime(const Array<double>& q, const Array<double>& v, const Array<double>& u, py::object probes) {
+  py::tuple prime(const py::object& q_arg, const py::object& v_arg, const py::object& u_arg, py::object probes) {
+    const Array<double> q = as_array<double>(q_arg, "q"), v = as_array<double>(v_arg, "v"),
+                        u = as_array<double>(u_arg, "command");
     const StateLayout& s = model_->config().layout;
     FN_CHECK(q.ndim() == 3 && q.shape(0) >= 1, "q: expected shape (frames, ", batch_, ", ", s.nq, ")");
     const int64_t T = q.shape(0);
@@ -135,7 +155,7 @@ class Stepper {
     Array<float> pr;
     if (P > 0) {
       FN_CHECK(!probes.is_none(), "this model reads fixed probes: pass probes of shape (", T, ", ", batch_, ", ", P, ")");
-      pr = probes.cast<Array<float>>();
+      pr = as_array<float>(probes, "probes");
       checked3(pr, "probes", T, batch_, P);
     }
     py::array_t<double> qn({batch_, s.nq}), vn({batch_, s.nv});
@@ -229,7 +249,8 @@ class PyVecEnv {
     return py::make_tuple(copy_rows(env_->observations()), py::dict());
   }
 
-  py::tuple step(const Array<float>& actions) {
+  py::tuple step(const py::object& actions_arg) {
+    const Array<float> actions = as_array<float>(actions_arg, "actions");
     const float* a = checked(actions, "actions", env_->envs(), env_->action_dim());
     {
       py::gil_scoped_release release;
@@ -320,9 +341,11 @@ py::dict load_dataset_arrays(const std::string& path) {
 // Recorded trajectories (numpy) -> a dataset file `train` and `finetune` read: the robot's
 // layout and provenance, probe features and contact rows computed by MuJoCo's detector at
 // the recorded states (as eval does), non-finite transitions refused where marked valid.
-void write_dataset_arrays(const std::string& path, const std::string& robot_name, const Array<double>& qpos,
-                          const Array<double>& qvel, const Array<double>& ctrl, py::object valid_arg, py::object act_arg,
+void write_dataset_arrays(const std::string& path, const std::string& robot_name, const py::object& qpos_arg,
+                          const py::object& qvel_arg, const py::object& ctrl_arg, py::object valid_arg, py::object act_arg,
                           bool probes, bool contacts, bool overwrite) {
+  const Array<double> qpos = as_array<double>(qpos_arg, "qpos"), qvel = as_array<double>(qvel_arg, "qvel"),
+                      ctrl = as_array<double>(ctrl_arg, "ctrl");
   FN_CHECK(overwrite || !std::filesystem::exists(path), path, " exists; pass overwrite=True to replace it");
   auto robot = sim::Robot::load(robot_name);
   const StateLayout& s = robot->layout();
@@ -347,13 +370,13 @@ void write_dataset_arrays(const std::string& path, const std::string& robot_name
   if (s.na > 0) {
     FN_CHECK(!act_arg.is_none(), "robot ", d.robot, " has ", s.na, " actuator activations: pass act of shape (", N,
              ", ", T + 1, ", ", s.na, ")");
-    const auto act = act_arg.cast<Array<double>>();
+    const auto act = as_array<double>(act_arg, "act");
     std::copy_n(checked3(act, "act", N, T + 1, s.na), d.act.size(), d.act.data());
   }
   if (valid_arg.is_none()) {
     std::fill(d.valid.begin(), d.valid.end(), 1);
   } else {
-    const auto valid = valid_arg.cast<Array<bool>>();
+    const auto valid = as_array<bool>(valid_arg, "valid");
     const bool* v = checked(valid, "valid", N, T);
     for (size_t i = 0; i < d.valid.size(); ++i) d.valid[i] = v[i] ? 1 : 0;
   }
@@ -460,13 +483,14 @@ PYBIND11_MODULE(_flashnerd, m) {
         "Recorded trajectories -> a dataset file: qpos (N, T+1, nq), qvel (N, T+1, nv), ctrl (N, T, nu), valid (N, T); "
         "probes and contact rows computed by MuJoCo at the recorded states");
   // Test hook: the address the module reads a float32 argument from (zero-copy check).
-  m.def("_input_address", [](const Array<float>& a) { return reinterpret_cast<uintptr_t>(a.data()); });
+  m.def("_input_address", [](const py::object& a) { return reinterpret_cast<uintptr_t>(as_array<float>(a, "a").data()); });
 
   py::class_<rl::Policy>(m, "Policy", "A trained policy (flashnerd ppo), libtorch-free")
       .def_static("load", &rl::Policy::load, py::arg("dir"))
       .def_property_readonly("task", [](const rl::Policy& p) { return p.info().task; })
       .def("act",
-           [](const rl::Policy& p, const Array<float>& obs) {
+           [](const rl::Policy& p, const py::object& obs_arg) {
+             const Array<float> obs = as_array<float>(obs_arg, "obs");
              FN_CHECK(obs.ndim() == 2, "obs: expected shape (rows, ", p.info().observation_dim, ")");
              const int rows = int(obs.shape(0));
              checked(obs, "obs", rows, p.info().observation_dim);

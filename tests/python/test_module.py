@@ -60,6 +60,12 @@ def test_bad_shapes_name_the_argument(artifacts):
         env.step(np.zeros((4, 2), np.float32))
     with pytest.raises(RuntimeError, match="unknown task"):
         flashnerd.make_vec("walk", robot="cartpole")
+    # dtypes: other floating-point types are converted, anything else is refused by name
+    env.step(np.zeros((4, 1), np.float64))
+    with pytest.raises(RuntimeError, match="actions: expected a floating-point array, got dtype int32"):
+        env.step(np.zeros((4, 1), np.int32))
+    with pytest.raises(RuntimeError, match="q: expected a floating-point array, got dtype <U1"):
+        m.step(np.full((2, 2), "a"), np.zeros((2, 2)), np.zeros((2, 1)))
 
 
 def test_vec_env_same_step_autoreset_and_time_outs(artifacts):
