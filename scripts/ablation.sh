@@ -6,8 +6,9 @@
 # Every stage resumes where it stopped (run it again after an interruption); results under
 # out/ablation/, summary table and plot by scripts/ablation_summary.py.
 #
-# Usage: scripts/ablation.sh [UPDATES] [SEEDS] [TRAJECTORIES]
-#   defaults 2000 (the demo's budget) "1 2 3" 4000 (the demo's data)
+# Usage: [BENCH=0] scripts/ablation.sh [UPDATES] [SEEDS] [TRAJECTORIES]
+#   defaults 2000 (the demo's budget) "1 2 3" 4000 (the demo's data); BENCH=0 skips the
+#   throughput stage (run it again later on a quiet machine: finished stages are skipped).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 UPDATES="${1:-2000}"
@@ -56,6 +57,7 @@ done
 wait
 
 # 3. throughput of every variant (seed 1's weights), one at a time on the quiet machine
+[ "${BENCH:-1}" = 0 ] && { echo "BENCH=0: throughput stage skipped"; exit 0; }
 for v in $VARIANTS; do
   dir="$OUT/${v%%:*}-${v##*:}-s1"
   [ -s "$dir.bench.json" ] || $FN bench --arch flashnerd --model "$dir" --batch 16,4096 --precision all \

@@ -29,7 +29,8 @@ def collect(out):
             continue
         name, seed, precision = m.group(1), int(m.group(2)), m.group(3)
         v = variants.setdefault(name, {"seeds": {}, "train": {}, "bench": None})
-        v["seeds"].setdefault(seed, {})[precision] = load(path)["models"][0]
+        j = load(path)  # one model: the object itself; several: a "models" list
+        v["seeds"].setdefault(seed, {})[precision] = j.get("models", [j])[0]
         train = os.path.join(out, f"{name}-s{seed}.train.json")
         if os.path.exists(train):
             v["train"][seed] = load(train)

@@ -40,20 +40,26 @@ def main(out):
     final = number(evals[-1], "eval_reward")
     threshold = 0.95 * final if final > 0 else final
     lines = [f"Threshold: 95% of the MuJoCo run's final MuJoCo-evaluated return {final:.3f} = {threshold:.3f}", "",
-             "| backend | iterations | transitions | time to threshold (s) | total (s) | dynamics | sensing | policy | update | task | final eval return | policy-eval return (256x1000) |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| backend | iterations | transitions | crossing iteration | time to threshold (s) | total (s) | median s/iteration | dynamics env steps/s | dynamics | sensing | policy | update | task | final eval return | policy-eval return (256x1000) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     series = {}
     for backend, rows in runs.items():
-        crossing = next((number(r, "seconds") for r in rows
-                         if number(r, "eval_reward") >= threshold), math.nan)
+        cross_row = next((r for r in rows if number(r, "eval_reward") >= threshold), None)
+        crossing = number(cross_row, "seconds") if cross_row else math.nan
+        cross_it = cross_row["iteration"] if cross_row else "never"
+        # iteration times; the median is robust to a few iterations slowed by other jobs
+        times = sorted(number(b, "seconds") - number(a, "seconds") for a, b in zip(rows, rows[1:]))
+        median = times[len(times) // 2] if times else math.nan
         split = {k: sum(number(r, f"{k}_s") for r in rows) for k in ("dynamics", "sensing", "policy", "update", "task")}
         total = number(rows[-1], "seconds")
         last_eval = next((number(r, "eval_reward") for r in reversed(rows) if not math.isnan(number(r, "eval_reward"))), math.nan)
         pe_path = os.path.join(out, f"policy_eval_{backend}.json")
         pe = json.load(open(pe_path)) if os.path.exists(pe_path) else {}
         shares = " | ".join(f"{100 * split[k] / total:.0f}%" if total > 0 else "-" for k in split)
-        lines.append(f"| {backend} | {rows[-1]['iteration']} | {rows[-1]['transitions']} | "
-                     f"{crossing:.0f} | {total:.0f} | {shares} | {last_eval:.3f} | {pe.get('episode_reward', math.nan):.3f} |")
+        steps_per_s = number(rows[-1], "transitions") / split["dynamics"] if split["dynamics"] > 0 else math.nan
+        lines.append(f"| {backend} | {rows[-1]['iteration']} | {rows[-1]['transitions']} | {cross_it} | "
+                     f"{crossing:.0f} | {total:.0f} | {median:.2f} | {steps_per_s:.0f} | {shares} | {last_eval:.3f} | "
+                     f"{pe.get('episode_reward', math.nan):.3f} |")
         series[backend] = ([number(r, "seconds") for r in rows if not math.isnan(number(r, "eval_reward"))],
                            [number(r, "eval_reward") for r in rows if not math.isnan(number(r, "eval_reward"))])
         if pe.get("tracking"):

@@ -1,4 +1,5 @@
 // flashnerd train: fit a FlashNeRD or NeRD model to a dataset and export the model artifact.
+// flashnerd finetune: continue a trained artifact on new (e.g. recorded) data.
 #include <cmath>
 #include <filesystem>
 
@@ -6,6 +7,7 @@
 #include "core/atomic_file.h"
 #include "core/dataset.h"
 #include "core/error.h"
+#include "core/model_artifact.h"
 #include "train/trainer.h"
 
 namespace flashnerd::cli {
@@ -37,17 +39,23 @@ struct TrainArgs {
 };
 
 nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+void print_train_summary(const CommonOptions& common, const char* command, const train::TrainResult& r);
+
+// A finished artifact in --out is never replaced by accident: --overwrite or --resume, not both.
+void check_output_directory(const std::string& out, bool resume, bool overwrite) {
+  FN_CHECK(!(resume && overwrite), "give one of --resume (continue the run in ", out,
+           ") and --overwrite (start a new one over it), not both");
+  for (const char* file : {"config.json", "weights.safetensors"})
+    FN_CHECK(resume || overwrite || !std::filesystem::exists(std::filesystem::path(out) / file), "--out ", out,
+             " already holds a model artifact (", file, "); pass --overwrite to replace it when the new "
+             "run finishes, --resume to continue its training, or choose another --out");
+  ensure_writable_directory(out);  // fail before the (long) dataset load
+}
 
 void run_train(const TrainArgs& a) {
   FN_CHECK(std::filesystem::is_regular_file(a.data), "--data ", a.data,
            ": no such file; generate one with 'flashnerd gen'");
-  FN_CHECK(!(a.resume && a.overwrite), "give one of --resume (continue the run in ", a.out,
-           ") and --overwrite (start a new one over it), not both");
-  for (const char* file : {"config.json", "weights.safetensors"})
-    FN_CHECK(a.resume || a.overwrite || !std::filesystem::exists(std::filesystem::path(a.out) / file), "--out ",
-             a.out, " already holds a model artifact (", file, "); pass --overwrite to replace it when the new "
-             "run finishes, --resume to continue its training, or choose another --out");
-  ensure_writable_directory(a.out);  // fail before the (long) dataset load
+  check_output_directory(a.out, a.resume, a.overwrite);
   train::TrainOptions o;
   o.arch = parse_arch(a.arch);
   ModelConfig preset_check;
@@ -82,7 +90,10 @@ void run_train(const TrainArgs& a) {
     FN_CHECK(a.probes == "auto", "--probes: expected on, off or auto, got '", a.probes, "'");
   }
   Dataset data = load_dataset(a.data);
-  train::TrainResult r = train::train_model(data, o);
+  print_train_summary(a.common, "train", train::train_model(data, o));
+}
+
+void print_train_summary(const CommonOptions& common, const char* command, const train::TrainResult& r) {
   nlohmann::json summary = {{"updates", r.updates},
                             {"parameters", r.parameters},
                             {"train_loss", {number_or_null(r.first_loss), number_or_null(r.last_loss)}},
@@ -93,7 +104,53 @@ void run_train(const TrainArgs& a) {
                             {"gflops", r.gflops},
                             {"window", r.window},
                             {"artifact", r.artifact_dir}};
-  print_summary(a.common, "train", summary);
+  if (r.stopped_early) summary["stopped_early"] = true;
+  if (r.best_update > 0) summary["exported_update"] = r.best_update;
+  print_summary(common, command, summary);
+}
+
+struct FinetuneArgs {
+  CommonOptions common;
+  std::string model, data, out;
+  int64_t updates = 500;
+  int batch = 64;
+  double lr = 1e-4;
+  double dropout = 0.1;
+  int patience = 3;
+  int64_t valid_every = 50;
+  uint64_t seed = 0;
+  bool refit_normalization = false, resume = false, overwrite = false, quiet = false;
+};
+
+void run_finetune(const FinetuneArgs& a) {
+  FN_CHECK(std::filesystem::is_regular_file(a.data), "--data ", a.data, ": no such file");
+  FN_CHECK(std::filesystem::absolute(a.model) != std::filesystem::absolute(a.out),
+           "--out must differ from --model: fine-tuning never overwrites its parent");
+  FN_CHECK(a.dropout >= 0 && a.dropout < 1, "--dropout must be in [0, 1), got ", a.dropout);
+  const ModelConfig parent = ModelArtifact::load(a.model).config;  // fails early on a bad --model
+  check_output_directory(a.out, a.resume, a.overwrite);
+  train::TrainOptions o;
+  o.init_from = a.model;
+  o.arch = parent.arch;
+  o.preset = parent.preset;
+  o.out_dir = a.out;
+  o.data_path = std::filesystem::absolute(a.data).string();
+  o.updates = a.updates;
+  o.batch = a.batch;
+  o.lr = a.lr;
+  o.seed = a.seed;
+  o.resume = a.resume;
+  o.overwrite = a.overwrite;
+  o.valid_every = a.valid_every;
+  o.progress = !a.quiet;
+  o.dropout = a.dropout;
+  o.patience = a.patience;
+  o.refit_normalization = a.refit_normalization;
+  o.probes = parent.probe_dim > 0 ? train::ProbeUse::On : train::ProbeUse::Off;
+  o.variable_contacts = parent.contact.enabled();
+  o.target = parent.target;
+  Dataset data = load_dataset(a.data);
+  print_train_summary(a.common, "finetune", train::train_model(data, o));
 }
 
 }  // namespace
@@ -137,6 +194,33 @@ void register_train(CLI::App& app) {
   sub->add_option("--window", args->window, "Training window in frames (default: the model's history)");
   sub->add_flag("--quiet", args->quiet, "No progress line");
   sub->callback([args] { run_train(*args); });
+}
+
+void register_finetune(CLI::App& app) {
+  auto args = std::make_shared<FinetuneArgs>();
+  auto* sub = app.add_subcommand(
+      "finetune", "Continue a trained model on new data (e.g. recorded trajectories): its weights and, by "
+                  "default, its normalization; lower learning rate, dropout, early stopping");
+  add_common_options(*sub, args->common);
+  sub->add_option("--model", args->model, "The trained model directory to start from (left unchanged)")->required();
+  sub->add_option("--data", args->data, "Dataset of the same robot (flashnerd gen, or recorded: write_dataset)")
+      ->required();
+  sub->add_option("--out", args->out, "Output model directory (records its parent and the data)")->required();
+  sub->add_option("--updates", args->updates, "Most updates (early stopping may end sooner)")->capture_default_str();
+  sub->add_option("--lr", args->lr, "Initial learning rate (linear decay to lr/10)")->capture_default_str();
+  sub->add_option("--dropout", args->dropout, "Dropout on every residual branch while training")->capture_default_str();
+  sub->add_option("--patience", args->patience,
+                  "Stop after this many validations without improvement; the best is exported (0: never)")
+      ->capture_default_str();
+  sub->add_option("--valid-every", args->valid_every, "Validate every K updates")->capture_default_str();
+  sub->add_option("--batch", args->batch, "Windows per update")->capture_default_str();
+  sub->add_option("--seed", args->seed, "Seed of the split, batches and dropout")->capture_default_str();
+  sub->add_flag("--refit-normalization", args->refit_normalization,
+                "Refit input/target normalization on the new data (default: keep the parent's)");
+  sub->add_flag("--resume", args->resume, "Continue the checkpoint in --out");
+  sub->add_flag("--overwrite", args->overwrite, "Replace the artifact in --out when the run finishes");
+  sub->add_flag("--quiet", args->quiet, "No progress line");
+  sub->callback([args] { run_finetune(*args); });
 }
 
 }  // namespace flashnerd::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   flashnerd::cli::register_gen(app);
 #ifdef FLASHNERD_WITH_TORCH
   flashnerd::cli::register_train(app);
+  flashnerd::cli::register_finetune(app);
   flashnerd::cli::register_ppo(app);
 #endif
   flashnerd::cli::register_policy_eval(app);

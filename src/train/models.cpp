@@ -136,6 +136,7 @@ torch::Tensor FlashBlockImpl::forward(const torch::Tensor& h) {
   torch::Tensor gu = gate_up_(z);
   const int64_t fh = f_.ffn_hidden;
   torch::Tensor g = activation(gu.narrow(-1, 0, fh), f_.activation) * gu.narrow(-1, fh, fh);
+  if (dropout > 0) return h + torch::dropout(a, dropout, is_training()) + torch::dropout(down_(g), dropout, is_training());
   return h + a + down_(g);
 }
 
@@ -172,6 +173,11 @@ torch::Tensor FlashNeRDModel::predict(const torch::Tensor& x, const ContactWindo
 }
 
 torch::Tensor FlashNeRDModel::forward(const torch::Tensor& x) { return forward_with_contacts(x, {}); }
+
+void FlashNeRDModel::set_dropout(double p) {
+  DynamicsModel::set_dropout(p);
+  for (auto& b : blocks) b->dropout = p;
+}
 
 torch::Tensor FlashNeRDModel::forward_with_contacts(const torch::Tensor& x, const torch::Tensor& pooled) {
   FN_CHECK(x.dim() == 3 && x.size(2) == config_.input_dim, "FlashNeRD forward: expected input (B, T, ",
@@ -233,9 +239,9 @@ torch::Tensor NerdModel::forward(const torch::Tensor& x) {
     auto heads = [&](int64_t i) { return qkv.narrow(-1, i * d, d).view({B, T, nh, hd}).transpose(1, 2); };
     torch::Tensor att = torch::softmax(torch::matmul(heads(0), heads(1).transpose(-2, -1)) * scale + causal, -1);
     torch::Tensor o = torch::matmul(att, heads(2)).transpose(1, 2).reshape({B, T, d});
-    h = h + b.out(o);
+    h = h + drop(b.out(o));
     torch::Tensor z2 = torch::layer_norm(h, {d}, b.ln2, {}, kNormEpsilon);
-    h = h + b.proj(torch::gelu(b.fc(z2)));
+    h = h + drop(b.proj(torch::gelu(b.fc(z2))));
   }
   h = torch::layer_norm(h, {d}, ln_f_, {}, kNormEpsilon);
   if (n.lm_head) h = lm_head_(h);

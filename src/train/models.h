@@ -41,10 +41,15 @@ class DynamicsModel : public torch::nn::Module {
   // reads them (config().contact.enabled()).
   virtual torch::Tensor predict(const torch::Tensor& x, const ContactWindow* contacts);
   const ModelConfig& config() const { return config_; }
+  // Dropout on every residual branch while training (fine-tuning; 0 = none). Not part of the
+  // artifact: inference never drops. eval() turns it off for validation.
+  virtual void set_dropout(double p) { dropout_ = p; }
 
  protected:
   explicit DynamicsModel(const ModelConfig& c) : config_(c) {}
+  torch::Tensor drop(const torch::Tensor& x) { return dropout_ > 0 ? torch::dropout(x, dropout_, is_training()) : x; }
   ModelConfig config_;
+  double dropout_ = 0;
 };
 
 // RMSNorm (weight) or LayerNorm (weight, optional bias), epsilon kNormEpsilon.
@@ -98,6 +103,7 @@ class FlashBlockImpl : public torch::nn::Module {
   // (B, n_heads, T, T), row t = query frame, column j = key frame.
   bool record_attention = false;
   torch::Tensor last_attention;
+  double dropout = 0;  // on the attention and FFN branches while training
 
  private:
   FlashConfig f_;
@@ -112,6 +118,7 @@ class FlashNeRDModel : public DynamicsModel {
  public:
   explicit FlashNeRDModel(const ModelConfig& c);
   torch::Tensor forward(const torch::Tensor& x) override;
+  void set_dropout(double p) override;
   torch::Tensor predict(const torch::Tensor& x, const ContactWindow* contacts) override;
   // With contact terms: pooled contact vectors p (B, T, pooled_dim) or undefined (none).
   torch::Tensor forward_with_contacts(const torch::Tensor& x, const torch::Tensor& pooled);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <mutex>
@@ -17,6 +18,8 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/frame_features.h"
+#include "core/model_artifact.h"
+#include "core/model_dataset_check.h"
 #include "core/plot_png.h"
 #include "core/progress.h"
 #include "core/state_codec.h"
@@ -413,9 +416,21 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     FN_CHECK(opts.overwrite || !std::filesystem::exists(ckpt_path), opts.out_dir,
              " already holds a training checkpoint; pass --resume to continue it, --overwrite to start a new "
              "run over it, or choose another --out");
-    const bool use_probes = opts.probes == ProbeUse::On || (opts.probes == ProbeUse::Auto && data.probe_count > 0);
-    config = make_model_config(data, opts.arch, opts.preset, use_probes, opts.target, opts.variable_contacts);
-    apply_block_choices(opts, config, false);
+    if (!opts.init_from.empty()) {  // fine-tuning: the parent's config, checked against the data
+      config = ModelArtifact::load(opts.init_from).config;
+      // recorded data comes from the real robot, not the model's MJCF: a warning, not a refusal
+      for (std::string w : check_model_dataset(config, opts.init_from, data, opts.data_path, true)) {
+        const size_t flag = w.find(" (--allow-other-mjcf given)");
+        if (flag != std::string::npos) w.erase(flag);
+        std::fprintf(stderr, "warning: %s\n", w.c_str());
+      }
+      FN_CHECK(config.target == "increment", "finetune: ", opts.init_from, " predicts ", config.target,
+               "; only increment models are fine-tuned");
+    } else {
+      const bool use_probes = opts.probes == ProbeUse::On || (opts.probes == ProbeUse::Auto && data.probe_count > 0);
+      config = make_model_config(data, opts.arch, opts.preset, use_probes, opts.target, opts.variable_contacts);
+      apply_block_choices(opts, config, false);
+    }
     if (opts.customize) opts.customize(config);
   }
   const int window = opts.window > 0 ? opts.window : config.history();
@@ -442,7 +457,7 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
              "Regenerate it (flashnerd gen) and check why every transition was rejected");
   }
   auto [train_traj, valid_traj] = split_trajectories(data.trajectories, opts.valid_fraction, opts.seed);
-  if (!opts.resume) {
+  if (!opts.resume && (opts.init_from.empty() || opts.refit_normalization)) {
     config.norm = fit_normalization(data, arrays, codec, train_traj);
     config.validate();
   }
@@ -473,11 +488,23 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
                              {"train_trajectories", train_traj.size()},
                              {"valid_trajectories", valid_traj.size()},
                              {"loss", "masked mse on standardized increments, every window position"}};
+  if (!opts.init_from.empty()) {
+    const ModelConfig parent = opts.resume ? ModelConfig{} : ModelArtifact::load(opts.init_from).config;
+    settings["finetune"] = {{"parent_model", std::filesystem::absolute(opts.init_from).string()},
+                            {"refit_normalization", opts.refit_normalization},
+                            {"dropout", opts.dropout},
+                            {"patience", opts.patience}};
+    if (!opts.resume) settings["finetune"]["parent_training"] = parent.training;
+  }
 
   // ---- model and optimizer
   auto model = make_model(config, opts.seed);
+  if (!opts.resume && !opts.init_from.empty()) load_weights(*model, ModelArtifact::load(opts.init_from));
+  model->set_dropout(opts.dropout);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(opts.lr));
   if (opts.resume) restore_checkpoint(ck, ckpt_path, *model, optimizer);
+  if (opts.resume && ck.meta.at("settings").contains("finetune"))
+    settings["finetune"] = ck.meta.at("settings").at("finetune");  // the parent recorded at the start
   std::vector<torch::Tensor> params = model->parameters();
 
   TrainResult result;
@@ -506,6 +533,11 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   double train_seconds = 0;
   int64_t trained = 0;
   double last_valid = kNaN;
+  // early stopping: the best validated weights so far (tracked from the start of this process)
+  double best_valid = kNaN;
+  int64_t best_update = 0;
+  int bad_validations = 0;
+  std::vector<torch::Tensor> best_weights;
   for (int64_t u = start; u < opts.updates; ++u) {
     const auto t0 = std::chrono::steady_clock::now();
     gather_windows(arrays, train_index.sample(opts.seed, u, opts.batch), window, batch);
@@ -542,14 +574,29 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     row.loss = loss_value;
     const bool last = u + 1 == opts.updates;
     const bool stop = opts.stop_at > 0 && u + 1 == opts.stop_at && !last;
+    bool early_stop = false;
     if (last || (opts.valid_every > 0 && (u + 1) % opts.valid_every == 0)) {
+      model->eval();  // no dropout while validating
       last_valid = row.valid_loss = validation_loss(*model, valid_batch);
       row.rollout = rollout_nrmse(*model, config, data, codec, arrays, rollouts,
                                                  config.history(), opts.rollout_steps);
+      model->train();
+      if (opts.patience > 0) {
+        if (!std::isfinite(best_valid) || row.valid_loss < best_valid) {
+          best_valid = row.valid_loss;
+          best_update = u + 1;
+          bad_validations = 0;
+          torch::NoGradGuard no_grad;
+          best_weights.clear();
+          for (const auto& p : params) best_weights.push_back(p.detach().clone());
+        } else if (++bad_validations >= opts.patience && !last) {
+          early_stop = true;
+        }
+      }
     }
     row.seconds = seconds_before + seconds_since(t_start);
     rows.push_back(row);
-    if (stop || last || (ckpt_every > 0 && (u + 1) % ckpt_every == 0)) {
+    if (stop || last || early_stop || (ckpt_every > 0 && (u + 1) % ckpt_every == 0)) {
       save_checkpoint(ckpt_path, *model, optimizer, make_meta(u + 1, row.seconds));
       last_checkpoint = u + 1;
       write_logs();
@@ -557,6 +604,15 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     progress.update(u + 1 - start, str_cat("update ", u + 1, ", loss ", short_number(loss_value),
                                            std::isfinite(last_valid) ? ", valid " + short_number(last_valid) : ""));
     if (stop) break;
+    if (early_stop) {
+      result.stopped_early = true;
+      break;
+    }
+  }
+  if (!best_weights.empty() && best_update != (rows.empty() ? 0 : rows.back().update)) {
+    torch::NoGradGuard no_grad;  // export the best validated weights, not the last
+    for (size_t i = 0; i < params.size(); ++i) params[i].copy_(best_weights[i]);
+    result.best_update = best_update;
   }
   progress.finish(rows.empty() ? "" : str_cat("loss ", short_number(rows.back().loss)));
 
@@ -567,13 +623,13 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     result.last_loss = rows.back().loss;
   }
   for (const auto& r : rows)
-    if (std::isfinite(r.valid_loss)) {
-      result.valid_loss = r.valid_loss;
+    if (std::isfinite(r.valid_loss) && (result.best_update == 0 || r.update == result.best_update)) {
+      result.valid_loss = r.valid_loss;  // the exported weights' validation
       result.valid_rollout_nrmse = r.rollout;
     }
   result.windows_per_second = train_seconds > 0 ? double(trained * B) / train_seconds : 0;
   result.gflops = result.windows_per_second * training_flops_per_window(config, window) / 1e9;
-  if (result.updates == opts.updates) {
+  if (result.updates == opts.updates || result.stopped_early) {
     if (trained == 0) write_logs();  // resumed a finished run: nothing new, export again
     config.training = settings;
     config.training["updates_done"] = result.updates;
@@ -581,6 +637,8 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     config.training["final_valid_loss"] = finite_or_null(result.valid_loss);
     config.training["valid_rollout_nrmse"] = finite_or_null(result.valid_rollout_nrmse);
     config.training["valid_rollout_steps"] = opts.rollout_steps;
+    if (result.stopped_early) config.training["stopped_early_at"] = result.updates;
+    if (result.best_update > 0) config.training["exported_update"] = result.best_update;
     config.training["seconds"] = seconds_before + seconds_since(t_start);
     export_model(*model, config, opts.out_dir);
     result.artifact_dir = opts.out_dir;

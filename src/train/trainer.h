@@ -52,6 +52,16 @@ struct TrainOptions {
   double grad_clip = 1.0;
   bool progress = true;             // progress line on stderr
   bool write_plot = true;           // loss.png
+  // Fine-tuning (flashnerd finetune): start from this artifact's config and weights instead
+  // of a preset. Its normalization is kept unless refit_normalization (then refitted on the
+  // new data's training split, which shifts what every weight sees: documented in
+  // docs/FINETUNE.md). dropout applies to every residual branch while training.
+  std::string init_from;
+  bool refit_normalization = false;
+  double dropout = 0;
+  // Early stopping: after `patience` validations without a lower one-step validation loss
+  // the run stops and the best validated weights are exported (0 = run every update).
+  int patience = 0;
   // Adjusts the model config after the preset is applied (tests, experiments).
   std::function<void(ModelConfig&)> customize;
   // Stops after this many updates of the run (checkpoint written, no export), as if the
@@ -66,6 +76,8 @@ struct TrainResult {
   double last_loss = std::numeric_limits<double>::quiet_NaN();
   double valid_loss = std::numeric_limits<double>::quiet_NaN();  // last one-step validation MSE
   double valid_rollout_nrmse = std::numeric_limits<double>::quiet_NaN();
+  int64_t best_update = 0;   // early stopping: the update whose weights were exported (0: the last)
+  bool stopped_early = false;
   double seconds = 0;             // wall time of this invocation
   double windows_per_second = 0;  // training windows per second (validation excluded)
   double gflops = 0;              // achieved training GFLOP/s (3 x forward FLOPs)
