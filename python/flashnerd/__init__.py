@@ -15,8 +15,8 @@
 Arrays are numpy; PyTorch users convert with ``torch.from_numpy`` (no copy). docs/PYTHON.md
 has the whole API.
 """
-from ._flashnerd import Model, Policy, load_dataset, write_dataset
+from ._flashnerd import Model, Policy, load_dataset, robot_info, write_dataset
 from .spaces import Box
 from .vector import VectorEnv, make_vec
 
-__all__ = ["Box", "Model", "Policy", "VectorEnv", "load_dataset", "make_vec", "write_dataset"]
+__all__ = ["Box", "Model", "Policy", "VectorEnv", "load_dataset", "make_vec", "robot_info", "write_dataset"]

@@ -57,6 +57,7 @@ engine::ModelOptions model_options(const std::string& precision);
 void register_gen(CLI::App& app);
 void register_train(CLI::App& app);
 void register_finetune(CLI::App& app);
+void register_import(CLI::App& app);
 void register_eval(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_bench_contacts(CLI::App& app);

@@ -104,6 +104,10 @@ void print_train_summary(const CommonOptions& common, const char* command, const
                             {"gflops", r.gflops},
                             {"window", r.window},
                             {"artifact", r.artifact_dir}};
+  summary["seconds_split"] = {{"gather", r.split.gather},       {"forward", r.split.forward},
+                              {"backward", r.split.backward},   {"clip", r.split.clip},
+                              {"optimizer", r.split.optimizer}, {"validation", r.split.validation},
+                              {"checkpoint", r.split.checkpoint}};
   if (r.stopped_early) summary["stopped_early"] = true;
   if (r.best_update > 0) summary["exported_update"] = r.best_update;
   print_summary(common, command, summary);

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   flashnerd::cli::register_finetune(app);
   flashnerd::cli::register_ppo(app);
 #endif
+  flashnerd::cli::register_import(app);
   flashnerd::cli::register_policy_eval(app);
   flashnerd::cli::register_bench_env(app);
   flashnerd::cli::register_policy_video(app);

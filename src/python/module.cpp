@@ -22,8 +22,7 @@
 #include "env/factory.h"
 #include "env/vec_env.h"
 #include "rl/policy.h"
-#include "sim/contact_sensor.h"
-#include "sim/probe_features.h"
+#include "sim/recorded_import.h"
 
 namespace py = pybind11;
 using namespace flashnerd;
@@ -351,19 +350,7 @@ void write_dataset_arrays(const std::string& path, const std::string& robot_name
   const StateLayout& s = robot->layout();
   FN_CHECK(qpos.ndim() == 3 && qpos.shape(1) >= 2, "qpos: expected shape (trajectories, steps + 1, ", s.nq, ")");
   const int64_t N = qpos.shape(0), T = qpos.shape(1) - 1;
-  Dataset d;
-  d.robot = robot->name();
-  d.mjcf_hash = robot->mjcf_hash();
-  d.actuator_model = robot->spec().actuator_model;
-  d.timestep = robot->control_timestep();
-  d.layout = s;
-  const auto& probe_set = robot->probes();
-  d.probe_count = probes ? int(probe_set.size()) : 0;
-  d.contact_capacity = contacts ? robot->spec().contact_capacity : 0;
-  d.link_count = robot->link_count();
-  d.generator = {{"source", "flashnerd.write_dataset (recorded trajectories)"}, {"steps", T}, {"trajectories", N},
-                 {"contacts", contacts}, {"probes", d.probe_count > 0}, {"spec", robot->spec().to_json()}};
-  d.allocate(N, T, false);
+  Dataset d = sim::recorded_dataset(*robot, N, T, probes, contacts, "flashnerd.write_dataset (recorded trajectories)");
   std::copy_n(checked3(qpos, "qpos", N, T + 1, s.nq), d.qpos.size(), d.qpos.data());
   std::copy_n(checked3(qvel, "qvel", N, T + 1, s.nv), d.qvel.size(), d.qvel.data());
   std::copy_n(checked3(ctrl, "ctrl", N, T, s.nu), d.ctrl.size(), d.ctrl.data());
@@ -383,25 +370,7 @@ void write_dataset_arrays(const std::string& path, const std::string& robot_name
   check_valid_transitions_finite(d, "write_dataset");
   {
     py::gil_scoped_release release;
-    sim::ContactSensor sensor(*robot);
-    const int K = d.contact_capacity, P = d.probe_count;
-    for (int64_t n = 0; n < N && (K > 0 || P > 0); ++n)
-      for (int64_t t = 0; t <= T; ++t) {
-        sensor.place(0, n, d.q(n, t), d.v(n, t));
-        const size_t f = size_t(n * (T + 1) + t);
-        if (K > 0) {
-          sim::ContactRowsOut out{d.contact_rows.data() + f * size_t(K) * kContactRowDim,
-                                  d.contact_link.data() + f * size_t(K), 0, 0};
-          sensor.detect(K, out);
-          d.contact_count[f] = out.count;
-          d.contact_overflow[f] = out.overflow;
-        } else {
-          sensor.kinematics();
-        }
-        if (P > 0)
-          sim::build_probe_features(*robot, sensor.model(), sensor.data(), probe_set, robot->spec().probe_threshold,
-                                    d.probes.data() + f * size_t(P) * kProbeFeatureDim);
-      }
+    sim::sense_recorded_states(*robot, d);
     d.validate();
     save_dataset(path, d);
   }
@@ -475,6 +444,28 @@ PYBIND11_MODULE(_flashnerd, m) {
       py::arg("autoreset") = "next_step",
       "Vector environment of a task over a backend: mujoco, flashnerd or nerd (model=DIR)");
 
+  m.def(
+      "robot_info",
+      [](const std::string& name) {
+        auto robot = sim::Robot::load(name);
+        const StateLayout& s = robot->layout();
+        const sim::LogColumns c = sim::log_columns(*robot);
+        py::dict d;
+        d["name"] = robot->name();
+        d["nq"] = s.nq;
+        d["nv"] = s.nv;
+        d["nu"] = s.nu;
+        d["na"] = s.na;
+        d["floating_base"] = s.floating_base;
+        d["control_timestep"] = robot->control_timestep();
+        d["joint_names"] = s.joint_names;
+        py::list actuators;
+        for (const auto& a : robot->actuators()) actuators.append(a.name);
+        d["actuator_names"] = actuators;
+        d["log_columns"] = py::dict(py::arg("q") = c.q, py::arg("v") = c.v, py::arg("u") = c.u, py::arg("a") = c.a);
+        return d;
+      },
+      py::arg("name"), "A robot's layout, names and the log columns flashnerd import expects");
   m.def("load_dataset", &load_dataset_arrays, py::arg("path"),
         "A dataset from 'flashnerd gen' as a dict of named numpy arrays (qpos, qvel, ctrl, valid, ...)");
   m.def("write_dataset", &write_dataset_arrays, py::arg("path"), py::arg("robot"), py::arg("qpos"), py::arg("qvel"),

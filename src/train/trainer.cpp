@@ -540,18 +540,28 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   std::vector<torch::Tensor> best_weights;
   for (int64_t u = start; u < opts.updates; ++u) {
     const auto t0 = std::chrono::steady_clock::now();
+    auto tp = t0;  // phase clock (the split of TrainResult)
+    auto phase = [&tp](double& acc) {
+      const auto now = std::chrono::steady_clock::now();
+      acc += std::chrono::duration<double>(now - tp).count();
+      tp = now;
+    };
     gather_windows(arrays, train_index.sample(opts.seed, u, opts.batch), window, batch);
+    phase(result.split.gather);
     auto x = torch::from_blob(batch.inputs.data(), {B, W, din});
     auto y = torch::from_blob(batch.targets.data(), {B, W, dout});
     auto m = torch::from_blob(batch.mask.data(), {B, W, 1});
     auto loss = ((predict(*model, x, contact_tensors(batch, 0, B)) - y).pow(2) * m).sum() / (m.sum() * double(dout));
     const double loss_value = loss.item<double>();
+    phase(result.split.forward);
     const double lr = lr_at(opts, u);
     double grad_norm = 0;
     if (std::isfinite(loss_value)) {
       optimizer.zero_grad();
       loss.backward();
+      phase(result.split.backward);
       grad_norm = torch::nn::utils::clip_grad_norm_(params, opts.grad_clip);
+      phase(result.split.clip);
     }
     if (!std::isfinite(loss_value) || !std::isfinite(grad_norm)) {
       write_logs();
@@ -565,6 +575,7 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     }
     for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
     optimizer.step();
+    phase(result.split.optimizer);
     train_seconds += seconds_since(t0);
     ++trained;
 
@@ -576,11 +587,13 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     const bool stop = opts.stop_at > 0 && u + 1 == opts.stop_at && !last;
     bool early_stop = false;
     if (last || (opts.valid_every > 0 && (u + 1) % opts.valid_every == 0)) {
+      const auto tv = std::chrono::steady_clock::now();
       model->eval();  // no dropout while validating
       last_valid = row.valid_loss = validation_loss(*model, valid_batch);
       row.rollout = rollout_nrmse(*model, config, data, codec, arrays, rollouts,
                                                  config.history(), opts.rollout_steps);
       model->train();
+      result.split.validation += seconds_since(tv);
       if (opts.patience > 0) {
         if (!std::isfinite(best_valid) || row.valid_loss < best_valid) {
           best_valid = row.valid_loss;
@@ -597,9 +610,11 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     row.seconds = seconds_before + seconds_since(t_start);
     rows.push_back(row);
     if (stop || last || early_stop || (ckpt_every > 0 && (u + 1) % ckpt_every == 0)) {
+      const auto tc = std::chrono::steady_clock::now();
       save_checkpoint(ckpt_path, *model, optimizer, make_meta(u + 1, row.seconds));
       last_checkpoint = u + 1;
       write_logs();
+      result.split.checkpoint += seconds_since(tc);
     }
     progress.update(u + 1 - start, str_cat("update ", u + 1, ", loss ", short_number(loss_value),
                                            std::isfinite(last_valid) ? ", valid " + short_number(last_valid) : ""));

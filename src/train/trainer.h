@@ -81,6 +81,12 @@ struct TrainResult {
   double seconds = 0;             // wall time of this invocation
   double windows_per_second = 0;  // training windows per second (validation excluded)
   double gflops = 0;              // achieved training GFLOP/s (3 x forward FLOPs)
+  // Where the updates of this invocation spent their time (seconds): batch gathering, the
+  // forward pass with the loss, the backward pass, gradient clipping, the Adam step; and
+  // validation and checkpoints, which are outside windows_per_second.
+  struct Split {
+    double gather = 0, forward = 0, backward = 0, clip = 0, optimizer = 0, validation = 0, checkpoint = 0;
+  } split;
   int window = 0;                 // training window length
   std::string artifact_dir;       // empty when stopped by stop_at
 };
