@@ -14,28 +14,58 @@ namespace flashnerd::cli {
 
 namespace {
 
+// What train and finetune share: data, output, budget, seed, resume, validation period.
+struct RunArgs {
+  std::string data, out;
+  int64_t updates;
+  int batch = 64;
+  double lr;
+  uint64_t seed = 0;
+  bool resume = false, overwrite = false, quiet = false;
+  int64_t valid_every;
+};
+
+void add_run_options(CLI::App& sub, RunArgs& r, const std::string& data_help, const std::string& out_help) {
+  sub.add_option("--data", r.data, data_help)->required();
+  sub.add_option("--out", r.out, out_help)->required();
+  sub.add_option("--updates", r.updates, "Total updates of the run (a resume continues to it)")->capture_default_str();
+  sub.add_option("--batch", r.batch, "Windows per update")->capture_default_str();
+  sub.add_option("--lr", r.lr, "Initial learning rate (linear decay to lr/10)")->capture_default_str();
+  sub.add_option("--seed", r.seed, "Seed of initialization, split, batches (and dropout)")->capture_default_str();
+  sub.add_flag("--resume", r.resume, "Continue the checkpoint in --out");
+  sub.add_flag("--overwrite", r.overwrite,
+               "Start a new run in an --out that holds a model or checkpoint; each file is replaced "
+               "(atomically) only when the new run writes its own, the artifact only at the end");
+  sub.add_option("--valid-every", r.valid_every, "Validate every K updates (0: only at the end)")->capture_default_str();
+  sub.add_flag("--quiet", r.quiet, "No progress line");
+}
+
+void apply_run_options(const RunArgs& r, train::TrainOptions& o) {
+  o.out_dir = r.out;
+  o.data_path = std::filesystem::absolute(r.data).string();
+  o.updates = r.updates;
+  o.batch = r.batch;
+  o.lr = r.lr;
+  o.seed = r.seed;
+  o.resume = r.resume;
+  o.overwrite = r.overwrite;
+  o.valid_every = r.valid_every;
+  o.progress = !r.quiet;
+}
+
 struct TrainArgs {
   CommonOptions common;
-  std::string data;
+  RunArgs run{"", "", 2000, 64, 1e-3, 0, false, false, false, 200};
   std::string arch = "flashnerd";
   std::string preset = "small";
   std::string activation;
   std::string norm;
-  std::string out;
-  int64_t updates = 2000;
-  int batch = 64;
-  double lr = 1e-3;
   double lr_final = 0;
-  uint64_t seed = 0;
-  bool resume = false;
-  bool overwrite = false;
-  int64_t valid_every = 200;
   int64_t checkpoint_every = 0;
   std::string probes = "auto";
   bool variable_contacts = false;
   std::string target = "increment";
   int window = 0;
-  bool quiet = false;
 };
 
 nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
@@ -53,10 +83,11 @@ void check_output_directory(const std::string& out, bool resume, bool overwrite)
 }
 
 void run_train(const TrainArgs& a) {
-  FN_CHECK(std::filesystem::is_regular_file(a.data), "--data ", a.data,
+  FN_CHECK(std::filesystem::is_regular_file(a.run.data), "--data ", a.run.data,
            ": no such file; generate one with 'flashnerd gen'");
-  check_output_directory(a.out, a.resume, a.overwrite);
+  check_output_directory(a.run.out, a.run.resume, a.run.overwrite);
   train::TrainOptions o;
+  apply_run_options(a.run, o);
   o.arch = parse_arch(a.arch);
   ModelConfig preset_check;
   apply_preset(a.preset, preset_check);  // an unknown preset fails here, listing the names
@@ -65,19 +96,9 @@ void run_train(const TrainArgs& a) {
   if (!a.norm.empty()) parse_norm(a.norm);
   o.activation = a.activation;
   o.norm = a.norm;
-  o.out_dir = a.out;
-  o.data_path = std::filesystem::absolute(a.data).string();
-  o.updates = a.updates;
-  o.batch = a.batch;
-  o.lr = a.lr;
   o.lr_final = a.lr_final;
-  o.seed = a.seed;
-  o.resume = a.resume;
-  o.overwrite = a.overwrite;
-  o.valid_every = a.valid_every;
   o.checkpoint_every = a.checkpoint_every;
   o.window = a.window;
-  o.progress = !a.quiet;
   o.target = a.target;
   o.variable_contacts = a.variable_contacts;
   FN_CHECK(!a.variable_contacts || a.probes != "on", "--variable-contacts replaces fixed probes; drop --probes on");
@@ -89,7 +110,7 @@ void run_train(const TrainArgs& a) {
   } else {
     FN_CHECK(a.probes == "auto", "--probes: expected on, off or auto, got '", a.probes, "'");
   }
-  Dataset data = load_dataset(a.data);
+  Dataset data = load_dataset(a.run.data);
   print_train_summary(a.common, "train", train::train_model(data, o));
 }
 
@@ -115,45 +136,32 @@ void print_train_summary(const CommonOptions& common, const char* command, const
 
 struct FinetuneArgs {
   CommonOptions common;
-  std::string model, data, out;
-  int64_t updates = 500;
-  int batch = 64;
-  double lr = 1e-4;
+  RunArgs run{"", "", 500, 64, 1e-4, 0, false, false, false, 50};
+  std::string model;
   double dropout = 0.1;
   int patience = 3;
-  int64_t valid_every = 50;
-  uint64_t seed = 0;
-  bool refit_normalization = false, resume = false, overwrite = false, quiet = false;
+  bool refit_normalization = false;
 };
 
 void run_finetune(const FinetuneArgs& a) {
-  FN_CHECK(std::filesystem::is_regular_file(a.data), "--data ", a.data, ": no such file");
-  FN_CHECK(std::filesystem::absolute(a.model) != std::filesystem::absolute(a.out),
+  FN_CHECK(std::filesystem::is_regular_file(a.run.data), "--data ", a.run.data, ": no such file");
+  FN_CHECK(std::filesystem::absolute(a.model) != std::filesystem::absolute(a.run.out),
            "--out must differ from --model: fine-tuning never overwrites its parent");
   FN_CHECK(a.dropout >= 0 && a.dropout < 1, "--dropout must be in [0, 1), got ", a.dropout);
   const ModelConfig parent = ModelArtifact::load(a.model).config;  // fails early on a bad --model
-  check_output_directory(a.out, a.resume, a.overwrite);
+  check_output_directory(a.run.out, a.run.resume, a.run.overwrite);
   train::TrainOptions o;
+  apply_run_options(a.run, o);
   o.init_from = a.model;
   o.arch = parent.arch;
   o.preset = parent.preset;
-  o.out_dir = a.out;
-  o.data_path = std::filesystem::absolute(a.data).string();
-  o.updates = a.updates;
-  o.batch = a.batch;
-  o.lr = a.lr;
-  o.seed = a.seed;
-  o.resume = a.resume;
-  o.overwrite = a.overwrite;
-  o.valid_every = a.valid_every;
-  o.progress = !a.quiet;
   o.dropout = a.dropout;
   o.patience = a.patience;
   o.refit_normalization = a.refit_normalization;
   o.probes = parent.probe_dim > 0 ? train::ProbeUse::On : train::ProbeUse::Off;
   o.variable_contacts = parent.contact.enabled();
   o.target = parent.target;
-  Dataset data = load_dataset(a.data);
+  Dataset data = load_dataset(a.run.data);
   print_train_summary(a.common, "finetune", train::train_model(data, o));
 }
 
@@ -164,7 +172,8 @@ void register_train(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "train", "Train a FlashNeRD or NeRD model on a dataset and write the model artifact (--out)");
   add_common_options(*sub, args->common);
-  sub->add_option("--data", args->data, "Dataset (HDF5) from 'flashnerd gen'")->required();
+  add_run_options(*sub, args->run, "Dataset (HDF5) from 'flashnerd gen'",
+                  "Output directory: config.json, weights.safetensors, checkpoint.pt, train_log.csv, loss.png");
   sub->add_option("--arch", args->arch, "Architecture: flashnerd or nerd")->capture_default_str();
   sub->add_option("--preset", args->preset,
                   "Model size: tiny, small, paper-cartpole, paper-franka, paper-g1, paper-anymal")
@@ -172,21 +181,7 @@ void register_train(CLI::App& app) {
   sub->add_option("--activation", args->activation,
                   "FlashNeRD's FFN gate: swiglu, geglu, reglu, glu or mishglu (default: the preset's, swiglu)");
   sub->add_option("--norm", args->norm, "FlashNeRD's norm: rmsnorm or layernorm (default: the preset's, rmsnorm)");
-  sub->add_option("--out", args->out,
-                  "Output directory: config.json, weights.safetensors, checkpoint.pt, train_log.csv, loss.png")
-      ->required();
-  sub->add_option("--updates", args->updates, "Total updates of the run (a resume continues to it)")
-      ->capture_default_str();
-  sub->add_option("--batch", args->batch, "Windows per update")->capture_default_str();
-  sub->add_option("--lr", args->lr, "Initial learning rate (linear decay to lr/10)")->capture_default_str();
   sub->add_option("--lr-final", args->lr_final, "Final learning rate (default lr/10)");
-  sub->add_option("--seed", args->seed, "Seed of initialization, split and batches")->capture_default_str();
-  sub->add_flag("--resume", args->resume, "Continue the checkpoint in --out");
-  sub->add_flag("--overwrite", args->overwrite,
-                "Start a new run in an --out that holds a model or checkpoint; each file is replaced "
-                "(atomically) only when the new run writes its own, the artifact only at the end");
-  sub->add_option("--valid-every", args->valid_every, "Validate every K updates (0: only at the end)")
-      ->capture_default_str();
   sub->add_option("--checkpoint-every", args->checkpoint_every,
                   "Checkpoint every K updates (default: --valid-every)");
   sub->add_option("--target", args->target, "What the model predicts: increment, or free_velocity (coupling)")
@@ -196,7 +191,6 @@ void register_train(CLI::App& app) {
   sub->add_flag("--variable-contacts", args->variable_contacts,
                 "FlashNeRD reads the detector's contact rows through the set encoder (no fixed probes)");
   sub->add_option("--window", args->window, "Training window in frames (default: the model's history)");
-  sub->add_flag("--quiet", args->quiet, "No progress line");
   sub->callback([args] { run_train(*args); });
 }
 
@@ -207,23 +201,14 @@ void register_finetune(CLI::App& app) {
                   "default, its normalization; lower learning rate, dropout, early stopping");
   add_common_options(*sub, args->common);
   sub->add_option("--model", args->model, "The trained model directory to start from (left unchanged)")->required();
-  sub->add_option("--data", args->data, "Dataset of the same robot (flashnerd gen, or recorded: write_dataset)")
-      ->required();
-  sub->add_option("--out", args->out, "Output model directory (records its parent and the data)")->required();
-  sub->add_option("--updates", args->updates, "Most updates (early stopping may end sooner)")->capture_default_str();
-  sub->add_option("--lr", args->lr, "Initial learning rate (linear decay to lr/10)")->capture_default_str();
+  add_run_options(*sub, args->run, "Dataset of the same robot (flashnerd gen or flashnerd import)",
+                  "Output model directory (records its parent and the data)");
   sub->add_option("--dropout", args->dropout, "Dropout on every residual branch while training")->capture_default_str();
   sub->add_option("--patience", args->patience,
                   "Stop after this many validations without improvement; the best is exported (0: never)")
       ->capture_default_str();
-  sub->add_option("--valid-every", args->valid_every, "Validate every K updates")->capture_default_str();
-  sub->add_option("--batch", args->batch, "Windows per update")->capture_default_str();
-  sub->add_option("--seed", args->seed, "Seed of the split, batches and dropout")->capture_default_str();
   sub->add_flag("--refit-normalization", args->refit_normalization,
                 "Refit input/target normalization on the new data (default: keep the parent's)");
-  sub->add_flag("--resume", args->resume, "Continue the checkpoint in --out");
-  sub->add_flag("--overwrite", args->overwrite, "Replace the artifact in --out when the run finishes");
-  sub->add_flag("--quiet", args->quiet, "No progress line");
   sub->callback([args] { run_finetune(*args); });
 }
 
