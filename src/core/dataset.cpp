@@ -180,6 +180,7 @@ std::vector<T> read_array(hid_t file, const std::string& name, const std::vector
     FN_CHECK(!required, path, ": dataset '", name, "' is missing (not a FlashNeRD dataset?)");
     return {};
   }
+  check_linked_object_header(file, name.c_str(), path);
   H5Handle ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
   FN_CHECK(ds.id >= 0, path, ": cannot open '", name, "'");
   H5Handle space(H5Dget_space(ds.id), H5Sclose);
@@ -361,6 +362,7 @@ Dataset load_dataset(const std::string& path) {
            " does not exist; create one with 'flashnerd gen --out ", path, "'");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   FN_CHECK(H5Fis_hdf5(path.c_str()) > 0, path, " is not an HDF5 file (truncated or corrupted?)");
+  check_root_object_header(path);  // before libhdf5 allocates what the header claims
   H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   FN_CHECK(file.id >= 0, "cannot open ", path, " (truncated or corrupted HDF5 file?)");
   hid_t f = file.id;
@@ -385,6 +387,7 @@ Dataset load_dataset(const std::string& path) {
   // trajectory and step counts come from the shape of qpos
   {
     FN_CHECK(H5Lexists(f, "qpos", H5P_DEFAULT) > 0, path, ": dataset 'qpos' is missing");
+    check_linked_object_header(f, "qpos", path);
     H5Handle ds(H5Dopen2(f, "qpos", H5P_DEFAULT), H5Dclose);
     H5Handle space(H5Dget_space(ds.id), H5Sclose);
     FN_CHECK(H5Sget_simple_extent_ndims(space.id) == 3, path, ": 'qpos' must have rank 3");

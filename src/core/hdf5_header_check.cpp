@@ -1,6 +1,7 @@
 #include "core/hdf5_header_check.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <utility>
@@ -143,7 +144,109 @@ std::vector<uint8_t> read_at(std::ifstream& in, uint64_t file_size, uint64_t bas
   return out;
 }
 
+// The first chunk of the object header at file byte `at` (version 1 or 2) must fit in the file.
+void check_header_prefix(std::ifstream& in, uint64_t file_size, uint64_t at, const std::string& what) {
+  FN_CHECK(at < file_size && file_size - at >= 16, what, " at byte ", at, " lies outside the file's ", file_size,
+           " bytes", kRegenerate);
+  uint8_t p[48] = {};
+  in.seekg(std::streamoff(at));
+  in.read(reinterpret_cast<char*>(p), std::streamsize(std::min<uint64_t>(sizeof p, file_size - at)));
+  uint64_t chunk = 0;
+  if (std::memcmp(p, "OHDR", 4) == 0) {  // version 2: flags decide the optional fields
+    const uint8_t flags = p[5];
+    size_t off = 6 + ((flags & 0x20) ? 16 : 0) + ((flags & 0x10) ? 4 : 0);
+    const int width = 1 << (flags & 3);
+    for (int i = 0; i < width; ++i) chunk |= uint64_t(p[off + size_t(i)]) << (8 * i);
+  } else {
+    FN_CHECK(p[0] == 1, what, " at byte ", at, " has object header version ", int(p[0]), kRegenerate);
+    for (int i = 0; i < 4; ++i) chunk |= uint64_t(p[8 + i]) << (8 * i);
+  }
+  FN_CHECK(chunk <= kMaxChunkBytes && chunk <= file_size - at, what, " at byte ", at, " claims ", chunk,
+           " bytes; the file holds ", file_size - at, " past it", kRegenerate);
+}
+
+// A version-1 header's continuation chunks (address, length) must lie in the file too:
+// libhdf5 allocates each one's claimed length when it loads the header.
+void check_continuations(std::ifstream& in, uint64_t file_size, uint64_t base, uint64_t addr, const FileSizes& sizes,
+                         const std::string& what) {
+  const std::vector<uint8_t> prefix = read_at(in, file_size, base, addr, 16, what);
+  if (std::memcmp(prefix.data(), "OHDR", 4) == 0 || prefix[0] != 1) return;  // v2: checksummed
+  Reader p(prefix.data(), prefix.size(), what);
+  p.skip(8);
+  std::vector<std::pair<uint64_t, uint64_t>> chunks = {{addr + 16, p.u(4)}};
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    FN_CHECK(c < size_t(kMaxChunks), what, " has more than ", kMaxChunks, " continuation chunks", kRegenerate);
+    const std::string where = what + ", chunk " + std::to_string(c);
+    const std::vector<uint8_t> chunk = read_at(in, file_size, base, chunks[c].first, chunks[c].second, where);
+    Reader r(chunk.data(), chunk.size(), where);
+    while (r.left() >= 8) {
+      const uint64_t type = r.u(2), size = r.u(2);
+      r.skip(4);
+      r.need(size);
+      if (type == kMessageContinuation) {
+        Reader m(r.here(), size, where + ": continuation message");
+        const uint64_t address = m.u(sizes.offsets);
+        chunks.emplace_back(address, m.u(sizes.lengths));
+      }
+      r.skip(size);
+    }
+  }
+}
+
 }  // namespace
+
+void check_root_object_header(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  FN_CHECK(in, path, ": cannot open the file");
+  const uint64_t file_size = uint64_t(in.tellg());
+  // the superblock is at 0, 512, 1024, ... (after a user block)
+  static const uint8_t kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  uint64_t base = 0;
+  uint8_t sb[96] = {};
+  for (;; base = base ? base * 2 : 512) {
+    FN_CHECK(base + 8 <= file_size, path, ": no HDF5 superblock", kRegenerate);
+    in.seekg(std::streamoff(base));
+    std::memset(sb, 0, sizeof sb);
+    in.read(reinterpret_cast<char*>(sb), std::streamsize(std::min<uint64_t>(sizeof sb, file_size - base)));
+    if (std::memcmp(sb, kSignature, 8) == 0) break;
+  }
+  const int version = sb[8];
+  FN_CHECK(version <= 3, path, ": superblock version ", version, " is unknown", kRegenerate);
+  const int offsets = version <= 1 ? sb[13] : sb[9];
+  FN_CHECK(offsets == 4 || offsets == 8, path, ": superblock address size ", offsets, kRegenerate);
+  auto address = [&](size_t at) {
+    uint64_t v = 0;
+    for (int i = 0; i < offsets; ++i) v |= uint64_t(sb[at + size_t(i)]) << (8 * i);
+    return v;
+  };
+  // versions 0/1: fixed fields, 4 addresses, then the root symbol table entry (link name
+  // offset, object header address); versions 2/3: base, extension, EOF, root header address
+  const size_t fixed = version == 0 ? 24 : version == 1 ? 28 : 12;
+  const size_t root_at = version <= 1 ? fixed + 5 * size_t(offsets) : fixed + 3 * size_t(offsets);
+  const uint64_t root = address(root_at);
+  FN_CHECK(root < file_size, path, ": the root group's header address ", root, " lies outside the file", kRegenerate);
+  const std::string what = path + ": the root group's object header";
+  check_header_prefix(in, file_size, base + root, what);
+  const int lengths = version <= 1 ? sb[14] : sb[10];
+  FN_CHECK(lengths == 4 || lengths == 8, path, ": superblock length size ", lengths, kRegenerate);
+  check_continuations(in, file_size, base, root, FileSizes{offsets, lengths}, what);
+}
+
+void check_linked_object_header(hid_t file, const char* name, const std::string& path) {
+  H5L_info_t link;
+  FN_CHECK(H5Lget_info(file, name, &link, H5P_DEFAULT) >= 0, path, ": cannot read the link '", name, "'", kRegenerate);
+  if (link.type != H5L_TYPE_HARD) return;
+  hsize_t user_block = 0;
+  const hid_t fcpl = H5Fget_create_plist(file);
+  if (fcpl >= 0) {
+    H5Pget_userblock(fcpl, &user_block);
+    H5Pclose(fcpl);
+  }
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  FN_CHECK(in, path, ": cannot open the file");
+  check_header_prefix(in, uint64_t(in.tellg()), user_block + link.u.address,
+                      path + ": the object header of '" + name + "'");
+}
 
 void check_attribute_messages(hid_t file, hid_t obj, const std::string& path) {
   H5O_info_t info;

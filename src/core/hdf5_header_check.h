@@ -17,4 +17,12 @@ namespace flashnerd {
 // object `obj` (in the open file `file`) does not fit in its header.
 void check_attribute_messages(hid_t file, hid_t obj, const std::string& path);
 
+// Run before H5Fopen: reads the superblock (versions 0-3) and the root group's object header
+// prefix from the raw bytes and refuses a header whose first chunk claims more bytes than the
+// file holds. libhdf5 allocates that claimed size before reading it (a 4 GB request from a
+// one-field corruption, found by fuzz/dataset_fuzz.cpp).
+void check_root_object_header(const std::string& path);
+// The same for the object the hard link `name` points to, before H5Dopen2.
+void check_linked_object_header(hid_t file, const char* name, const std::string& path);
+
 }  // namespace flashnerd

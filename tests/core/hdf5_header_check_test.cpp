@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/dataset.h"
+#include "core/error.h"
 #include "h5_edit.h"
 
 namespace flashnerd {
@@ -37,6 +38,23 @@ TEST(Hdf5HeaderCheck, NulInsideANameIsRefused) {
   testing::file_patch(s.path, name, std::string("link_cu\0ot\0", 11));
   const std::string e = s.load_error();
   EXPECT_NE(e.find("('link_cu') has a name that is not one NUL-terminated string of 11 bytes"), std::string::npos)
+      << e;
+}
+
+// The fuzzer's input (kept in fuzz/corpus/dataset/): a continuation message of the root
+// group's header claims 4 294 575 000 bytes; libhdf5 allocated that inside H5Fopen before
+// finding the file too short. Refused from the raw bytes before H5Fopen.
+TEST(Hdf5HeaderCheck, RootHeaderChunkLargerThanTheFileIsRefusedBeforeOpening) {
+  const std::string path = std::string(FLASHNERD_SOURCE_DIR) + "/fuzz/corpus/dataset/root_header_claims_4gb";
+  std::string e;
+  try {
+    load_dataset(path);
+  } catch (const Error& err) {
+    e = err.what();
+  }
+  EXPECT_NE(e.find("the root group's object header, chunk 1 at byte 800 with 4294575000 bytes lies outside the "
+                   "file's 31352 bytes"),
+            std::string::npos)
       << e;
 }
 
