@@ -31,7 +31,8 @@ for target in safetensors model_config dataset; do
   dict=()
   if [ -f "fuzz/$target.dict" ]; then dict=(-dict="fuzz/$target.dict"); fi
   # new inputs go to build-fuzz/corpus (the first directory); fuzz/corpus stays the seeds
-  if ! "build-fuzz/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -malloc_limit_mb=512 \
+  # a fixed seed (FUZZ_SEED) makes a run reproducible from the committed corpus
+  if ! "build-fuzz/fuzz/fuzz_$target" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -malloc_limit_mb=512 \
       -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" "${dict[@]}" \
       "$corpus" "fuzz/corpus/$target" \
       > "build-fuzz/fuzz_$target.log" 2>&1; then

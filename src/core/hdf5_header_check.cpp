@@ -237,15 +237,18 @@ void check_linked_object_header(hid_t file, const char* name, const std::string&
   FN_CHECK(H5Lget_info(file, name, &link, H5P_DEFAULT) >= 0, path, ": cannot read the link '", name, "'", kRegenerate);
   if (link.type != H5L_TYPE_HARD) return;
   hsize_t user_block = 0;
+  size_t offsets = 0, lengths = 0;
   const hid_t fcpl = H5Fget_create_plist(file);
-  if (fcpl >= 0) {
-    H5Pget_userblock(fcpl, &user_block);
-    H5Pclose(fcpl);
-  }
+  const bool ok = fcpl >= 0 && H5Pget_sizes(fcpl, &offsets, &lengths) >= 0 && H5Pget_userblock(fcpl, &user_block) >= 0;
+  if (fcpl >= 0) H5Pclose(fcpl);
+  FN_CHECK(ok && (offsets == 4 || offsets == 8) && (lengths == 4 || lengths == 8), path,
+           ": cannot read the file's address sizes", kRegenerate);
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   FN_CHECK(in, path, ": cannot open the file");
-  check_header_prefix(in, uint64_t(in.tellg()), user_block + link.u.address,
-                      path + ": the object header of '" + name + "'");
+  const uint64_t file_size = uint64_t(in.tellg());
+  const std::string what = path + ": the object header of '" + name + "'";
+  check_header_prefix(in, file_size, user_block + link.u.address, what);
+  check_continuations(in, file_size, user_block, link.u.address, FileSizes{int(offsets), int(lengths)}, what);
 }
 
 void check_attribute_messages(hid_t file, hid_t obj, const std::string& path) {
