@@ -148,7 +148,7 @@ void run_finetune(const FinetuneArgs& a) {
   FN_CHECK(std::filesystem::absolute(a.model) != std::filesystem::absolute(a.run.out),
            "--out must differ from --model: fine-tuning never overwrites its parent");
   FN_CHECK(a.dropout >= 0 && a.dropout < 1, "--dropout must be in [0, 1), got ", a.dropout);
-  const ModelConfig parent = ModelArtifact::load(a.model).config;  // fails early on a bad --model
+  const ModelConfig parent = load_model_config(a.model);  // fails early on a bad --model
   check_output_directory(a.run.out, a.run.resume, a.run.overwrite);
   train::TrainOptions o;
   apply_run_options(a.run, o);

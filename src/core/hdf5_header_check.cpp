@@ -165,32 +165,44 @@ void check_header_prefix(std::ifstream& in, uint64_t file_size, uint64_t at, con
            " bytes; the file holds ", file_size - at, " past it", kRegenerate);
 }
 
-// A version-1 header's continuation chunks (address, length) must lie in the file too:
-// libhdf5 allocates each one's claimed length when it loads the header.
-void check_continuations(std::ifstream& in, uint64_t file_size, uint64_t base, uint64_t addr, const FileSizes& sizes,
-                         const std::string& what) {
+// Calls on_message(type, flags, data, size, where) for every message of the version-1 object
+// header at `addr`, following continuation chunks; each chunk (address, length) must lie in the
+// file, since libhdf5 allocates a chunk's claimed length when it loads the header. Version-2
+// headers (checksummed, verified by libhdf5) are skipped.
+template <class OnMessage>
+void walk_v1_header(std::ifstream& in, uint64_t file_size, uint64_t base, uint64_t addr, const FileSizes& sizes,
+                    const std::string& what, OnMessage on_message) {
   const std::vector<uint8_t> prefix = read_at(in, file_size, base, addr, 16, what);
-  if (std::memcmp(prefix.data(), "OHDR", 4) == 0 || prefix[0] != 1) return;  // v2: checksummed
+  if (std::memcmp(prefix.data(), "OHDR", 4) == 0 || prefix[0] != 1) return;
   Reader p(prefix.data(), prefix.size(), what);
-  p.skip(8);
-  std::vector<std::pair<uint64_t, uint64_t>> chunks = {{addr + 16, p.u(4)}};
+  p.skip(8);  // version, reserved, message count, reference count
+  std::vector<std::pair<uint64_t, uint64_t>> chunks = {{addr + 16, p.u(4)}};  // (address, bytes)
   for (size_t c = 0; c < chunks.size(); ++c) {
     FN_CHECK(c < size_t(kMaxChunks), what, " has more than ", kMaxChunks, " continuation chunks", kRegenerate);
     const std::string where = what + ", chunk " + std::to_string(c);
     const std::vector<uint8_t> chunk = read_at(in, file_size, base, chunks[c].first, chunks[c].second, where);
     Reader r(chunk.data(), chunk.size(), where);
-    while (r.left() >= 8) {
-      const uint64_t type = r.u(2), size = r.u(2);
-      r.skip(4);
+    while (r.left() >= 8) {  // message: type (2), size (2), flags (1), reserved (3), data
+      const uint64_t type = r.u(2), size = r.u(2), flags = r.u(1);
+      r.skip(3);
       r.need(size);
       if (type == kMessageContinuation) {
         Reader m(r.here(), size, where + ": continuation message");
         const uint64_t address = m.u(sizes.offsets);
         chunks.emplace_back(address, m.u(sizes.lengths));
+      } else {
+        on_message(type, flags, r.here(), size);
       }
       r.skip(size);
     }
   }
+}
+
+// The object header at `addr` cannot make libhdf5 allocate more than the file holds.
+void check_object_header(std::ifstream& in, uint64_t file_size, uint64_t base, uint64_t addr, const FileSizes& sizes,
+                         const std::string& what) {
+  check_header_prefix(in, file_size, base + addr, what);  // version 2: chunk 0's size
+  walk_v1_header(in, file_size, base, addr, sizes, what, [](uint64_t, uint64_t, const uint8_t*, uint64_t) {});
 }
 
 }  // namespace
@@ -226,10 +238,9 @@ void check_root_object_header(const std::string& path) {
   const uint64_t root = address(root_at);
   FN_CHECK(root < file_size, path, ": the root group's header address ", root, " lies outside the file", kRegenerate);
   const std::string what = path + ": the root group's object header";
-  check_header_prefix(in, file_size, base + root, what);
   const int lengths = version <= 1 ? sb[14] : sb[10];
   FN_CHECK(lengths == 4 || lengths == 8, path, ": superblock length size ", lengths, kRegenerate);
-  check_continuations(in, file_size, base, root, FileSizes{offsets, lengths}, what);
+  check_object_header(in, file_size, base, root, FileSizes{offsets, lengths}, what);
 }
 
 void check_linked_object_header(hid_t file, const char* name, const std::string& path) {
@@ -245,10 +256,8 @@ void check_linked_object_header(hid_t file, const char* name, const std::string&
            ": cannot read the file's address sizes", kRegenerate);
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   FN_CHECK(in, path, ": cannot open the file");
-  const uint64_t file_size = uint64_t(in.tellg());
-  const std::string what = path + ": the object header of '" + name + "'";
-  check_header_prefix(in, file_size, user_block + link.u.address, what);
-  check_continuations(in, file_size, user_block, link.u.address, FileSizes{int(offsets), int(lengths)}, what);
+  check_object_header(in, uint64_t(in.tellg()), user_block, link.u.address, FileSizes{int(offsets), int(lengths)},
+                      path + ": the object header of '" + name + "'");
 }
 
 void check_attribute_messages(hid_t file, hid_t obj, const std::string& path) {
@@ -271,33 +280,12 @@ void check_attribute_messages(hid_t file, hid_t obj, const std::string& path) {
   const uint64_t file_size = uint64_t(in.tellg());
   const std::string header = path + ": object header at byte " + std::to_string(user_block + info.addr);
 
-  // the prefix: version 2 headers start with "OHDR" and carry a checksum libhdf5 verifies
-  const std::vector<uint8_t> prefix = read_at(in, file_size, user_block, info.addr, 16, header);
-  if (std::memcmp(prefix.data(), "OHDR", 4) == 0 || prefix[0] != 1) return;
-  Reader p(prefix.data(), prefix.size(), header);
-  p.skip(8);  // version, reserved, message count, reference count
-  std::vector<std::pair<uint64_t, uint64_t>> chunks = {{info.addr + 16, p.u(4)}};  // (address, bytes)
-
   int attribute = 0;
-  for (size_t c = 0; c < chunks.size(); ++c) {
-    FN_CHECK(c < size_t(kMaxChunks), header, " has more than ", kMaxChunks, " continuation chunks", kRegenerate);
-    const std::string where = header + ", chunk " + std::to_string(c);
-    const std::vector<uint8_t> chunk = read_at(in, file_size, user_block, chunks[c].first, chunks[c].second, where);
-    Reader r(chunk.data(), chunk.size(), where);
-    while (r.left() >= 8) {  // message: type (2), size (2), flags (1), reserved (3), data
-      const uint64_t type = r.u(2), size = r.u(2), flags = r.u(1);
-      r.skip(3);
-      r.need(size);
-      if (type == kMessageAttribute && !(flags & kMessageShared)) {
-        check_attribute(r.here(), size, sizes, header + ": attribute message " + std::to_string(attribute++));
-      } else if (type == kMessageContinuation) {
-        Reader m(r.here(), size, where + ": continuation message");
-        const uint64_t address = m.u(sizes.offsets);
-        chunks.emplace_back(address, m.u(sizes.lengths));
-      }
-      r.skip(size);
-    }
-  }
+  walk_v1_header(in, file_size, user_block, info.addr, sizes, header,
+                 [&](uint64_t type, uint64_t flags, const uint8_t* data, uint64_t size) {
+                   if (type == kMessageAttribute && !(flags & kMessageShared))
+                     check_attribute(data, size, sizes, header + ": attribute message " + std::to_string(attribute++));
+                 });
 }
 
 }  // namespace flashnerd

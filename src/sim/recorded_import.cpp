@@ -11,6 +11,14 @@
 
 namespace flashnerd::sim {
 
+namespace {
+
+bool finite(const double* p, size_t count) {
+  return std::all_of(p, p + count, [](double x) { return std::isfinite(x); });
+}
+
+}  // namespace
+
 Dataset recorded_dataset(const Robot& robot, int64_t n, int64_t steps, bool probes, bool contacts,
                          const nlohmann::json& source) {
   Dataset d;
@@ -33,15 +41,10 @@ void sense_recorded_states(const Robot& robot, Dataset& d) {
   const int K = d.contact_capacity, P = d.probe_count;
   if (K == 0 && P == 0) return;
   ContactSensor sensor(robot);
-  auto finite = [](const double* p, int count) {
-    for (int i = 0; i < count; ++i)
-      if (!std::isfinite(p[i])) return false;
-    return true;
-  };
   for (int64_t n = 0; n < d.trajectories; ++n)
     for (int64_t t = 0; t < d.frames(); ++t) {
       // a frame with missing values keeps zero features (its transitions are masked)
-      if (!finite(d.q(n, t), d.layout.nq) || !finite(d.v(n, t), d.layout.nv)) continue;
+      if (!finite(d.q(n, t), size_t(d.layout.nq)) || !finite(d.v(n, t), size_t(d.layout.nv))) continue;
       sensor.place(0, n, d.q(n, t), d.v(n, t));
       const size_t f = size_t(n * d.frames() + t);
       if (K > 0) {
@@ -164,11 +167,6 @@ Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const st
     }
   }
   // a transition with a missing or non-finite value is masked
-  auto finite = [](const double* p, size_t count) {
-    for (size_t i = 0; i < count; ++i)
-      if (!std::isfinite(p[i])) return false;
-    return true;
-  };
   for (int64_t i = 0; i < N; ++i)
     for (int64_t t = 0; t < T; ++t) {
       uint8_t& v = d.valid[size_t(i * T + t)];

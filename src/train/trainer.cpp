@@ -13,6 +13,7 @@
 #include <deque>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "core/atomic_file.h"
@@ -381,6 +382,7 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
 
   // ---- configuration: fresh from the dataset, or the checkpoint's on resume
   ModelConfig config;
+  std::optional<ModelArtifact> parent;  // fine-tuning: the artifact we start from, read once
   Checkpoint ck;
   int64_t start = 0;
   double seconds_before = 0;
@@ -417,7 +419,8 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
              " already holds a training checkpoint; pass --resume to continue it, --overwrite to start a new "
              "run over it, or choose another --out");
     if (!opts.init_from.empty()) {  // fine-tuning: the parent's config, checked against the data
-      config = ModelArtifact::load(opts.init_from).config;
+      parent = ModelArtifact::load(opts.init_from);
+      config = parent->config;
       // recorded data comes from the real robot, not the model's MJCF: a warning, not a refusal
       for (std::string w : check_model_dataset(config, opts.init_from, data, opts.data_path, true)) {
         const size_t flag = w.find(" (--allow-other-mjcf given)");
@@ -489,17 +492,16 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
                              {"valid_trajectories", valid_traj.size()},
                              {"loss", "masked mse on standardized increments, every window position"}};
   if (!opts.init_from.empty()) {
-    const ModelConfig parent = opts.resume ? ModelConfig{} : ModelArtifact::load(opts.init_from).config;
     settings["finetune"] = {{"parent_model", std::filesystem::absolute(opts.init_from).string()},
                             {"refit_normalization", opts.refit_normalization},
                             {"dropout", opts.dropout},
                             {"patience", opts.patience}};
-    if (!opts.resume) settings["finetune"]["parent_training"] = parent.training;
+    if (parent) settings["finetune"]["parent_training"] = parent->config.training;
   }
 
   // ---- model and optimizer
   auto model = make_model(config, opts.seed);
-  if (!opts.resume && !opts.init_from.empty()) load_weights(*model, ModelArtifact::load(opts.init_from));
+  if (parent) load_weights(*model, *parent);
   model->set_dropout(opts.dropout);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(opts.lr));
   if (opts.resume) restore_checkpoint(ck, ckpt_path, *model, optimizer);
