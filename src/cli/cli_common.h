@@ -68,5 +68,7 @@ void register_ppo(CLI::App& app);
 void register_policy_eval(CLI::App& app);
 void register_bench_env(CLI::App& app);
 void register_policy_video(CLI::App& app);
+void register_plan(CLI::App& app);
+void register_plan_video(CLI::App& app);
 
 }  // namespace flashnerd::cli

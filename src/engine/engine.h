@@ -84,9 +84,12 @@ namespace flashnerd::engine {
 // GEMM backend of the fp32 path (docs/BENCHMARKS.md has the measurements behind Auto).
 // Auto: own register-blocked kernel for tiles of few rows, OpenBLAS sgemm (one thread per
 // call) above. Eigen is kept for comparison; it may allocate inside large products.
-enum class GemmBackend { Auto, OpenBLAS, Eigen, Naive };
+// RowInvariant: the own kernel at every size, so each output's summation order does not
+// depend on where its row sits in the batch: an environment copied to another slot steps
+// bit-identically to its source (planners fork one history into many samples).
+enum class GemmBackend { Auto, OpenBLAS, Eigen, Naive, RowInvariant };
 const char* gemm_backend_name(GemmBackend b);
-GemmBackend parse_gemm_backend(const std::string& s);  // auto|openblas|eigen|naive
+GemmBackend parse_gemm_backend(const std::string& s);  // auto|openblas|eigen|naive|row-invariant
 
 // Matrix-product precision of a model. Auto: bf16 where the CPU has native bf16
 // (AVX-512-BF16 or AMX), fp32 elsewhere.

@@ -25,6 +25,7 @@ const char* gemm_backend_name(GemmBackend b) {
     case GemmBackend::OpenBLAS: return "openblas";
     case GemmBackend::Eigen: return "eigen";
     case GemmBackend::Naive: return "naive";
+    case GemmBackend::RowInvariant: return "row-invariant";
   }
   return "?";
 }
@@ -34,7 +35,8 @@ GemmBackend parse_gemm_backend(const std::string& s) {
   if (s == "openblas") return GemmBackend::OpenBLAS;
   if (s == "eigen") return GemmBackend::Eigen;
   if (s == "naive") return GemmBackend::Naive;
-  throw Error("unknown GEMM backend '" + s + "': expected auto, openblas, eigen or naive");
+  if (s == "row-invariant") return GemmBackend::RowInvariant;
+  throw Error("unknown GEMM backend '" + s + "': expected auto, openblas, eigen, naive or row-invariant");
 }
 
 const char* precision_name(Precision p) {

@@ -17,16 +17,23 @@ Backend::Backend(std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& 
   q_.assign(size_t(envs) * size_t(nq_), 0.0);
   v_.assign(size_t(envs) * size_t(nv_), 0.0);
   clearance_.assign(size_t(envs) * size_t(probe_count_), 0.0);
+  probe_position_.assign(size_t(envs) * size_t(3 * probe_count_), 0.0);
   failed_.assign(size_t(envs), 0);
 }
 
 void Backend::sense_probes(int env, const mjModel* m, const mjData* d) {
   double* out = clearance_.data() + size_t(env) * size_t(probe_count_);
+  double* point = probe_position_.data() + size_t(env) * size_t(3 * probe_count_);
   const auto& probes = robot_->probes();
   for (int k = 0; k < probe_count_; ++k) {
-    double point[3], nearest[3], normal[3];
-    out[k] = sim::probe_clearance(*robot_, m, d, probes[size_t(k)], point, nearest, normal);
+    double nearest[3], normal[3];
+    out[k] = sim::probe_clearance(*robot_, m, d, probes[size_t(k)], point + 3 * k, nearest, normal);
   }
+}
+
+int Backend::checked_count(int count) const {
+  FN_CHECK(count >= 0 && count <= envs_, kind(), " backend: cannot step ", count, " of ", envs_, " environments");
+  return count;
 }
 
 void Backend::copy_base(int src, int dst) {
@@ -35,6 +42,7 @@ void Backend::copy_base(int src, int dst) {
   copy_row(q_, nq_, src, dst);
   copy_row(v_, nv_, src, dst);
   copy_row(clearance_, probe_count_, src, dst);
+  copy_row(probe_position_, 3 * probe_count_, src, dst);
   copy_row(failed_, 1, src, dst);
 }
 

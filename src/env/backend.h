@@ -14,14 +14,17 @@
 
 #include "core/thread_pool.h"
 #include "sim/robot.h"
+#include "sim/scene.h"
 
 namespace flashnerd::env {
 
-// Where a backend's time goes (seconds, summed over steps).
+// Where a backend's time goes (seconds, summed over steps), and what the model read.
 struct BackendTimings {
   double dynamics_seconds = 0;  // MuJoCo steps, or the model's steps and state decoding
   double sensing_seconds = 0;   // kinematics, probes and contact rows at the new states
   int64_t env_steps = 0;        // environment transitions stepped
+  int64_t contact_rows = 0;     // Σ contact rows detected at the new states (variable-contact models)
+  int64_t active_probes = 0;    // Σ fixed probes within threshold at the new states (probe models)
 };
 
 class Backend {
@@ -41,8 +44,15 @@ class Backend {
 
   // Sets environment env to (q, v) and starts its history afresh; others are untouched.
   virtual void reset(int env, const double* q, const double* v) = 0;
+  // Sets environment env's current state to (q, v) and keeps its history: the next step
+  // reads this state after the frames it already has (a planner teacher-forcing its tracker
+  // with the measured state). For MuJoCo the same as reset without clearing warm starts.
+  virtual void set_state(int env, const double* q, const double* v) = 0;
   // Advances every environment one control step with commands u (envs, nu).
-  virtual void step(const double* u) = 0;
+  void step(const double* u) { step_first(u, envs_); }
+  // Advances environments 0..count−1 with commands u (count, nu); the rest keep their state
+  // and history (a planner steps its samples, not its tracker).
+  virtual void step_first(const double* u, int count) = 0;
   // Environment dst becomes a copy of environment src: state, history, sensing (planners fork
   // one state into many samples).
   virtual void copy_env(int src, int dst) = 0;
@@ -57,6 +67,14 @@ class Backend {
   const double* probe_clearance(int env) const {
     return clearance_.data() + size_t(env) * size_t(probe_count_);
   }
+
+  // World position (x, y, z) of each fixed probe's centre at the current state.
+  const double* probe_position(int env) const {
+    return probe_position_.data() + size_t(env) * size_t(3 * probe_count_);
+  }
+  // Puts the robot's platform (quadruped_platform) at `platform` for every environment
+  // (planning on one terrain); throws for a robot without a platform.
+  virtual void set_platform(const sim::Platform& platform) = 0;
 
   const BackendTimings& timings() const { return timings_; }
   void clear_timings() { timings_ = {}; }
@@ -80,7 +98,10 @@ class Backend {
   std::shared_ptr<const sim::Robot> robot_;
   ThreadPool* pool_;
   int envs_, nq_, nv_, nu_, probe_count_;
-  std::vector<double> q_, v_, clearance_;
+  // step_first's count after a range check
+  int checked_count(int count) const;
+
+  std::vector<double> q_, v_, clearance_, probe_position_;
   std::vector<uint8_t> failed_;
   BackendTimings timings_;
 };

@@ -31,7 +31,7 @@ std::unique_ptr<Backend> make_backend(const BackendRequest& r, std::shared_ptr<c
   src.mjcf_hash = robot->mjcf_hash();
   std::vector<std::string> w = check_model_source(c, r.model_dir, src, r.allow_other_mjcf);
   if (warnings) warnings->insert(warnings->end(), w.begin(), w.end());
-  return std::make_unique<LearnedBackend>(std::move(robot), std::move(model), r.envs, pool);
+  return std::make_unique<LearnedBackend>(std::move(robot), std::move(model), r.envs, pool, r.gemm);
 }
 
 ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const std::string& preset, bool probes) {

@@ -17,6 +17,7 @@ struct BackendRequest {
   std::string kind = "mujoco";  // mujoco | flashnerd | nerd
   std::string model_dir;        // the artifact, for learned kinds
   engine::ModelOptions model_options;
+  engine::GemmBackend gemm = engine::GemmBackend::Auto;  // fp32 products (RowInvariant: planners)
   bool allow_other_mjcf = false;
   int envs = 1;
 };

@@ -12,12 +12,9 @@
 
 namespace flashnerd::env {
 
-namespace {
-
-}  // namespace
-
 LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
-                               std::shared_ptr<const engine::Model> model, int envs, ThreadPool& pool)
+                               std::shared_ptr<const engine::Model> model, int envs, ThreadPool& pool,
+                               engine::GemmBackend gemm)
     : Backend(std::move(robot), envs, pool),
       model_(std::move(model)),
       codec_(robot_->layout()),
@@ -47,6 +44,7 @@ LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
   engine::ContextOptions opt;
   opt.max_batch = envs;
   opt.pool = &pool;
+  opt.gemm = gemm;
   context_ = std::make_unique<engine::Context>(*model_, opt);
   for (int i = 0; i < pool.size(); ++i) sensors_.push_back(std::make_unique<sim::ContactSensor>(*robot_));
 
@@ -73,7 +71,7 @@ std::string LearnedBackend::kind() const {
 
 void LearnedBackend::sense(int e, int worker) {
   sim::ContactSensor& sensor = *sensors_[size_t(worker)];
-  sensor.place(0, 0, q(e), v(e));
+  sensor.set_state(q(e), v(e));
   if (K_ > 0) {
     sim::ContactRowsOut out{contact_rows_.data() + size_t(e) * size_t(K_) * kContactRowDim,
                             contact_link_.data() + size_t(e) * size_t(K_), 0, 0};
@@ -98,17 +96,30 @@ void LearnedBackend::reset(int e, const double* qs, const double* vs) {
   sense(e, 0);
 }
 
-void LearnedBackend::step(const double* u) {
+void LearnedBackend::set_state(int e, const double* qs, const double* vs) {
+  FN_CHECK(e >= 0 && e < envs_, "learned backend: env ", e, " out of range [0, ", envs_, ")");
+  std::memcpy(q_.data() + size_t(e) * size_t(nq_), qs, sizeof(double) * size_t(nq_));
+  std::memcpy(v_.data() + size_t(e) * size_t(nv_), vs, sizeof(double) * size_t(nv_));
+  sense(e, 0);
+}
+
+void LearnedBackend::set_platform(const sim::Platform& platform) {
+  for (auto& sensor : sensors_) sensor->set_platform(platform);
+  for (int e = 0; e < envs_; ++e) sense(e, 0);
+}
+
+void LearnedBackend::step_first(const double* u, int count) {
+  count = checked_count(count);
   auto t0 = std::chrono::steady_clock::now();
-  pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {
+  pool_->parallel_for(count, [&](int64_t e0, int64_t e1, int) {
     for (int64_t e = e0; e < e1; ++e)
       features_.input(q(int(e)), v(int(e)), u + size_t(e) * size_t(nu_),
                       model_probes_ ? probe_features_.data() + size_t(e) * size_t(model_probes_) * kProbeFeatureDim
                                     : nullptr,
                       inputs_.data() + size_t(e) * size_t(din_));
   });
-  engine::step(*model_, *context_, envs_, inputs_.data(), K_ > 0 ? &contacts_ : nullptr, outputs_.data());
-  pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {
+  engine::step(*model_, *context_, count, inputs_.data(), K_ > 0 ? &contacts_ : nullptr, outputs_.data());
+  pool_->parallel_for(count, [&](int64_t e0, int64_t e1, int) {
     for (int64_t e = e0; e < e1; ++e) {
       double* inc = increments_.data() + size_t(e) * size_t(dout_);
       for (int i = 0; i < dout_; ++i) inc[i] = outputs_[size_t(e) * size_t(dout_) + size_t(i)];
@@ -125,15 +136,25 @@ void LearnedBackend::step(const double* u) {
       }
     }
   });
-  std::swap(q_, q_next_);
-  std::swap(v_, v_next_);
+  // the stepped rows move; the others keep their state
+  std::copy_n(q_next_.begin(), size_t(count) * size_t(nq_), q_.begin());
+  std::copy_n(v_next_.begin(), size_t(count) * size_t(nv_), v_.begin());
   timings_.dynamics_seconds += seconds_since(t0);
   t0 = std::chrono::steady_clock::now();
-  pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int wi) {
+  pool_->parallel_for(count, [&](int64_t e0, int64_t e1, int wi) {
     for (int64_t e = e0; e < e1; ++e) sense(int(e), wi);
   });
   timings_.sensing_seconds += seconds_since(t0);
-  timings_.env_steps += envs_;
+  timings_.env_steps += count;
+  for (int e = 0; e < count; ++e) {
+    if (K_ > 0) timings_.contact_rows += contact_count_[size_t(e)];
+    const float* pf = probe_features_.data() + size_t(e) * size_t(model_probes_) * kProbeFeatureDim;
+    for (int k = 0; k < model_probes_; ++k) {  // beyond the threshold every feature is zero
+      bool active = false;
+      for (int f = 0; f < kProbeFeatureDim; ++f) active = active || pf[k * kProbeFeatureDim + f] != 0.0f;
+      timings_.active_probes += active;
+    }
+  }
 }
 
 void LearnedBackend::copy_env(int src, int dst) {
@@ -150,6 +171,7 @@ void LearnedBackend::io_state(Io& io, std::string& history) {
   io.io(q_);
   io.io(v_);
   io.io(clearance_);
+  io.io(probe_position_);
   io.io(failed_);
   io.io(probe_features_);
   io.io(contact_rows_);

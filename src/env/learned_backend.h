@@ -17,16 +17,20 @@ namespace flashnerd::env {
 
 class LearnedBackend : public Backend {
  public:
+  // gemm: the fp32 product kernels (RowInvariant for planners, whose forked samples must
+  // step bit-identically to their source wherever they sit in the batch).
   LearnedBackend(std::shared_ptr<const sim::Robot> robot, std::shared_ptr<const engine::Model> model,
-                 int envs, ThreadPool& pool);
+                 int envs, ThreadPool& pool, engine::GemmBackend gemm = engine::GemmBackend::Auto);
 
   // "flashnerd" or "nerd" (the artifact's architecture)
   std::string kind() const override;
   const engine::Model& model() const { return *model_; }
   const engine::Context& context() const { return *context_; }
   void reset(int env, const double* q, const double* v) override;
-  void step(const double* u) override;
+  void set_state(int env, const double* q, const double* v) override;
+  void step_first(const double* u, int count) override;
   void copy_env(int src, int dst) override;
+  void set_platform(const sim::Platform& platform) override;
   std::string save_state() const override;
   void load_state(const std::string& bytes) override;
 

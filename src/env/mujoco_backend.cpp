@@ -10,14 +10,9 @@
 
 namespace flashnerd::env {
 
-namespace {
-
-
-}  // namespace
-
 MujocoBackend::MujocoBackend(std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& pool)
-    : Backend(std::move(robot), envs, pool) {
-  const mjModel* m = robot_->model();
+    : Backend(std::move(robot), envs, pool), model_(robot_->copy_model()) {
+  const mjModel* m = model_;
   FN_CHECK(m->nq == nq_ && m->nv == nv_ && m->nu == nu_, "mujoco backend: robot '", robot_->name(),
            "' has objects besides the robot (nq ", m->nq, " vs ", nq_,
            "); the environments simulate the robot alone");
@@ -37,6 +32,7 @@ MujocoBackend::MujocoBackend(std::shared_ptr<const sim::Robot> robot, int envs, 
 
 MujocoBackend::~MujocoBackend() {
   for (mjData* d : data_) mj_deleteData(d);
+  mj_deleteModel(model_);
 }
 
 void MujocoBackend::load_env(int e, mjData* d) const {
@@ -59,8 +55,8 @@ void MujocoBackend::store_env(int e, const mjData* d) {
 
 void MujocoBackend::sense(int e, mjData* d) {
   if (probe_count_ == 0) return;
-  mj_kinematics(robot_->model(), d);
-  sense_probes(e, robot_->model(), d);
+  mj_kinematics(model_, d);
+  sense_probes(e, model_, d);
 }
 
 void MujocoBackend::reset(int e, const double* qs, const double* vs) {
@@ -76,11 +72,30 @@ void MujocoBackend::reset(int e, const double* qs, const double* vs) {
   sense(e, d);
 }
 
-void MujocoBackend::step(const double* u) {
-  const mjModel* m = robot_->model();
+void MujocoBackend::set_state(int e, const double* qs, const double* vs) {
+  FN_CHECK(e >= 0 && e < envs_, "mujoco backend: env ", e, " out of range [0, ", envs_, ")");
+  std::memcpy(q_.data() + size_t(e) * size_t(nq_), qs, sizeof(double) * size_t(nq_));
+  std::memcpy(v_.data() + size_t(e) * size_t(nv_), vs, sizeof(double) * size_t(nv_));
+  failed_[size_t(e)] = 0;
+  mjData* d = data_[0];
+  load_env(e, d);
+  sense(e, d);
+}
+
+void MujocoBackend::set_platform(const sim::Platform& platform) {
+  sim::apply_platform(*robot_, model_, platform);
+  for (int e = 0; e < envs_; ++e) {  // clearances against the new scene
+    load_env(e, data_[0]);
+    sense(e, data_[0]);
+  }
+}
+
+void MujocoBackend::step_first(const double* u, int count) {
+  const mjModel* m = model_;
   const int substeps = robot_->substeps();
+  count = checked_count(count);
   auto t0 = std::chrono::steady_clock::now();
-  pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int wi) {
+  pool_->parallel_for(count, [&](int64_t e0, int64_t e1, int wi) {
     mjData* d = data_[size_t(wi)];
     for (int64_t e = e0; e < e1; ++e) {
       load_env(int(e), d);
@@ -97,7 +112,7 @@ void MujocoBackend::step(const double* u) {
   });
   // MuJoCo's kinematics for the probes is a small share of a step; it is counted as dynamics
   timings_.dynamics_seconds += seconds_since(t0);
-  timings_.env_steps += envs_;
+  timings_.env_steps += count;
 }
 
 void MujocoBackend::copy_env(int src, int dst) {
@@ -115,6 +130,7 @@ void MujocoBackend::io_state(Io& io) {
   io.io(warmstart_);
   io.io(time_);
   io.io(clearance_);
+  io.io(probe_position_);
   io.io(failed_);
 }
 

@@ -2,7 +2,7 @@
 // step), one mjData per worker thread. Each environment's full integration state (qpos, qvel,
 // act, warm-start accelerations, time) is kept here and copied in and out of the worker's
 // mjData, so results equal stepping one mjData per environment directly, whatever the thread
-// count.
+// count. The backend steps its own copy of the robot's model, so a platform can be placed.
 #pragma once
 
 #include "env/backend.h"
@@ -16,8 +16,10 @@ class MujocoBackend : public Backend {
 
   std::string kind() const override { return "mujoco"; }
   void reset(int env, const double* q, const double* v) override;
-  void step(const double* u) override;
+  void set_state(int env, const double* q, const double* v) override;
+  void step_first(const double* u, int count) override;
   void copy_env(int src, int dst) override;
+  void set_platform(const sim::Platform& platform) override;
   std::string save_state() const override;
   void load_state(const std::string& bytes) override;
 
@@ -28,6 +30,7 @@ class MujocoBackend : public Backend {
   template <class Io>
   void io_state(Io& io);                     // the fields save_state / load_state share
 
+  mjModel* model_;             // the robot's model, with this backend's scene
   std::vector<mjData*> data_;  // one per worker
   int na_ = 0;
   std::vector<double> act_, warmstart_, time_;

@@ -26,6 +26,11 @@ void ContactSensor::place(uint64_t seed, int64_t trajectory, const double* q, co
   robot_->set_state(data_, q, v);
 }
 
+void ContactSensor::set_platform(const Platform& platform) {
+  apply_platform(*robot_, model_, platform);
+  has_scene_ = false;  // place() rebuilds a trajectory's scene again when asked for one
+}
+
 void ContactSensor::detect(int capacity, ContactRowsOut& out) {
   detect_contact_rows(*robot_, model_, data_, capacity, scratch_, out);
 }

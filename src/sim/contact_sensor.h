@@ -10,6 +10,7 @@
 
 #include "sim/contact_rows.h"
 #include "sim/robot.h"
+#include "sim/scene.h"
 
 namespace flashnerd::sim {
 
@@ -22,6 +23,10 @@ class ContactSensor {
 
   // State (q, v) of trajectory n of a dataset generated with `seed`, in that trajectory's scene.
   void place(uint64_t seed, int64_t trajectory, const double* q, const double* v);
+  // State (q, v) in the sensor's current scene (the model's own, or set_platform's).
+  void set_state(const double* q, const double* v) { robot_->set_state(data_, q, v); }
+  // A fixed platform for every later set_state (planning on one terrain).
+  void set_platform(const Platform& platform);
   // Contact rows at the placed state (sim::detect_contact_rows).
   void detect(int capacity, ContactRowsOut& out);
   // Positions only (mj_kinematics), for probe features.

@@ -2,24 +2,36 @@
 
 #include <cmath>
 
+#include "core/error.h"
+
 namespace flashnerd::sim {
 
 bool randomizes_scene(const Robot& robot) { return robot.spec().platform.has_value(); }
 
 Platform apply_scene(const Robot& robot, mjModel* m, Rng& rng) {
   if (!randomizes_scene(robot)) return {};
+  const PlatformSpec& p = *robot.spec().platform;
+  Platform drawn;
+  drawn.height = rng.uniform(p.height[0], p.height[1]);
+  drawn.distance = rng.uniform(p.distance[0], p.distance[1]);
+  apply_platform(robot, m, drawn);
+  return drawn;
+}
+
+void apply_platform(const Robot& robot, mjModel* m, const Platform& platform) {
+  FN_CHECK(randomizes_scene(robot), "robot '", robot.name(), "' has no platform in its spec");
+  FN_CHECK(platform.height > 0 && platform.distance >= 0, "platform height must be > 0 and distance >= 0 (got ",
+           platform.height, ", ", platform.distance, ")");
   // a box platform: top at `height`, near edge `distance` ahead of the origin along +x
   const PlatformSpec& p = *robot.spec().platform;
   const int g = mj_name2id(m, mjOBJ_GEOM, p.geom.c_str());
-  const double height = rng.uniform(p.height[0], p.height[1]);
-  const double distance = rng.uniform(p.distance[0], p.distance[1]);
+  FN_CHECK(g >= 0, "robot '", robot.name(), "': platform geom '", p.geom, "' not in the model");
   double* size = m->geom_size + 3 * g;
-  size[2] = 0.5 * height;
+  size[2] = 0.5 * platform.height;
   double* pos = m->geom_pos + 3 * g;
-  pos[0] = distance + size[0];
-  pos[2] = 0.5 * height;
+  pos[0] = platform.distance + size[0];
+  pos[2] = 0.5 * platform.height;
   m->geom_rbound[g] = std::sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
-  return {height, distance};
 }
 
 Platform apply_trajectory_scene(const Robot& robot, mjModel* model, uint64_t seed, int64_t trajectory) {

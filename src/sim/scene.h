@@ -27,6 +27,15 @@ struct Platform {
 // zero platform) when the scene is not randomized.
 Platform apply_scene(const Robot& robot, mjModel* model, Rng& rng);
 
+// Puts the spec's platform at `platform` in `model` (a private copy of robot.model()); the
+// robot's spec must define a platform.
+void apply_platform(const Robot& robot, mjModel* model, const Platform& platform);
+
+// Height of the ground surface under world x (the platform's top past its near edge, else 0).
+inline double surface_height(const Platform& platform, double x) {
+  return x >= platform.distance ? platform.height : 0.0;
+}
+
 // The scene of trajectory n of a dataset generated with `seed`.
 Platform apply_trajectory_scene(const Robot& robot, mjModel* model, uint64_t seed, int64_t trajectory);
 

@@ -19,8 +19,10 @@ class SetStateBackend : public Backend {
   SetStateBackend(std::shared_ptr<const sim::Robot> robot, ThreadPool& pool) : Backend(std::move(robot), 1, pool) {}
   std::string kind() const override { return "set-state"; }
   void reset(int, const double* q, const double* v) override { set(q, v); }
-  void step(const double*) override {}
+  void set_state(int, const double* q, const double* v) override { set(q, v); }
+  void step_first(const double*, int) override {}
   void copy_env(int, int) override {}
+  void set_platform(const sim::Platform&) override {}
   std::string save_state() const override { return {}; }
   void load_state(const std::string&) override {}
   void set(const double* q, const double* v) {

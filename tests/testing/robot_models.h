@@ -20,4 +20,19 @@ inline ModelConfig robot_model_config(const sim::Robot& robot, Arch arch, const 
   return c;
 }
 
+// A random FlashNeRD reading the detector's contact rows (the robot's contact capacity).
+inline ModelConfig contact_model_config(const sim::Robot& robot) {
+  ModelConfig c = env::random_robot_model_config(robot, Arch::FlashNeRD, "tiny", false);
+  c.contact.capacity = robot.spec().contact_capacity;
+  c.contact.slots = 4;
+  c.contact.link_count = robot.link_count();
+  c.contact.link_embed = 4;
+  c.contact.row_hidden = 16;
+  c.contact.row_width = 8;
+  c.norm.contact_mean.assign(kContactRowDim, 0.0f);
+  c.norm.contact_std.assign(kContactRowDim, 1.0f);
+  c.validate();
+  return c;
+}
+
 }  // namespace flashnerd::testing

@@ -120,7 +120,8 @@ void gemm_nt(GemmBackend backend, int M, int N, int K, const float* A, int lda, 
   if (M <= 0 || N <= 0) return;
   switch (backend) {
     case GemmBackend::Auto:
-      if (M <= kSmallGemmRows) {
+    case GemmBackend::RowInvariant:
+      if (M <= kSmallGemmRows || backend == GemmBackend::RowInvariant) {
         if (int(max_isa) >= int(Isa::AVX512) && cpu_features().has(Isa::AVX512))
           gemm_nt_small_avx512(M, N, K, A, lda, W, ldw, beta, C, ldc);
         else

@@ -1,0 +1,203 @@
+// flashnerd plan: closed-loop DIAL-MPC trials (paper IV-C). The planner rolls its samples out
+// on MuJoCo or on a trained artifact (contacts or probes re-detected by MuJoCo at every
+// predicted state); the "real" robot is always MuJoCo. Tasks: climb (quadruped_platform onto
+// a terrain of the list) and swingup (cartpole). Prints success, the median planning time per
+// decision split into model, contact detection and planner overhead, and what the model
+// read; --out keeps the whole trial (states, commands, timings) for plan-video and scripts.
+#include <cmath>
+#include <filesystem>
+#include <optional>
+
+#include "cli/cli_common.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "env/factory.h"
+#include "env/mujoco_backend.h"
+#include "mpc/cartpole_swingup_task.h"
+#include "mpc/climb_task.h"
+#include "mpc/terrains.h"
+#include "mpc/trial.h"
+
+namespace flashnerd::cli {
+
+namespace {
+
+struct PlanArgs {
+  CommonOptions common;
+  ThreadOptions threads;
+  std::string task = "climb";
+  std::string backend = "mujoco";
+  std::string model;
+  std::string precision = "fp32";
+  bool allow_other_mjcf = false;
+  std::string terrains;
+  int terrain = 3;
+  int frames = 100;
+  double action_scale = 0.8;
+  mpc::DialOptions dial;
+  std::string out;
+  bool overwrite = false;
+  bool progress = true;
+};
+
+nlohmann::json trial_json(const PlanArgs& a, const mpc::TrialResult& r, const mpc::PlanTask& task,
+                          const mpc::Terrain* terrain, const sim::Robot& robot) {
+  const mpc::PlannerTimings& t = r.timings;
+  const double decisions = std::max<int64_t>(1, t.decisions);
+  const double steps = std::max<int64_t>(1, t.rollout_steps);
+  nlohmann::json terms;
+  for (size_t i = 0; i < r.term_sums.size(); ++i) terms[task.reward_terms()[i]] = r.term_sums[i];
+  nlohmann::json j = {
+      {"task", a.task},
+      {"robot", robot.name()},
+      {"backend", a.backend},
+      {"model", a.model},
+      {"frames", r.frames},
+      {"success", r.success},
+      {"success_frame", r.success_frame},
+      {"world_failed", r.world_failed},
+      {"median_decision_ms", 1e3 * mpc::median_seconds(r.decision_seconds)},
+      {"first_decision_ms", r.decision_seconds.empty() ? 0.0 : 1e3 * r.decision_seconds.front()},
+      {"model_ms_per_decision", 1e3 * t.model_seconds / decisions},
+      {"contact_detection_ms_per_decision", 1e3 * t.sensing_seconds / decisions},
+      {"planner_overhead_ms_per_decision", 1e3 * t.overhead_seconds() / decisions},
+      {"rollout_steps", t.rollout_steps},
+      {"rollout_steps_per_second", t.total_seconds > 0 ? double(t.rollout_steps) / t.total_seconds : 0.0},
+      {"contact_rows_per_step", double(t.contact_rows) / steps},
+      {"active_probes_per_step", double(t.active_probes) / steps},
+      {"reward_terms", terms},
+      {"dial",
+       {{"samples", a.dial.samples}, {"horizon", a.dial.horizon}, {"knots", a.dial.knots},
+        {"iterations", a.dial.iterations}, {"first_iterations", a.dial.first_iterations},
+        {"sigma0", a.dial.sigma0}, {"horizon_diffuse_factor", a.dial.horizon_diffuse_factor},
+        {"trajectory_diffuse_factor", a.dial.trajectory_diffuse_factor}, {"temperature", a.dial.temperature},
+        {"seed", a.dial.seed}}},
+  };
+  const int nq = robot.layout().nq;
+  const double* last = r.qpos.data() + size_t(r.frames) * size_t(nq);
+  if (terrain) {
+    j["terrain"] = {{"index", a.terrain}, {"name", terrain->name}, {"height", terrain->platform.height},
+                    {"distance", terrain->platform.distance}};
+    j["final_base"] = {{"past_edge", last[0] - terrain->platform.distance},
+                       {"above_top", last[2] - terrain->platform.height},
+                       {"up_z", mpc::up_z(last + 3)}};
+  } else {
+    j["final_qpos"] = std::vector<double>(last, last + nq);
+  }
+  return j;
+}
+
+void run_plan(const PlanArgs& a) {
+  FN_CHECK(a.task == "climb" || a.task == "swingup", "--task must be climb or swingup (got '", a.task, "')");
+  FN_CHECK(a.frames >= 1, "--frames must be >= 1 (got ", a.frames, ")");
+  mpc::validate(a.dial);
+  if (!a.out.empty()) {
+    check_output_file(a.out, "--out");
+    FN_CHECK(a.overwrite || !std::filesystem::exists(a.out), "--out '", a.out,
+             "' exists (a finished trial); pass --overwrite to replace it");
+  }
+  std::optional<mpc::TerrainList> terrains;
+  const mpc::Terrain* terrain = nullptr;
+  if (a.task == "climb") {
+    terrains = mpc::load_terrains(a.terrains.empty() ? mpc::default_terrains_path() : a.terrains);
+    FN_CHECK(a.terrain >= 0 && a.terrain < int(terrains->terrains.size()), "--terrain ", a.terrain,
+             " is not in the list (", terrains->terrains.size(), " terrains, 0-based)");
+    terrain = &terrains->terrains[size_t(a.terrain)];
+  }
+  auto robot = sim::Robot::load(a.task == "climb" ? terrains->robot : "cartpole");
+  ThreadPool pool(checked_threads(a.threads.threads, a.threads.force_threads));
+
+  env::BackendRequest request;
+  request.kind = a.backend;
+  request.model_dir = a.model;
+  request.allow_other_mjcf = a.allow_other_mjcf;
+  request.envs = mpc::Planner::backend_envs(a.dial);
+  request.gemm = engine::GemmBackend::RowInvariant;
+  if (a.backend != "mujoco") request.model_options = model_options(a.precision);
+  std::vector<std::string> warnings;
+  std::unique_ptr<env::Backend> planning = env::make_backend(request, robot, pool, &warnings);
+  print_warnings(warnings);
+  env::MujocoBackend world(robot, 1, pool);
+
+  std::unique_ptr<mpc::PlanTask> task;
+  mpc::SuccessRule rule;
+  std::vector<double> q0 = robot->nominal_qpos(), v0(size_t(robot->layout().nv), 0.0);
+  if (terrain) {
+    mpc::ClimbOptions co;
+    co.action_scale = a.action_scale;
+    auto climb = std::make_unique<mpc::ClimbTask>(*robot, co);
+    climb->set_platform(terrain->platform);
+    planning->set_platform(terrain->platform);
+    world.set_platform(terrain->platform);
+    const mpc::ClimbTask* c = climb.get();
+    rule.frame_ok = [c](const double* q) { return c->climbed(q); };
+    rule.frames_in_a_row = co.success_frames;
+    task = std::move(climb);
+  } else {
+    task = std::make_unique<mpc::CartpoleSwingupTask>(*robot);
+    q0 = {0.0, M_PI};  // hanging
+    // swung up: the pole within 18° of upright for one second
+    rule.frame_ok = [](const double* q) { return std::cos(q[1]) > 0.95; };
+    rule.frames_in_a_row = int(std::lround(1.0 / robot->control_timestep()));
+  }
+  mpc::Planner planner(*planning, *task, a.dial, pool);
+  ProgressLine progress(str_cat("plan ", a.task, " (", a.backend, ")"), a.frames, "decisions", a.progress);
+  mpc::TrialResult r = run_trial(planner, world, *task, q0.data(), v0.data(), a.frames, a.dial.seed, rule,
+                                 [&](int f) { progress.update(f + 1); });
+  progress.finish(r.success ? str_cat("climbed at frame ", r.success_frame) : "");
+
+  nlohmann::json summary = trial_json(a, r, *task, terrain, *robot);
+  if (!a.out.empty()) {
+    nlohmann::json full = summary;
+    full["qpos"] = r.qpos;
+    full["ctrl"] = r.ctrl;
+    full["decision_seconds"] = r.decision_seconds;
+    full["plan_returns"] = r.plan_returns;
+    full["nq"] = robot->layout().nq;
+    full["control_timestep"] = robot->control_timestep();
+    write_file_atomic(a.out, full.dump(1));
+    summary["out"] = a.out;
+  }
+  print_summary(a.common, "plan", summary);
+}
+
+}  // namespace
+
+void register_plan(CLI::App& app) {
+  auto args = std::make_shared<PlanArgs>();
+  auto* sub = app.add_subcommand("plan", "Closed-loop DIAL-MPC trials in MuJoCo, planning with MuJoCo or a trained model");
+  add_common_options(*sub, args->common);
+  add_thread_options(*sub, args->threads);
+  auto& a = *args;
+  sub->add_option("--task", a.task, "climb (quadruped_platform onto a terrain) or swingup (cartpole)")->capture_default_str();
+  sub->add_option("--backend", a.backend, "Planning dynamics: mujoco, flashnerd or nerd")->capture_default_str();
+  sub->add_option("--model", a.model, "Trained artifact for --backend flashnerd / nerd");
+  add_precision_option(*sub, a.precision);
+  sub->add_flag("--allow-other-mjcf", a.allow_other_mjcf, "Plan with a model trained on another MJCF of the robot");
+  sub->add_option("--terrains", a.terrains, "Terrain list (default: robots/terrains/climb.json)");
+  sub->add_option("--terrain", a.terrain, "Index of the terrain in the list (0-based)")->capture_default_str();
+  sub->add_option("--frames", a.frames, "Control frames of the trial")->capture_default_str();
+  sub->add_option("--action-scale", a.action_scale, "climb: rad of joint target per action unit")->capture_default_str();
+  sub->add_option("--samples", a.dial.samples, "Rollouts per iteration, the current plan among them")->capture_default_str();
+  sub->add_option("--horizon", a.dial.horizon, "Control steps per rollout")->capture_default_str();
+  sub->add_option("--knots", a.dial.knots, "Spline knots over the horizon")->capture_default_str();
+  sub->add_option("--iterations", a.dial.iterations, "Annealing iterations per decision")->capture_default_str();
+  sub->add_option("--first-iterations", a.dial.first_iterations, "Annealing iterations at the first decision")
+      ->capture_default_str();
+  sub->add_option("--sigma0", a.dial.sigma0, "Noise at the last knot of the first iteration (action units)")
+      ->capture_default_str();
+  sub->add_option("--horizon-diffuse-factor", a.dial.horizon_diffuse_factor, "Noise factor per knot nearer now")
+      ->capture_default_str();
+  sub->add_option("--trajectory-diffuse-factor", a.dial.trajectory_diffuse_factor, "Noise factor per iteration")
+      ->capture_default_str();
+  sub->add_option("--temperature", a.dial.temperature, "Softmax temperature on standardized returns")
+      ->capture_default_str();
+  sub->add_option("--seed", a.dial.seed, "Seed of the planner's sampling")->capture_default_str();
+  sub->add_option("--out", a.out, "Write the whole trial as JSON (states, commands, timings)");
+  sub->add_flag("--overwrite", a.overwrite, "Replace an existing --out");
+  sub->add_flag("!--no-progress", a.progress, "No progress line");
+  sub->callback([args] { run_plan(*args); });
+}
+
+}  // namespace flashnerd::cli

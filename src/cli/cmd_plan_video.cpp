@@ -1,0 +1,98 @@
+// flashnerd plan-video: trials written by `plan --out` side by side in MuJoCo, one row per
+// trial (e.g. planning with MuJoCo, FlashNeRD and NeRD on the same terrain): a PNG strip and
+// an MP4, in the trials' own scene (the platform of their terrain).
+#include <fstream>
+
+#include "cli/cli_common.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "sim/renderer.h"
+#include "sim/scene.h"
+
+namespace flashnerd::cli {
+
+namespace {
+
+struct PlanVideoArgs {
+  CommonOptions common;
+  std::vector<std::string> trials;
+  std::string out;
+  int frames = 8;
+  int width = 480, height = 360;
+  bool video = true;
+};
+
+const uint32_t kColors[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0x000000, 0x9467bd};
+
+void run_plan_video(const PlanVideoArgs& a) {
+  FN_CHECK(a.frames >= 2, "--frames must be >= 2");
+  ensure_writable_directory(a.out);
+  std::vector<nlohmann::json> trials;
+  for (const std::string& path : a.trials) {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(read_file(path));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(str_cat("--trial '", path, "' is not valid JSON: ", e.what()));
+    }
+    FN_CHECK(j.contains("qpos") && j.contains("nq") && j.contains("robot"), "--trial '", path,
+             "' has no states; write trials with `flashnerd plan --out`");
+    trials.push_back(std::move(j));
+  }
+  const std::string robot_name = trials[0]["robot"].get<std::string>();
+  auto robot = sim::Robot::load(robot_name);
+  const int nq = robot->layout().nq;
+  size_t steps = 0;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    FN_CHECK(trials[i]["robot"] == robot_name && trials[i]["nq"].get<int>() == nq, "--trial '", a.trials[i],
+             "' is of robot ", trials[i]["robot"], ", not ", robot_name);
+    FN_CHECK(trials[i].value("terrain", nlohmann::json()) == trials[0].value("terrain", nlohmann::json()), "--trial '",
+             a.trials[i], "' is on another terrain than '", a.trials[0], "'");
+    steps = std::max(steps, trials[i]["qpos"].size() / size_t(nq));
+  }
+  std::vector<std::vector<double>> sequences;
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t i = 0; i < trials.size(); ++i) {
+    std::vector<double> q = trials[i]["qpos"].get<std::vector<double>>();
+    while (q.size() / size_t(nq) < steps) q.insert(q.end(), q.end() - nq, q.end());  // hold the last state
+    sequences.push_back(std::move(q));
+    rows.push_back({{"trial", a.trials[i]}, {"backend", trials[i].value("backend", "?")},
+                    {"success", trials[i].value("success", false)}, {"bar", str_cat("#", std::hex, kColors[i % 5])}});
+  }
+  mjModel* scene = robot->copy_model();
+  if (trials[0].contains("terrain"))
+    sim::apply_platform(*robot, scene,
+                        {trials[0]["terrain"]["height"].get<double>(), trials[0]["terrain"]["distance"].get<double>()});
+  const std::string png = a.out + "/plans_strip.png";
+  const std::string mp4 = a.video ? a.out + "/plans.mp4" : "";
+  try {
+    sim::Renderer renderer(*robot, a.width, a.height);
+    renderer.use_scene(scene);
+    sim::render_sequences(renderer, sequences, int(steps), nq, std::min<int>(a.frames, int(steps)),
+                          {std::begin(kColors), std::end(kColors)}, png, mp4, 1.0 / robot->control_timestep());
+  } catch (...) {
+    mj_deleteModel(scene);
+    throw;
+  }
+  mj_deleteModel(scene);
+  nlohmann::json j = {{"steps", steps}, {"strip", png}, {"rows", rows}};
+  if (!mp4.empty()) j["video"] = mp4;
+  print_summary(a.common, "plan-video", j);
+}
+
+}  // namespace
+
+void register_plan_video(CLI::App& app) {
+  auto args = std::make_shared<PlanVideoArgs>();
+  auto* sub = app.add_subcommand("plan-video", "Planned trials side by side in MuJoCo: PNG strip and MP4");
+  add_common_options(*sub, args->common);
+  sub->add_option("--trial", args->trials, "Trial JSON from `plan --out` (repeatable; one row each)")->required();
+  sub->add_option("--out", args->out, "Output directory (plans_strip.png, plans.mp4)")->required();
+  sub->add_option("--frames", args->frames, "Pictures per strip row")->capture_default_str();
+  sub->add_option("--width", args->width, "Picture width")->capture_default_str();
+  sub->add_option("--height", args->height, "Picture height")->capture_default_str();
+  sub->add_flag("!--no-video", args->video, "Only the PNG strip");
+  sub->callback([args] { run_plan_video(*args); });
+}
+
+}  // namespace flashnerd::cli

@@ -1,0 +1,49 @@
+#include "mpc/terrains.h"
+
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "sim/robot_spec.h"
+
+namespace flashnerd::mpc {
+
+std::string default_terrains_path() { return sim::robots_directory() + "/terrains/climb.json"; }
+
+TerrainList load_terrains(const std::string& path) {
+  std::ifstream in(path);
+  FN_CHECK(in.good(), "terrain list '", path, "' cannot be read");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw Error(str_cat("terrain list '", path, "' is not valid JSON: ", e.what()));
+  }
+  FN_CHECK(j.is_object() && j.contains("robot") && j["robot"].is_string() && j.contains("terrains") &&
+               j["terrains"].is_array() && !j["terrains"].empty(),
+           "terrain list '", path, "' needs \"robot\" (a name) and \"terrains\" (a non-empty array)");
+  TerrainList list;
+  list.robot = j["robot"].get<std::string>();
+  for (size_t i = 0; i < j["terrains"].size(); ++i) {
+    const nlohmann::json& t = j["terrains"][i];
+    auto number = [&](const char* key) {
+      FN_CHECK(t.is_object() && t.contains(key) && t[key].is_number(), "terrain list '", path, "': terrain ", i,
+               " needs a number \"", key, "\"");
+      const double x = t[key].get<double>();
+      FN_CHECK(std::isfinite(x) && x > 0 && x < 10, "terrain list '", path, "': terrain ", i, " \"", key,
+               "\" must be in (0, 10) m (got ", x, ")");
+      return x;
+    };
+    Terrain terrain;
+    terrain.name = t.is_object() && t.contains("name") && t["name"].is_string() ? t["name"].get<std::string>()
+                                                                                  : str_cat("terrain", i);
+    terrain.platform.height = number("height");
+    terrain.platform.distance = number("distance");
+    list.terrains.push_back(terrain);
+  }
+  return list;
+}
+
+}  // namespace flashnerd::mpc
