@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# flashnerd plan / plan-video end to end with MuJoCo as the planning dynamics: DIAL-MPC swings
+# the cartpole up (the success rule holds for a second), a short climbing trial keeps its
+# states for plan-video, a finished trial is not overwritten, and bad requests are refused.
+# Usage: plan_cli.sh PATH/TO/flashnerd
+source "$(dirname "$0")/common.bash" "$1"
+py() { /usr/bin/python3 -c "import json,sys; j = json.load(open('$1')); $2"; }
+
+"$FN" plan --task swingup --samples 64 --horizon 45 --knots 6 --frames 150 --seed 1 --no-progress --json \
+  > "$TMP/swingup.json" || fail "plan swingup"
+py "$TMP/swingup.json" 'assert j["success"] is True, j; assert j["rollout_steps"] > 0; assert j["median_decision_ms"] > 0' ||
+  fail "the planner did not swing the cartpole up"
+
+"$FN" plan --task climb --terrain 3 --samples 12 --horizon 8 --knots 3 --first-iterations 2 --frames 6 --no-progress \
+  --out "$TMP/climb.json" --json > "$TMP/climb_summary.json" || fail "plan climb"
+py "$TMP/climb.json" 'assert len(j["qpos"]) == 7 * j["nq"]; assert len(j["ctrl"]) == 6 * 12; assert j["terrain"]["height"] == 0.181
+assert abs(j["model_ms_per_decision"] + j["contact_detection_ms_per_decision"] + j["planner_overhead_ms_per_decision"]) > 0' ||
+  fail "trial record"
+"$FN" plan-video --trial "$TMP/climb.json" --trial "$TMP/climb.json" --frames 3 --width 96 --height 72 --no-video \
+  --out "$TMP/video" --json > /dev/null || fail "plan-video"
+[ -s "$TMP/video/plans_strip.png" ] || fail "plan-video wrote no strip"
+
+expect_error "--overwrite" plan --task climb --terrain 3 --samples 4 --horizon 4 --knots 2 --frames 1 --out "$TMP/climb.json"
+expect_error "--terrain 9" plan --task climb --terrain 9
+echo '{"robot": "quadruped_platform", "terrains": [{"height": -0.1, "distance": 0.5}]}' > "$TMP/bad_terrains.json"
+expect_error "\"height\" must be in (0, 10)" plan --task climb --terrains "$TMP/bad_terrains.json" --terrain 0
+echo '{"robot": ' > "$TMP/broken.json"
+expect_error "not valid JSON" plan --task climb --terrains "$TMP/broken.json"
+expect_error "--samples" plan --task swingup --samples 1
+expect_error "--horizon" plan --task swingup --horizon 3 --knots 6
+expect_error "--task must be" plan --task dance
+expect_error "--model" plan --task swingup --backend flashnerd
+echo "plan CLI OK"
