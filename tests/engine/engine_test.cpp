@@ -19,6 +19,9 @@ namespace {
 
 using testing::flash_test_config;
 using testing::nerd_test_config;
+using testing::ContactFrames;
+using testing::flash_contact_test_config;
+using testing::random_contacts;
 using testing::random_inputs;
 using testing::relative_error;
 
@@ -241,6 +244,48 @@ TEST(Engine, CopiedHistoryStepsLikeItsSource) {
             << "t " << t;
     }
     EXPECT_THROW(copy_env(ctx, 0, B), Error);
+  }
+}
+
+TEST(Engine, RowInvariantProductsMakeACopiedHistoryBitIdenticalAnywhereInTheBatch) {
+  // 24 environments: above the small-kernel rows, where Auto hands products to OpenBLAS,
+  // whose edge kernels may sum a row differently by its position
+  for (const ModelConfig& config : {flash_test_config(), flash_contact_test_config(), nerd_test_config()}) {
+    auto model = Model::random(config, 12);
+    const int B = 24, din = config.input_dim, dout = config.output_dim, T = config.history() + 2;
+    ThreadPool pool(2);
+    ContextOptions opt;
+    opt.max_batch = B;
+    opt.pool = &pool;
+    opt.gemm = GemmBackend::RowInvariant;
+    Context ctx(*model, opt);
+    const int K = config.contact.capacity;
+    ContactFrames contacts = random_contacts(size_t(T + 3) * B, K, config.contact.link_count, 41);
+    auto in = random_inputs(size_t(T + 3) * B, din, 31);
+    std::vector<float> y(size_t(B) * dout);
+    for (int t = 0; t < T; ++t)
+    {
+      const ContactBatch batch = contacts.batch(size_t(t) * B);
+      step(*model, ctx, B, in.data() + size_t(t) * B * din, K ? &batch : nullptr, y.data());
+    }
+    for (int dst : {0, 9, 23}) copy_env(ctx, 5, dst);
+    for (int t = T; t < T + 3; ++t) {
+      std::vector<float> frame(in.begin() + long(size_t(t) * B * din), in.begin() + long(size_t(t + 1) * B * din));
+      ContactFrames c = contacts;
+      for (int dst : {0, 9, 23}) {
+        std::copy_n(frame.begin() + 5 * din, din, frame.begin() + dst * din);
+        if (K) {
+          const size_t src = size_t(t) * B + 5, to = size_t(t) * B + size_t(dst);
+          std::copy_n(c.rows.begin() + long(src * K * kContactRowDim), K * kContactRowDim, c.rows.begin() + long(to * K * kContactRowDim));
+          std::copy_n(c.link.begin() + long(src * K), K, c.link.begin() + long(to * K));
+          c.count[to] = c.count[src];
+        }
+      }
+      const ContactBatch batch = c.batch(size_t(t) * B);
+      step(*model, ctx, B, frame.data(), K ? &batch : nullptr, y.data());
+      for (int dst : {0, 9, 23})
+        for (int k = 0; k < dout; ++k) ASSERT_EQ(y[size_t(5 * dout + k)], y[size_t(dst * dout + k)]) << "t " << t << " env " << dst;
+    }
   }
 }
 
