@@ -30,6 +30,7 @@ struct GenArgs {
   std::string probes = "on";
   bool climbing_probes = false;
   bool free_dynamics = false;
+  int actuator_delay = 0;
   sim::RobotOverrides overrides;
 };
 
@@ -69,6 +70,7 @@ void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
   o.probes = a.probes == "on";
   o.climbing_probes = a.climbing_probes;
   o.free_dynamics = a.free_dynamics;
+  o.actuator_delay = a.actuator_delay;
   o.progress = !a.common.json;
   ThreadPool pool(threads);
   const int collision_geoms = sim::robot_collision_geoms(*robot);
@@ -89,6 +91,7 @@ void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
                       {"file", a.out},
                       {"trajectories", d.trajectories},
                       {"steps", d.steps},
+                      {"actuator_delay", a.actuator_delay},
                       {"transitions", s.transitions},
                       {"valid_fraction", s.valid_fraction},
                       {"contacts_min", s.contacts_min},
@@ -133,6 +136,9 @@ void register_gen(CLI::App& app) {
   sub->add_option("--probes", args->probes, "Record fixed-probe features")->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   sub->add_flag("--climbing-probes", args->climbing_probes, "Use the robot's climbing probe set (quadruped)");
   sub->add_flag("--free-dynamics", args->free_dynamics, "Also record qacc_smooth*dt (coupling targets)");
+  sub->add_option("--actuator-delay", args->actuator_delay,
+                  "Control steps before a command takes effect (a robot with latency; the data records the commands sent)")
+      ->capture_default_str();
   sub->add_option("--control-dt", args->overrides.control_timestep, "Control timestep in seconds (multiple of the physics step)");
   sub->add_option("--command-process", args->overrides.command_process, "uniform | hold | ar1")
       ->check(CLI::IsMember({"uniform", "hold", "ar1"}));

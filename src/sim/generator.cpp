@@ -76,6 +76,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
   const int steps = o.steps > 0 ? o.steps : spec.trajectory_steps;
   FN_CHECK(o.trajectories > 0, "--trajectories must be positive, got ", o.trajectories);
   FN_CHECK(steps > 0, "--steps must be positive, got ", steps);
+  FN_CHECK(o.actuator_delay >= 0 && o.actuator_delay <= 100, "--actuator-delay must be in [0, 100] control steps, got ", o.actuator_delay);
   FN_CHECK(!o.free_dynamics || robot.substeps() == 1,
            "free-dynamics targets need one physics step per control step; robot '", robot.name(),
            "' has ", robot.substeps());
@@ -130,6 +131,9 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
     mjModel* m = w.model;
     mjData* md = w.data;
     std::vector<double> q0(static_cast<size_t>(nq)), v0(static_cast<size_t>(nv)), a0(static_cast<size_t>(na));
+    // commands in flight under an actuator delay: a ring of the last `actuator_delay` sent
+    std::vector<double> in_flight(size_t(std::max(1, o.actuator_delay)) * size_t(nu));
+    int ring = 0;
     for (int64_t n = begin; n < end; ++n) {
       Rng rng = Rng::stream(o.seed, uint64_t(n));
       // first draws of the stream: see sim/scene.h
@@ -143,6 +147,9 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
         robot.set_state(md, q0.data(), v0.data(), a0.data());
         resolve_initial_penetration(robot, m, md, states, rng);
         w.commands->reset(rng);
+        for (int k = 0; k < o.actuator_delay; ++k)
+          std::copy(robot.nominal_ctrl().begin(), robot.nominal_ctrl().end(), in_flight.begin() + long(k) * nu);
+        ring = 0;
       };
       restart();
       for (int t = 0; t <= steps; ++t) {
@@ -169,7 +176,14 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
         const int64_t tr = n * steps + t;  // transition index
         double* u = d.ctrl.data() + tr * nu;
         w.commands->next(rng, u);
-        robot.set_ctrl(md, u);
+        if (o.actuator_delay > 0) {  // apply the oldest command in flight, queue this one
+          double* oldest = in_flight.data() + size_t(ring) * size_t(nu);
+          robot.set_ctrl(md, oldest);
+          std::copy(u, u + nu, oldest);
+          ring = (ring + 1) % o.actuator_delay;
+        } else {
+          robot.set_ctrl(md, u);
+        }
         if (o.free_dynamics) {
           mj_fwdActuation(m, md);
           mj_fwdAcceleration(m, md);

@@ -21,6 +21,10 @@ struct GenerateOptions {
   bool climbing_probes = false;  // use the spec's climbing probe set instead
   bool free_dynamics = false;    // record qacc_smooth·dt of the robot (needs one substep)
   double max_velocity = 1e3;     // |qvel| beyond this marks a blow-up
+  // Control steps between a command and its effect ("real" robots with a latency): the
+  // dataset records the commands sent; the simulator applies the one sent this many steps
+  // earlier (the nominal command before the first ones).
+  int actuator_delay = 0;
   bool progress = true;
 };
 

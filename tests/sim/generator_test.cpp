@@ -142,6 +142,47 @@ TEST(Generator, CodecReproducesMuJoCoSteps) {
   }
 }
 
+TEST(Generator, ActuatorDelayAppliesTheCommandSentStepsEarlier) {
+  // replaying a delayed trajectory in MuJoCo: step t applies the command recorded at t − 2
+  // (the nominal command before), and reaches the recorded next state exactly
+  auto r = Robot::load("cartpole");
+  GenerateOptions o;
+  o.trajectories = 2;
+  o.steps = 12;
+  o.actuator_delay = 2;
+  o.progress = false;
+  ThreadPool pool(1);
+  Dataset d = generate_dataset(*r, o, pool);
+  const mjModel* m = r->model();
+  mjData* md = mj_makeData(m);
+  int mismatches_without_delay = 0;
+  for (int64_t n = 0; n < d.trajectories; ++n) {
+    for (int64_t t = 0; t < d.steps; ++t) {
+      ASSERT_TRUE(d.is_valid(n, t));
+      for (bool delayed : {true, false}) {
+        mj_resetData(m, md);
+        r->set_state(md, d.q(n, t), d.v(n, t));
+        const double* u = delayed ? (t >= 2 ? d.u(n, t - 2) : r->nominal_ctrl().data()) : d.u(n, t);
+        r->set_ctrl(md, u);
+        for (int s = 0; s < r->substeps(); ++s) mj_step(m, md);
+        std::vector<double> q(2), v(2);
+        r->get_state(md, q.data(), v.data());
+        const bool same = q[0] == d.q(n, t + 1)[0] && q[1] == d.q(n, t + 1)[1] && v[0] == d.v(n, t + 1)[0] &&
+                          v[1] == d.v(n, t + 1)[1];
+        if (delayed) {
+          EXPECT_TRUE(same) << "trajectory " << n << " step " << t;
+        } else {
+          mismatches_without_delay += !same;
+        }
+      }
+    }
+  }
+  mj_deleteData(md);
+  EXPECT_GT(mismatches_without_delay, 20);  // the delay is real
+  o.actuator_delay = -1;
+  EXPECT_THROW(generate_dataset(*r, o, pool), Error);
+}
+
 TEST(Generator, InvalidTransitionsAreMaskedNotDropped) {
   auto r = walker();
   GenerateOptions o;

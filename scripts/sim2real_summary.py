@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Tables of scripts/sim2real.sh: rollout NRMSE on held-out "real" trajectories per model, the
+share of the zero-shot gap each fine-tuned model closes, and the nominal accuracy it keeps."""
+import json
+import os
+import sys
+
+out = sys.argv[1]
+label = {"finetuned_1pct": "fine-tuned, 1% real data", "finetuned_10pct": "fine-tuned, 10% real data",
+         "scratch_1pct": "from scratch, 1% real data", "scratch_10pct": "from scratch, 10% real data"}
+
+
+def models(path):
+    j = json.load(open(path))
+    return j.get("models", [j])
+
+
+def name(m):
+    base = os.path.basename(os.path.normpath(m["model"]))
+    return label.get(base, "nominal model, zero-shot")
+
+
+real = models(os.path.join(out, "eval_real.json"))
+nominal = {name(m): m for m in models(os.path.join(out, "eval_nominal.json"))}
+H = real[0]["horizons"]
+zero = real[0]["nrmse"]
+print(f"Held-out \"real\" trajectories ({real[0]['trajectories']}), rollout NRMSE:\n")
+print("| model | " + " | ".join(f"H={h}" for h in H) + " | diverged | gap closed at H=%d | nominal NRMSE H=%d (zero-shot: %.4f) |"
+      % (H[-1], H[-1], nominal["nominal model, zero-shot"]["nrmse"][-1]))
+print("|---|" + "---:|" * len(H) + "---:|---:|---:|")
+for m in real:
+    n = name(m)
+    closed = ""
+    if n.startswith("fine-tuned") or n.startswith("from scratch"):
+        closed = f"{(zero[-1] - m['nrmse'][-1]) / zero[-1]:+.0%} of zero-shot error"
+    kept = f"{nominal[n]['nrmse'][-1]:.4f}" if n in nominal and n != "nominal model, zero-shot" else ""
+    print(f"| {n} | " + " | ".join(f"{x:.4f}" for x in m["nrmse"]) + f" | {m['diverged']} | {closed} | {kept} |")
