@@ -25,13 +25,14 @@ nominal = {name(m): m for m in models(os.path.join(out, "eval_nominal.json"))}
 H = real[0]["horizons"]
 zero = real[0]["nrmse"]
 print(f"Held-out \"real\" trajectories ({real[0]['trajectories']}), rollout NRMSE:\n")
-print("| model | " + " | ".join(f"H={h}" for h in H) + " | diverged | gap closed at H=%d | nominal NRMSE H=%d (zero-shot: %.4f) |"
-      % (H[-1], H[-1], nominal["nominal model, zero-shot"]["nrmse"][-1]))
-print("|---|" + "---:|" * len(H) + "---:|---:|---:|")
+zn = nominal["nominal model, zero-shot"]["nrmse"]
+print("| model | " + " | ".join(f"H={h}" for h in H) + " | diverged | " + " | ".join(f"vs zero-shot H={h}" for h in H[1:]) +
+      " | nominal data: " + " | ".join(f"H={h} (zero-shot {x:.4f})" for h, x in zip(H[1:], zn[1:])) + " |")
+print("|---|" + "---:|" * (len(H) + 1 + 2 * (len(H) - 1)))
 for m in real:
     n = name(m)
-    closed = ""
-    if n.startswith("fine-tuned") or n.startswith("from scratch"):
-        closed = f"{(zero[-1] - m['nrmse'][-1]) / zero[-1]:+.0%} of zero-shot error"
-    kept = f"{nominal[n]['nrmse'][-1]:.4f}" if n in nominal and n != "nominal model, zero-shot" else ""
-    print(f"| {n} | " + " | ".join(f"{x:.4f}" for x in m["nrmse"]) + f" | {m['diverged']} | {closed} | {kept} |")
+    first = n == "nominal model, zero-shot"
+    change = ["" if first else f"{m['nrmse'][i] / zero[i] - 1:+.0%}" for i in range(1, len(H))]
+    kept = [f"{x:.4f}" if n in nominal and not first else "" for x in (nominal[n]["nrmse"][1:] if n in nominal else zn[1:])]
+    print(f"| {n} | " + " | ".join(f"{x:.4f}" for x in m["nrmse"]) + f" | {m['diverged']} | " + " | ".join(change) +
+          " | " + " | ".join(kept) + " |")
