@@ -23,6 +23,7 @@ struct RunArgs {
   uint64_t seed = 0;
   bool resume = false, overwrite = false, quiet = false;
   int64_t valid_every;
+  std::string precision = "fp32";
 };
 
 void add_run_options(CLI::App& sub, RunArgs& r, const std::string& data_help, const std::string& out_help) {
@@ -38,6 +39,10 @@ void add_run_options(CLI::App& sub, RunArgs& r, const std::string& data_help, co
                "(atomically) only when the new run writes its own, the artifact only at the end");
   sub.add_option("--valid-every", r.valid_every, "Validate every K updates (0: only at the end)")->capture_default_str();
   sub.add_flag("--quiet", r.quiet, "No progress line");
+  sub.add_option("--precision", r.precision,
+                 "Matrix products: fp32, bf16 (autocast; parameters, Adam, norms and loss stay fp32) or auto "
+                 "(bf16 when a start-up measurement finds it faster)")
+      ->capture_default_str();
 }
 
 void apply_run_options(const RunArgs& r, train::TrainOptions& o) {
@@ -51,6 +56,7 @@ void apply_run_options(const RunArgs& r, train::TrainOptions& o) {
   o.overwrite = r.overwrite;
   o.valid_every = r.valid_every;
   o.progress = !r.quiet;
+  o.precision = r.precision;
 }
 
 struct TrainArgs {
@@ -124,6 +130,8 @@ void print_train_summary(const CommonOptions& common, const char* command, const
                             {"windows_per_second", r.windows_per_second},
                             {"gflops", r.gflops},
                             {"window", r.window},
+                            {"precision", r.precision},
+                            {"precision_reason", r.precision_reason},
                             {"artifact", r.artifact_dir}};
   summary["seconds_split"] = {{"gather", r.split.gather},       {"forward", r.split.forward},
                               {"backward", r.split.backward},   {"clip", r.split.clip},

@@ -1,5 +1,7 @@
 // The training loop, validation, checkpoints and export (see trainer.h for the lifecycle).
 #include "train/trainer.h"
+
+#include "train/precision.h"
 #include "train/torch_threads.h"
 
 #include <torch/torch.h>
@@ -528,6 +530,11 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   };
 
   // ---- the loop
+  const int64_t width = config.arch == Arch::FlashNeRD ? config.flash.d_model : config.nerd.d_model;
+  const int64_t ffn = config.arch == Arch::FlashNeRD ? config.flash.ffn_hidden : config.nerd.mlp_hidden;
+  const PrecisionChoice precision = choose_precision(opts.precision, int64_t(opts.batch) * window, width, ffn);
+  result.precision = precision.bf16 ? "bf16" : "fp32";
+  result.precision_reason = precision.reason;
   ProgressLine progress(str_cat("train ", arch_name(config.arch), " ", config.preset),
                         opts.updates - start, "updates", opts.progress);
   WindowBatch batch;
@@ -553,7 +560,12 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     auto x = torch::from_blob(batch.inputs.data(), {B, W, din});
     auto y = torch::from_blob(batch.targets.data(), {B, W, dout});
     auto m = torch::from_blob(batch.mask.data(), {B, W, 1});
-    auto loss = ((predict(*model, x, contact_tensors(batch, 0, B)) - y).pow(2) * m).sum() / (m.sum() * double(dout));
+    torch::Tensor loss;
+    {
+      AutocastScope autocast(precision.bf16);  // products in bf16; the loss on fp32 predictions
+      const torch::Tensor prediction = predict(*model, x, contact_tensors(batch, 0, B)).to(torch::kFloat);
+      loss = ((prediction - y).pow(2) * m).sum() / (m.sum() * double(dout));
+    }
     const double loss_value = loss.item<double>();
     phase(result.split.forward);
     const double lr = lr_at(opts, u);
@@ -657,6 +669,8 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     if (result.stopped_early) config.training["stopped_early_at"] = result.updates;
     if (result.best_update > 0) config.training["exported_update"] = result.best_update;
     config.training["seconds"] = seconds_before + seconds_since(t_start);
+    config.training["precision"] = result.precision;
+    config.training["precision_reason"] = result.precision_reason;
     export_model(*model, config, opts.out_dir);
     result.artifact_dir = opts.out_dir;
   }

@@ -50,6 +50,7 @@ struct TrainOptions {
   bool variable_contacts = false;   // FlashNeRD reads the dataset's contact rows (set encoder)
   int window = 0;                   // training window in frames; 0 = the model's history
   double grad_clip = 1.0;
+  std::string precision = "fp32";   // auto | fp32 | bf16 matrix products (train/precision.h)
   bool progress = true;             // progress line on stderr
   bool write_plot = true;           // loss.png
   // Fine-tuning (flashnerd finetune): start from this artifact's config and weights instead
@@ -88,6 +89,8 @@ struct TrainResult {
     double gather = 0, forward = 0, backward = 0, clip = 0, optimizer = 0, validation = 0, checkpoint = 0;
   } split;
   int window = 0;                 // training window length
+  std::string precision;          // fp32 or bf16, as chosen (train/precision.h)
+  std::string precision_reason;   // the start-up measurement behind it
   std::string artifact_dir;       // empty when stopped by stop_at
 };
 

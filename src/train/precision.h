@@ -1,0 +1,36 @@
+// Mixed precision for training (--precision auto|fp32|bf16): under bf16, libtorch's CPU
+// autocast runs matrix products (linear, matmul, bmm) in bf16 with fp32 accumulation, while
+// parameters, Adam state, gradients, norms, softmax and the loss stay fp32 (autocast's CPU
+// policy keeps reductions and norms in fp32; the loss is computed on fp32 predictions).
+// `auto` measures, once at start-up, a product of the model's own shape both ways with
+// libtorch and picks bf16 only when it is clearly faster (CPUs with native bf16: AVX-512-BF16
+// or AMX through oneDNN); elsewhere bf16 would be emulated and slower.
+#pragma once
+
+#include <string>
+
+namespace flashnerd::train {
+
+struct PrecisionChoice {
+  bool bf16 = false;
+  double fp32_gflops = 0, bf16_gflops = 0;  // the start-up measurement (0: not measured)
+  std::string reason;                        // for logs and config.json
+};
+
+// requested: auto | fp32 | bf16 (throws naming --precision otherwise). rows × inner × outer:
+// a product shaped like the model's (batch·window rows, width, feed-forward width).
+PrecisionChoice choose_precision(const std::string& requested, int64_t rows, int64_t inner, int64_t outer);
+
+// bf16 autocast on this thread for its lifetime (no-op when !enabled).
+class AutocastScope {
+ public:
+  explicit AutocastScope(bool enabled);
+  ~AutocastScope();
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool enabled_, was_enabled_ = false;
+};
+
+}  // namespace flashnerd::train
