@@ -314,7 +314,7 @@ void register_bench(CLI::App& app) {
   sub->add_option("--groups", o->groups, "Timed groups per batch; the latency is their median")->capture_default_str();
   sub->add_option("--group-seconds", o->group_seconds, "Minimum duration of one group (at least one step)")->capture_default_str();
   sub->add_option("--warmup-seconds", o->warmup_seconds, "Stop warming up after this long (at least 2 steps)")->capture_default_str();
-  sub->add_option("--gemm", o->gemm, "fp32 GEMM backend: auto, openblas, eigen, naive")->capture_default_str();
+  sub->add_option("--gemm", o->gemm, "fp32 GEMM backend: auto, openblas, eigen, naive, row-invariant")->capture_default_str();
   sub->add_option("--precision", o->precision,
                   "all (fp32, and bf16 where the CPU has it), auto, fp32 or bf16")->capture_default_str();
   sub->add_option("--parallel-min-macs", o->parallel_min_macs,
