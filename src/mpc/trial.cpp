@@ -22,7 +22,7 @@ TrialResult run_trial(Planner& planner, env::Backend& world, const PlanTask& tas
   planner.reset(q0, v0, seed);
   r.qpos.assign(world.q(0), world.q(0) + nq);
   r.qvel.assign(world.v(0), world.v(0) + nv);
-  int in_a_row = 0;
+  SuccessTracker success(rule);
   for (int f = 0; f < frames; ++f) {
     auto t0 = std::chrono::steady_clock::now();
     if (f > 0) planner.set_state(world.q(0), world.v(0));
@@ -41,12 +41,9 @@ TrialResult run_trial(Planner& planner, env::Backend& world, const PlanTask& tas
       r.frames = f + 1;
       break;
     }
-    if (rule.frame_ok) {
-      in_a_row = rule.frame_ok(world.q(0)) ? in_a_row + 1 : 0;
-      if (!r.success && in_a_row >= rule.frames_in_a_row) {
-        r.success = true;
-        r.success_frame = f;
-      }
+    if (success.update(world.q(0)) && !r.success) {
+      r.success = true;
+      r.success_frame = f;
     }
     if (progress) progress(f);
   }

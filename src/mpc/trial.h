@@ -19,6 +19,22 @@ struct SuccessRule {
   int frames_in_a_row = 1;
 };
 
+// Applies a SuccessRule frame by frame: update() with each executed state returns true from
+// the frame at which the condition has held frames_in_a_row frames in a row.
+class SuccessTracker {
+ public:
+  explicit SuccessTracker(const SuccessRule& rule) : rule_(&rule) {}
+  bool update(const double* q) {
+    if (!rule_->frame_ok) return false;
+    in_a_row_ = rule_->frame_ok(q) ? in_a_row_ + 1 : 0;
+    return in_a_row_ >= rule_->frames_in_a_row;
+  }
+
+ private:
+  const SuccessRule* rule_;
+  int in_a_row_ = 0;
+};
+
 struct TrialResult {
   int frames = 0;
   bool success = false;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "env/mujoco_backend.h"
+#include "mpc/trial.h"
 
 namespace flashnerd::mpc {
 namespace {
@@ -55,6 +56,30 @@ TEST(ClimbTask, SuccessCriterionIsThePapers) {
   q[4] = std::sin(0.3);
   EXPECT_FALSE(f.task.climbed(q.data()));
   EXPECT_EQ(f.task.options().success_frames, 8);
+}
+
+TEST(ClimbTask, SuccessNeedsEightRecordedFramesInARow) {
+  // recorded states of a climb: the base rises onto the platform, dips once after 7 good
+  // frames, then holds; success is the 8th good frame in a row after the dip
+  Fixture f;
+  std::vector<std::vector<double>> recorded;
+  std::vector<double> q = f.robot->nominal_qpos();
+  for (int i = 0; i < 40; ++i) {
+    q[0] = 0.2 + 0.03 * i;                     // past the edge (0.6 + 0.12) from frame 18
+    q[2] = (i >= 25 && i <= 26) ? 0.5 : 0.7;   // frames 25 and 26 dip below 0.18 + 0.45
+    recorded.push_back(q);
+  }
+  SuccessRule rule;
+  rule.frame_ok = [&](const double* s) { return f.task.climbed(s); };
+  rule.frames_in_a_row = f.task.options().success_frames;
+  SuccessTracker tracker(rule);
+  int first = -1;
+  for (int i = 0; i < int(recorded.size()); ++i)
+    if (tracker.update(recorded[size_t(i)].data()) && first < 0) first = i;
+  EXPECT_EQ(first, 27 + 7);  // good from 18 to 24 (7 frames), dip, good again from 27
+  SuccessRule none;
+  SuccessTracker never(none);
+  EXPECT_FALSE(never.update(recorded.back().data()));
 }
 
 TEST(ClimbTask, RewardPrefersProgressHeightAndFeetOnTop) {
