@@ -36,6 +36,13 @@ int Backend::checked_count(int count) const {
   return count;
 }
 
+void Backend::put_state(int e, const double* qs, const double* vs, const char* what) {
+  FN_CHECK(e >= 0 && e < envs_, kind(), " backend: ", what, " of env ", e, " outside [0, ", envs_, ")");
+  std::copy_n(qs, nq_, q_.begin() + long(e) * nq_);
+  std::copy_n(vs, nv_, v_.begin() + long(e) * nv_);
+  failed_[size_t(e)] = 0;
+}
+
 void Backend::copy_base(int src, int dst) {
   FN_CHECK(src >= 0 && src < envs_ && dst >= 0 && dst < envs_, kind(), " backend: copy_env ", src, " -> ", dst,
            " outside [0, ", envs_, ")");

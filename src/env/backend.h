@@ -100,6 +100,9 @@ class Backend {
   int envs_, nq_, nv_, nu_, probe_count_;
   // step_first's count after a range check
   int checked_count(int count) const;
+  // Writes (q, v) as env's state, clears its failed flag (after a range check naming `what`):
+  // what reset and set_state share.
+  void put_state(int env, const double* q, const double* v, const char* what);
 
   std::vector<double> q_, v_, clearance_, probe_position_;
   std::vector<uint8_t> failed_;

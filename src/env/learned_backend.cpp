@@ -88,18 +88,13 @@ void LearnedBackend::sense(int e, int worker) {
 }
 
 void LearnedBackend::reset(int e, const double* qs, const double* vs) {
-  FN_CHECK(e >= 0 && e < envs_, "learned backend: env ", e, " out of range [0, ", envs_, ")");
-  std::memcpy(q_.data() + size_t(e) * size_t(nq_), qs, sizeof(double) * size_t(nq_));
-  std::memcpy(v_.data() + size_t(e) * size_t(nv_), vs, sizeof(double) * size_t(nv_));
-  failed_[size_t(e)] = 0;
+  put_state(e, qs, vs, "reset");
   engine::reset_env(*context_, e);
   sense(e, 0);
 }
 
 void LearnedBackend::set_state(int e, const double* qs, const double* vs) {
-  FN_CHECK(e >= 0 && e < envs_, "learned backend: env ", e, " out of range [0, ", envs_, ")");
-  std::memcpy(q_.data() + size_t(e) * size_t(nq_), qs, sizeof(double) * size_t(nq_));
-  std::memcpy(v_.data() + size_t(e) * size_t(nv_), vs, sizeof(double) * size_t(nv_));
+  put_state(e, qs, vs, "set_state");
   sense(e, 0);
 }
 

@@ -60,23 +60,17 @@ void MujocoBackend::sense(int e, mjData* d) {
 }
 
 void MujocoBackend::reset(int e, const double* qs, const double* vs) {
-  FN_CHECK(e >= 0 && e < envs_, "mujoco backend: env ", e, " out of range [0, ", envs_, ")");
-  std::memcpy(q_.data() + size_t(e) * size_t(nq_), qs, sizeof(double) * size_t(nq_));
-  std::memcpy(v_.data() + size_t(e) * size_t(nv_), vs, sizeof(double) * size_t(nv_));
+  put_state(e, qs, vs, "reset");
   std::fill_n(act_.data() + size_t(e) * size_t(na_), na_, 0.0);
   std::fill_n(warmstart_.data() + size_t(e) * size_t(nv_), nv_, 0.0);
   time_[size_t(e)] = 0;
-  failed_[size_t(e)] = 0;
   mjData* d = data_[0];
   load_env(e, d);
   sense(e, d);
 }
 
 void MujocoBackend::set_state(int e, const double* qs, const double* vs) {
-  FN_CHECK(e >= 0 && e < envs_, "mujoco backend: env ", e, " out of range [0, ", envs_, ")");
-  std::memcpy(q_.data() + size_t(e) * size_t(nq_), qs, sizeof(double) * size_t(nq_));
-  std::memcpy(v_.data() + size_t(e) * size_t(nv_), vs, sizeof(double) * size_t(nv_));
-  failed_[size_t(e)] = 0;
+  put_state(e, qs, vs, "set_state");
   mjData* d = data_[0];
   load_env(e, d);
   sense(e, d);

@@ -45,6 +45,10 @@ void Planner::set_state(const double* q, const double* v) {
   } else {
     backend_->set_state(tracker_, q, v);
   }
+  add_backend_time(before, t0);
+}
+
+void Planner::add_backend_time(const env::BackendTimings& before, std::chrono::steady_clock::time_point t0) {
   const env::BackendTimings& after = backend_->timings();
   timings_.model_seconds += after.dynamics_seconds - before.dynamics_seconds;
   timings_.sensing_seconds += after.sensing_seconds - before.sensing_seconds;
@@ -59,12 +63,10 @@ const DialReport& Planner::optimize() {
   task_->command(applied_action_.data(), command_.data());
   has_applied_ = true;
   const env::BackendTimings& after = backend_->timings();
-  timings_.model_seconds += after.dynamics_seconds - before.dynamics_seconds;
-  timings_.sensing_seconds += after.sensing_seconds - before.sensing_seconds;
   timings_.rollout_steps += after.env_steps - before.env_steps;
   timings_.contact_rows += after.contact_rows - before.contact_rows;
   timings_.active_probes += after.active_probes - before.active_probes;
-  timings_.total_seconds += seconds_since(t0);
+  add_backend_time(before, t0);
   ++timings_.decisions;
   return report;
 }

@@ -10,6 +10,7 @@
 // them out together; the task scores each step in parallel. No allocation per decision.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -54,6 +55,8 @@ class Planner : private RolloutEvaluator {
 
  private:
   void evaluate(int count, const double* actions, double* returns, uint8_t* diverged) override;
+  // Model and sensing seconds the backend spent since `before`, and wall time since t0.
+  void add_backend_time(const env::BackendTimings& before, std::chrono::steady_clock::time_point t0);
 
   env::Backend* backend_;
   const PlanTask* task_;
