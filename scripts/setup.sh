@@ -7,6 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libmujoco-dev libqhull-dev                 # simulation (MuJoCo's CMake target needs qhull)
   libtorch-dev libopenblas-dev               # training; without OpenBLAS libtorch is 20x slower
+  libgloo-dev                                # data-parallel training (c10d ProcessGroupGloo headers)
   libeigen3-dev libdnnl-dev                  # inference GEMMs
   libhdf5-dev zlib1g-dev                     # datasets (the reader inflates chunks with zlib)
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks

@@ -8,6 +8,7 @@
 #include "core/dataset.h"
 #include "core/error.h"
 #include "core/model_artifact.h"
+#include "cli/worker_launcher.h"
 #include "train/trainer.h"
 
 namespace flashnerd::cli {
@@ -24,6 +25,8 @@ struct RunArgs {
   bool resume = false, overwrite = false, quiet = false;
   int64_t valid_every;
   std::string precision = "fp32";
+  int workers = 1;
+  double worker_timeout = 120;
 };
 
 void add_run_options(CLI::App& sub, RunArgs& r, const std::string& data_help, const std::string& out_help) {
@@ -43,6 +46,31 @@ void add_run_options(CLI::App& sub, RunArgs& r, const std::string& data_help, co
                  "Matrix products: fp32, bf16 (autocast; parameters, Adam, norms and loss stay fp32) or auto "
                  "(bf16 when a start-up measurement finds it faster)")
       ->capture_default_str();
+  sub.add_option("--workers", r.workers,
+                 "Data-parallel processes on this machine (c10d Gloo on loopback); --batch stays the global "
+                 "batch. Multi-machine: start one process per rank with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT")
+      ->capture_default_str();
+  sub.add_option("--worker-timeout", r.worker_timeout,
+                 "Seconds a worker waits for the others (rendezvous, every all-reduce) before the run stops")
+      ->capture_default_str();
+}
+
+// Data parallelism: this process is a worker (RANK set, by --workers or an external launcher)
+// or, with --workers N > 1, the launcher of N local workers. Returns true when it launched
+// them (and they all finished); false when this process should train.
+bool launch_or_join(const RunArgs& r, const char* command, train::TrainOptions& o) {
+  FN_CHECK(r.worker_timeout > 0, "--worker-timeout must be positive, got ", r.worker_timeout);
+  if (!is_worker_process()) {
+    if (r.workers <= 1) return false;
+    run_local_workers(r.workers, str_cat(command, " --out ", r.out),
+                      str_cat("The last checkpoint in ", r.out, " is intact: continue with --resume (any --workers)"));
+    return true;
+  }
+  o.distributed = train::distributed_from_environment();
+  o.distributed.timeout_seconds = r.worker_timeout;
+  FN_CHECK(r.workers <= 1 || r.workers == o.distributed.world_size, "--workers ", r.workers,
+           " disagrees with WORLD_SIZE=", o.distributed.world_size, " of the launcher");
+  return false;
 }
 
 void apply_run_options(const RunArgs& r, train::TrainOptions& o) {
@@ -58,6 +86,8 @@ void apply_run_options(const RunArgs& r, train::TrainOptions& o) {
   o.progress = !r.quiet;
   o.precision = r.precision;
 }
+
+bool is_root_worker(const train::TrainOptions& o) { return o.distributed.rank == 0; }
 
 struct TrainArgs {
   CommonOptions common;
@@ -91,9 +121,11 @@ void check_output_directory(const std::string& out, bool resume, bool overwrite)
 void run_train(const TrainArgs& a) {
   FN_CHECK(std::filesystem::is_regular_file(a.run.data), "--data ", a.run.data,
            ": no such file; generate one with 'flashnerd gen'");
-  check_output_directory(a.run.out, a.run.resume, a.run.overwrite);
   train::TrainOptions o;
+  if (!is_worker_process() || std::getenv("RANK") == std::string("0"))
+    check_output_directory(a.run.out, a.run.resume, a.run.overwrite);
   apply_run_options(a.run, o);
+  if (launch_or_join(a.run, "train", o)) return;
   o.arch = parse_arch(a.arch);
   ModelConfig preset_check;
   apply_preset(a.preset, preset_check);  // an unknown preset fails here, listing the names
@@ -117,7 +149,8 @@ void run_train(const TrainArgs& a) {
     FN_CHECK(a.probes == "auto", "--probes: expected on, off or auto, got '", a.probes, "'");
   }
   Dataset data = load_dataset(a.run.data);
-  print_train_summary(a.common, "train", train::train_model(data, o));
+  const train::TrainResult result = train::train_model(data, o);
+  if (is_root_worker(o)) print_train_summary(a.common, "train", result);
 }
 
 void print_train_summary(const CommonOptions& common, const char* command, const train::TrainResult& r) {
@@ -130,11 +163,13 @@ void print_train_summary(const CommonOptions& common, const char* command, const
                             {"windows_per_second", r.windows_per_second},
                             {"gflops", r.gflops},
                             {"window", r.window},
+                            {"workers", r.workers},
                             {"precision", r.precision},
                             {"precision_reason", r.precision_reason},
                             {"artifact", r.artifact_dir}};
   summary["seconds_split"] = {{"gather", r.split.gather},       {"forward", r.split.forward},
-                              {"backward", r.split.backward},   {"clip", r.split.clip},
+                              {"backward", r.split.backward},   {"allreduce", r.split.allreduce},
+                              {"clip", r.split.clip},
                               {"optimizer", r.split.optimizer}, {"validation", r.split.validation},
                               {"checkpoint", r.split.checkpoint}};
   if (r.stopped_early) summary["stopped_early"] = true;
@@ -157,9 +192,11 @@ void run_finetune(const FinetuneArgs& a) {
            "--out must differ from --model: fine-tuning never overwrites its parent");
   FN_CHECK(a.dropout >= 0 && a.dropout < 1, "--dropout must be in [0, 1), got ", a.dropout);
   const ModelConfig parent = load_model_config(a.model);  // fails early on a bad --model
-  check_output_directory(a.run.out, a.run.resume, a.run.overwrite);
   train::TrainOptions o;
+  if (!is_worker_process() || std::getenv("RANK") == std::string("0"))
+    check_output_directory(a.run.out, a.run.resume, a.run.overwrite);
   apply_run_options(a.run, o);
+  if (launch_or_join(a.run, "finetune", o)) return;
   o.init_from = a.model;
   o.arch = parent.arch;
   o.preset = parent.preset;
@@ -170,7 +207,8 @@ void run_finetune(const FinetuneArgs& a) {
   o.variable_contacts = parent.contact.enabled();
   o.target = parent.target;
   Dataset data = load_dataset(a.run.data);
-  print_train_summary(a.common, "finetune", train::train_model(data, o));
+  const train::TrainResult result = train::train_model(data, o);
+  if (is_root_worker(o)) print_train_summary(a.common, "finetune", result);
 }
 
 }  // namespace

@@ -12,40 +12,50 @@ namespace flashnerd::train {
 
 namespace {
 
-// Welford-free two-pass statistics in double over the selected rows.
-void mean_std(const float* rows, int64_t stride, const std::vector<int64_t>& idx, int dim,
-              std::vector<float>& mean, std::vector<float>& std) {
+// Two-pass statistics in double over the selected rows; `count` is the number of rows over
+// every rank, whose sums `sum_over_ranks` adds up (so every rank gets the global statistics).
+void mean_std(const float* rows, int64_t stride, const std::vector<int64_t>& idx, int dim, double count,
+              const RankSum& sum_over_ranks, std::vector<float>& mean, std::vector<float>& std) {
   std::vector<double> m(size_t(dim), 0.0), v(size_t(dim), 0.0);
   for (int64_t i : idx)
     for (int c = 0; c < dim; ++c) m[size_t(c)] += rows[i * stride + c];
-  for (auto& x : m) x /= double(idx.size());
+  sum_over_ranks(m);
+  for (auto& x : m) x /= count;
   for (int64_t i : idx)
     for (int c = 0; c < dim; ++c) {
       double e = rows[i * stride + c] - m[size_t(c)];
       v[size_t(c)] += e * e;
     }
+  sum_over_ranks(v);
   mean.resize(size_t(dim));
   std.resize(size_t(dim));
   for (int c = 0; c < dim; ++c) {
     mean[size_t(c)] = float(m[size_t(c)]);
-    std[size_t(c)] = float(std::sqrt(v[size_t(c)] / double(idx.size()) + kNormEpsilon));
+    std[size_t(c)] = float(std::sqrt(v[size_t(c)] / count + kNormEpsilon));
   }
 }
 
 }  // namespace
 
-Normalization fit_normalization(const Dataset& d, const TransitionArrays& a,
-                                const StateCodec& codec, const std::vector<int64_t>& trajectories) {
-  std::vector<int64_t> rows;
+Normalization fit_normalization(const Dataset& d, const TransitionArrays& a, const StateCodec& codec,
+                                const std::vector<int64_t>& trajectories, const RankSum& sum_over_ranks_in) {
+  const RankSum sum_over_ranks = sum_over_ranks_in ? sum_over_ranks_in : [](std::vector<double>&) {};
+  std::vector<int64_t> rows, contact_rows;
   for (int64_t n : trajectories)
     for (int64_t t = 0; t < a.steps; ++t)
       if (a.mask[size_t(n * a.steps + t)]) rows.push_back(n * a.steps + t);
-  FN_CHECK(!rows.empty(), "dataset of robot '", d.robot, "': every transition of the ",
+  if (a.contact_capacity > 0)
+    for (int64_t i : rows)
+      for (int64_t r = a.contact_offset[size_t(i)]; r < a.contact_offset[size_t(i + 1)]; ++r) contact_rows.push_back(r);
+  std::vector<double> counts{double(rows.size()), double(contact_rows.size())};
+  sum_over_ranks(counts);
+  const double count = counts[0];
+  FN_CHECK(count > 0, "dataset of robot '", d.robot, "': every transition of the ",
            trajectories.size(), " training trajectories is masked invalid; nothing to train on "
            "(regenerate the dataset, or check its 'valid' array)");
   Normalization n;
-  mean_std(a.inputs.data(), a.input_dim, rows, a.input_dim, n.input_mean, n.input_std);
-  mean_std(a.targets.data(), a.output_dim, rows, a.output_dim, n.target_mean, n.target_std);
+  mean_std(a.inputs.data(), a.input_dim, rows, a.input_dim, count, sum_over_ranks, n.input_mean, n.input_std);
+  mean_std(a.targets.data(), a.output_dim, rows, a.output_dim, count, sum_over_ranks, n.target_mean, n.target_std);
   // state channels of s_t, in double
   const int cd = codec.channel_dim();
   std::vector<double> ch(static_cast<size_t>(cd)), m(static_cast<size_t>(cd), 0.0), v(static_cast<size_t>(cd), 0.0);
@@ -62,21 +72,20 @@ Normalization fit_normalization(const Dataset& d, const TransitionArrays& a,
         }
       }
     }
+    sum_over_ranks(pass == 0 ? m : v);
     if (pass == 0)
-      for (auto& x : m) x /= double(rows.size());
+      for (auto& x : m) x /= count;
   }
   n.channel_std.resize(size_t(cd));
   for (int c = 0; c < cd; ++c)
-    n.channel_std[size_t(c)] = std::sqrt(v[size_t(c)] / double(rows.size()) + kNormEpsilon);
+    n.channel_std[size_t(c)] = std::sqrt(v[size_t(c)] / count + kNormEpsilon);
   if (a.contact_capacity > 0) {
-    std::vector<int64_t> contact_rows;
-    for (int64_t i : rows)
-      for (int64_t r = a.contact_offset[size_t(i)]; r < a.contact_offset[size_t(i + 1)]; ++r) contact_rows.push_back(r);
-    if (contact_rows.empty()) {  // a robot that never touched anything: identity statistics
+    if (counts[1] == 0) {  // a robot that never touched anything: identity statistics
       n.contact_mean.assign(kContactRowDim, 0.f);
       n.contact_std.assign(kContactRowDim, 1.f);
     } else {
-      mean_std(a.contact_rows.data(), kContactRowDim, contact_rows, kContactRowDim, n.contact_mean, n.contact_std);
+      mean_std(a.contact_rows.data(), kContactRowDim, contact_rows, kContactRowDim, counts[1], sum_over_ranks,
+               n.contact_mean, n.contact_std);
     }
   }
   return n;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,12 @@ namespace flashnerd::train {
 // `trajectories` (and of contact rows over their valid rows, when a holds contacts); channel_std over the codec channels of the states s_t of those
 // transitions (same epsilon, so a constant channel never divides by zero).
 // Throws when those trajectories hold no valid transition.
-Normalization fit_normalization(const Dataset& d, const TransitionArrays& a,
-                                const StateCodec& codec, const std::vector<int64_t>& trajectories);
+// Data-parallel: each rank passes its share of the trajectories and a RankSum that adds a
+// vector up over the ranks in place; every rank then gets the statistics of all shares
+// (equal to one process fitting them all, up to the order of the sums). Empty: one process.
+using RankSum = std::function<void(std::vector<double>&)>;
+Normalization fit_normalization(const Dataset& d, const TransitionArrays& a, const StateCodec& codec,
+                                const std::vector<int64_t>& trajectories, const RankSum& sum_over_ranks = {});
 
 // x̂ = (x − mean) / std and ŷ likewise, in place, for every valid transition (masked rows
 // stay zero); contact rows with contact_mean / contact_std.

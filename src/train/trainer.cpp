@@ -137,9 +137,10 @@ void save_checkpoint(const std::string& path, DynamicsModel& model, torch::optim
   write_file_atomic(path, os.str());
 }
 
-Checkpoint read_checkpoint(const std::string& path) {
+// A checkpoint's bytes (read by rank 0 and broadcast to every rank) parsed; `path` names it.
+Checkpoint parse_checkpoint(std::string bytes, const std::string& path) {
   Checkpoint ck;
-  ck.bytes = read_file(path);
+  ck.bytes = std::move(bytes);
   try {
     torch::serialize::InputArchive archive;
     archive.load_from(ck.bytes.data(), ck.bytes.size());
@@ -377,9 +378,24 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   check_options(opts);
   configure_threads();
   data.validate();
-  ensure_writable_directory(opts.out_dir);
+  DataParallel dp(opts.distributed);  // one rank: no process group, every call local
+  const int world = dp.world_size();
+  FN_CHECK(opts.batch % world == 0, "train: the global --batch ", opts.batch, " must be divisible by the ", world,
+           " workers (each takes an equal slice)");
+  if (!dp.is_root()) {  // rank 0 reports and writes; the others only compute
+    opts.progress = false;
+    opts.write_plot = false;
+  } else {
+    ensure_writable_directory(opts.out_dir);
+  }
   const std::string ckpt_path = opts.out_dir + "/checkpoint.pt";
   const std::string fingerprint = dataset_fingerprint(data);
+  {  // every rank must train on rank 0's data
+    std::string root_fingerprint = fingerprint;
+    dp.broadcast_bytes(root_fingerprint, "the dataset check");
+    FN_CHECK(root_fingerprint == fingerprint, "rank ", dp.rank(), ": its dataset (", fingerprint,
+             ") differs from rank 0's (", root_fingerprint, "); give every worker the same file");
+  }
   StateCodec codec(data.layout);
 
   // ---- configuration: fresh from the dataset, or the checkpoint's on resume
@@ -390,9 +406,14 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   double seconds_before = 0;
   std::vector<LogRow> rows;
   if (opts.resume) {
-    FN_CHECK(std::filesystem::exists(ckpt_path), "--resume: no checkpoint at ", ckpt_path,
-             "; run without --resume to start training in ", opts.out_dir);
-    ck = read_checkpoint(ckpt_path);
+    std::string bytes;
+    if (dp.is_root()) {  // the checkpoint lives with rank 0: the others receive its bytes
+      FN_CHECK(std::filesystem::exists(ckpt_path), "--resume: no checkpoint at ", ckpt_path,
+               "; run without --resume to start training in ", opts.out_dir);
+      bytes = read_file(ckpt_path);
+    }
+    dp.broadcast_bytes(bytes, "the checkpoint broadcast");
+    ck = parse_checkpoint(std::move(bytes), ckpt_path);
     config = ck.meta.at("config").get<ModelConfig>();
     FN_CHECK(config.robot == data.robot && config.layout == data.layout, "--resume: the dataset is of robot '",
              data.robot, "' but the checkpoint in ", opts.out_dir, " was trained on robot '", config.robot,
@@ -417,7 +438,7 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     FN_CHECK(opts.updates >= start, "--resume: the checkpoint is at update ", start, ", beyond --updates ",
              opts.updates, "; give --updates >= ", start);
   } else {
-    FN_CHECK(opts.overwrite || !std::filesystem::exists(ckpt_path), opts.out_dir,
+    FN_CHECK(opts.overwrite || !dp.is_root() || !std::filesystem::exists(ckpt_path), opts.out_dir,
              " already holds a training checkpoint; pass --resume to continue it, --overwrite to start a new "
              "run over it, or choose another --out");
     if (!opts.init_from.empty()) {  // fine-tuning: the parent's config, checked against the data
@@ -463,7 +484,11 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   }
   auto [train_traj, valid_traj] = split_trajectories(data.trajectories, opts.valid_fraction, opts.seed);
   if (!opts.resume && (opts.init_from.empty() || opts.refit_normalization)) {
-    config.norm = fit_normalization(data, arrays, codec, train_traj);
+    // each rank sums its share of the training trajectories; the statistics are global
+    std::vector<int64_t> share;
+    for (size_t i = size_t(dp.rank()); i < train_traj.size(); i += size_t(world)) share.push_back(train_traj[i]);
+    config.norm = fit_normalization(data, arrays, codec, share,
+                                    [&dp](std::vector<double>& v) { dp.sum(v, "the normalization all-reduce"); });
     config.validate();
   }
   standardize_transitions(arrays, config.norm);
@@ -490,6 +515,7 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
                              {"seed", opts.seed},
                              {"window", window},
                              {"valid_fraction", opts.valid_fraction},
+                             {"workers", world},
                              {"train_trajectories", train_traj.size()},
                              {"valid_trajectories", valid_traj.size()},
                              {"loss", "masked mse on standardized increments, every window position"}};
@@ -510,10 +536,12 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   if (opts.resume && ck.meta.at("settings").contains("finetune"))
     settings["finetune"] = ck.meta.at("settings").at("finetune");  // the parent recorded at the start
   std::vector<torch::Tensor> params = model->parameters();
+  dp.broadcast_parameters(params);  // every rank starts from rank 0's weights
 
   TrainResult result;
   result.parameters = parameter_count(config);
   result.window = window;
+  result.workers = world;
   const int64_t ckpt_every = opts.checkpoint_every > 0 ? opts.checkpoint_every : opts.valid_every;
   int64_t last_checkpoint = opts.resume ? start : -1;
   auto make_meta = [&](int64_t update, double seconds) {
@@ -525,6 +553,7 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     return meta;
   };
   auto write_logs = [&] {
+    if (!dp.is_root()) return;
     write_log_csv(opts.out_dir + "/train_log.csv", rows);
     if (opts.write_plot && !rows.empty()) write_loss_plot(opts.out_dir + "/loss.png", rows, config);
   };
@@ -532,13 +561,21 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   // ---- the loop
   const int64_t width = config.arch == Arch::FlashNeRD ? config.flash.d_model : config.nerd.d_model;
   const int64_t ffn = config.arch == Arch::FlashNeRD ? config.flash.ffn_hidden : config.nerd.mlp_hidden;
-  const PrecisionChoice precision = choose_precision(opts.precision, int64_t(opts.batch) * window, width, ffn);
+  PrecisionChoice precision = choose_precision(opts.precision, int64_t(opts.batch / world) * window, width, ffn);
+  {  // every rank follows rank 0's choice (a measurement could differ between machines)
+    std::string choice = str_cat(precision.bf16 ? '1' : '0', precision.reason);
+    dp.broadcast_bytes(choice, "the precision choice");
+    precision.bf16 = choice[0] == '1';
+    precision.reason = choice.substr(1);
+  }
   result.precision = precision.bf16 ? "bf16" : "fp32";
   result.precision_reason = precision.reason;
   ProgressLine progress(str_cat("train ", arch_name(config.arch), " ", config.preset),
                         opts.updates - start, "updates", opts.progress);
   WindowBatch batch;
-  const int64_t B = opts.batch, W = window, din = config.input_dim, dout = config.output_dim;
+  // the global batch of update u is drawn from (seed, u); this rank trains on slice `rank`
+  const int64_t B = opts.batch / world, W = window, din = config.input_dim, dout = config.output_dim;
+  std::vector<WindowRef> slice(static_cast<size_t>(B));
   double train_seconds = 0;
   int64_t trained = 0;
   double last_valid = kNaN;
@@ -555,25 +592,41 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
       acc += std::chrono::duration<double>(now - tp).count();
       tp = now;
     };
-    gather_windows(arrays, train_index.sample(opts.seed, u, opts.batch), window, batch);
+    const std::vector<WindowRef> global = train_index.sample(opts.seed, u, opts.batch);
+    std::copy_n(global.begin() + B * dp.rank(), B, slice.begin());
+    gather_windows(arrays, slice, window, batch);
     phase(result.split.gather);
     auto x = torch::from_blob(batch.inputs.data(), {B, W, din});
     auto y = torch::from_blob(batch.targets.data(), {B, W, dout});
     auto m = torch::from_blob(batch.mask.data(), {B, W, 1});
-    torch::Tensor loss;
+    torch::Tensor sse;
     {
       AutocastScope autocast(precision.bf16);  // products in bf16; the loss on fp32 predictions
       const torch::Tensor prediction = predict(*model, x, contact_tensors(batch, 0, B)).to(torch::kFloat);
-      loss = ((prediction - y).pow(2) * m).sum() / (m.sum() * double(dout));
+      sse = ((prediction - y).pow(2) * m).sum();
     }
-    const double loss_value = loss.item<double>();
+    // the loss is the masked mean over the global batch: one process divides by its count;
+    // ranks back-propagate their sums and the all-reduce divides by the global count
+    std::vector<double> sums{sse.item<double>(), m.sum().item<double>() * double(dout)};
+    const torch::Tensor loss = world == 1 ? sse / sums[1] : sse;
+    double loss_value = sums[0] / sums[1];
     phase(result.split.forward);
     const double lr = lr_at(opts, u);
     double grad_norm = 0;
-    if (std::isfinite(loss_value)) {
+    if (world > 1) {  // every rank must join the all-reduce, whatever its own loss
       optimizer.zero_grad();
       loss.backward();
       phase(result.split.backward);
+      dp.sum_gradients(params, sums, [](const std::vector<double>& s) { return 1.0 / s[1]; });
+      loss_value = sums[0] / sums[1];
+      phase(result.split.allreduce);
+    }
+    if (std::isfinite(loss_value)) {
+      if (world == 1) {
+        optimizer.zero_grad();
+        loss.backward();
+        phase(result.split.backward);
+      }
       grad_norm = torch::nn::utils::clip_grad_norm_(params, opts.grad_clip);
       phase(result.split.clip);
     }
@@ -600,7 +653,8 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
     const bool last = u + 1 == opts.updates;
     const bool stop = opts.stop_at > 0 && u + 1 == opts.stop_at && !last;
     bool early_stop = false;
-    if (last || (opts.valid_every > 0 && (u + 1) % opts.valid_every == 0)) {
+    const bool validate = last || (opts.valid_every > 0 && (u + 1) % opts.valid_every == 0);
+    if (validate && dp.is_root()) {
       const auto tv = std::chrono::steady_clock::now();
       model->eval();  // no dropout while validating
       last_valid = row.valid_loss = validation_loss(*model, valid_batch);
@@ -621,9 +675,15 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
         }
       }
     }
+    if (validate && opts.patience > 0) {  // rank 0 decides; every rank stops with it
+      std::vector<double> flag{early_stop ? 1.0 : 0.0};
+      dp.sum(flag, "the early-stopping decision");
+      early_stop = flag[0] > 0;
+    }
     row.seconds = seconds_before + seconds_since(t_start);
     rows.push_back(row);
-    if (stop || last || early_stop || (ckpt_every > 0 && (u + 1) % ckpt_every == 0)) {
+    dp.finished_update(u + 1);
+    if (dp.is_root() && (stop || last || early_stop || (ckpt_every > 0 && (u + 1) % ckpt_every == 0))) {
       const auto tc = std::chrono::steady_clock::now();
       save_checkpoint(ckpt_path, *model, optimizer, make_meta(u + 1, row.seconds));
       last_checkpoint = u + 1;
@@ -656,9 +716,9 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
       result.valid_loss = r.valid_loss;  // the exported weights' validation
       result.valid_rollout_nrmse = r.rollout;
     }
-  result.windows_per_second = train_seconds > 0 ? double(trained * B) / train_seconds : 0;
+  result.windows_per_second = train_seconds > 0 ? double(trained * opts.batch) / train_seconds : 0;  // global
   result.gflops = result.windows_per_second * training_flops_per_window(config, window) / 1e9;
-  if (result.updates == opts.updates || result.stopped_early) {
+  if (dp.is_root() && (result.updates == opts.updates || result.stopped_early)) {
     if (trained == 0) write_logs();  // resumed a finished run: nothing new, export again
     config.training = settings;
     config.training["updates_done"] = result.updates;

@@ -20,6 +20,7 @@
 
 #include "core/dataset.h"
 #include "core/model_config.h"
+#include "train/data_parallel.h"
 
 namespace flashnerd::train {
 
@@ -65,6 +66,10 @@ struct TrainOptions {
   int patience = 0;
   // Adjusts the model config after the preset is applied (tests, experiments).
   std::function<void(ModelConfig&)> customize;
+  // Data-parallel training (train/data_parallel.h): this process is rank `distributed.rank`
+  // of `distributed.world_size`; `batch` stays the global batch (divisible by the world
+  // size). Rank 0 validates and writes the checkpoints, logs and the artifact.
+  DistributedConfig distributed;
   // Stops after this many updates of the run (checkpoint written, no export), as if the
   // process had been killed right after a checkpoint; 0 = never. For resume tests.
   int64_t stop_at = 0;
@@ -83,12 +88,15 @@ struct TrainResult {
   double windows_per_second = 0;  // training windows per second (validation excluded)
   double gflops = 0;              // achieved training GFLOP/s (3 x forward FLOPs)
   // Where the updates of this invocation spent their time (seconds): batch gathering, the
-  // forward pass with the loss, the backward pass, gradient clipping, the Adam step; and
+  // forward pass with the loss, the backward pass, the all-reduces of loss and gradients
+  // (waiting for the slowest rank included; 0 with one process), gradient clipping, the Adam step; and
   // validation and checkpoints, which are outside windows_per_second.
   struct Split {
-    double gather = 0, forward = 0, backward = 0, clip = 0, optimizer = 0, validation = 0, checkpoint = 0;
+    double gather = 0, forward = 0, backward = 0, allreduce = 0, clip = 0, optimizer = 0, validation = 0,
+           checkpoint = 0;
   } split;
   int window = 0;                 // training window length
+  int workers = 1;                // data-parallel world size
   std::string precision;          // fp32 or bf16, as chosen (train/precision.h)
   std::string precision_reason;   // the start-up measurement behind it
   std::string artifact_dir;       // empty when stopped by stop_at
