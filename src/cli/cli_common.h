@@ -55,6 +55,7 @@ engine::ModelOptions model_options(const std::string& precision);
 
 // Each subcommand file defines one register function.
 void register_gen(CLI::App& app);
+void register_merge(CLI::App& app);
 void register_train(CLI::App& app);
 void register_finetune(CLI::App& app);
 void register_import(CLI::App& app);

@@ -31,8 +31,24 @@ struct GenArgs {
   bool climbing_probes = false;
   bool free_dynamics = false;
   int actuator_delay = 0;
+  std::string shard;  // "i/n"
   sim::RobotOverrides overrides;
 };
+
+// --shard i/n: this process makes trajectories [N i / n, N (i+1) / n) of the N-trajectory run.
+void apply_shard(const std::string& text, sim::GenerateOptions& o) {
+  int i = -1, n = 0;
+  char slash = 0, extra = 0;
+  FN_CHECK(std::sscanf(text.c_str(), "%d %c %d %c", &i, &slash, &n, &extra) == 3 && slash == '/' && n >= 1 && i >= 0 &&
+               i < n,
+           "--shard: expected I/N with 0 <= I < N (e.g. 0/4), got '", text, "'");
+  FN_CHECK(n <= o.trajectories, "--shard ", text, ": more shards than the ", o.trajectories, " trajectories");
+  o.total_trajectories = o.trajectories;
+  o.first_trajectory = o.trajectories * i / n;
+  o.trajectories = o.trajectories * (i + 1) / n - o.first_trajectory;
+  o.shard_index = i;
+  o.shard_count = n;
+}
 
 // Refuses option values the robot overrides would otherwise ignore or turn into nonsense;
 // `given` tells whether the user set an option.
@@ -71,6 +87,7 @@ void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
   o.climbing_probes = a.climbing_probes;
   o.free_dynamics = a.free_dynamics;
   o.actuator_delay = a.actuator_delay;
+  if (!a.shard.empty()) apply_shard(a.shard, o);
   o.progress = !a.common.json;
   ThreadPool pool(threads);
   const int collision_geoms = sim::robot_collision_geoms(*robot);
@@ -90,6 +107,7 @@ void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
   nlohmann::json j = {{"robot", robot->name()},
                       {"file", a.out},
                       {"trajectories", d.trajectories},
+                      {"shard", a.shard.empty() ? nlohmann::json() : nlohmann::json(a.shard)},
                       {"steps", d.steps},
                       {"actuator_delay", a.actuator_delay},
                       {"transitions", s.transitions},
@@ -139,6 +157,9 @@ void register_gen(CLI::App& app) {
   sub->add_option("--actuator-delay", args->actuator_delay,
                   "Control steps before a command takes effect (a robot with latency; the data records the commands sent)")
       ->capture_default_str();
+  sub->add_option("--shard", args->shard,
+                  "I/N: generate only shard I of N of the run (--trajectories is the run's total); "
+                  "'flashnerd merge' joins the N files into the file one run writes, byte for byte");
   sub->add_option("--control-dt", args->overrides.control_timestep, "Control timestep in seconds (multiple of the physics step)");
   sub->add_option("--command-process", args->overrides.command_process, "uniform | hold | ar1")
       ->check(CLI::IsMember({"uniform", "hold", "ar1"}));

@@ -62,6 +62,8 @@ bool launch_or_join(const RunArgs& r, const char* command, train::TrainOptions& 
   FN_CHECK(r.worker_timeout > 0, "--worker-timeout must be positive, got ", r.worker_timeout);
   if (!is_worker_process()) {
     if (r.workers <= 1) return false;
+    FN_CHECK(r.batch % r.workers == 0, "the global --batch ", r.batch, " must be divisible by the ", r.workers,
+             " workers (each takes an equal slice)");
     run_local_workers(r.workers, str_cat(command, " --out ", r.out),
                       str_cat("The last checkpoint in ", r.out, " is intact: continue with --resume (any --workers)"));
     return true;

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "flashnerd 0.1.0");
   flashnerd::cli::register_gen(app);
+  flashnerd::cli::register_merge(app);
 #ifdef FLASHNERD_WITH_TORCH
   flashnerd::cli::register_train(app);
   flashnerd::cli::register_finetune(app);

@@ -102,6 +102,16 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
                  {"max_velocity", o.max_velocity},
                  {"substeps", robot.substeps()},
                  {"mujoco_version", mj_versionString()}};
+  if (o.total_trajectories > 0) {
+    FN_CHECK(o.first_trajectory >= 0 && o.first_trajectory + o.trajectories <= o.total_trajectories &&
+                 o.shard_index >= 0 && o.shard_index < o.shard_count,
+             "shard ", o.shard_index, "/", o.shard_count, ": trajectories ", o.first_trajectory, "..",
+             o.first_trajectory + o.trajectories, " outside the run's ", o.total_trajectories);
+    d.generator["shard"] = {{"index", o.shard_index},
+                            {"count", o.shard_count},
+                            {"first_trajectory", o.first_trajectory},
+                            {"total_trajectories", o.total_trajectories}};
+  }
   check_memory_fits(d.allocation_bytes(o.trajectories, steps, o.free_dynamics),
                     str_cat("--trajectories ", o.trajectories, " of ", steps, " steps of robot '", robot.name(), "'"),
                     "lower --trajectories or --steps, or generate several files with different --seed");
@@ -135,7 +145,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
     std::vector<double> in_flight(size_t(std::max(1, o.actuator_delay)) * size_t(nu));
     int ring = 0;
     for (int64_t n = begin; n < end; ++n) {
-      Rng rng = Rng::stream(o.seed, uint64_t(n));
+      Rng rng = Rng::stream(o.seed, uint64_t(o.first_trajectory + n));
       // first draws of the stream: see sim/scene.h
       const Platform platform = randomized ? apply_scene(robot, m, rng) : Platform{};
       auto restart = [&] {

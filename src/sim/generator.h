@@ -14,6 +14,12 @@ namespace flashnerd::sim {
 
 struct GenerateOptions {
   int64_t trajectories = 1000;
+  // Shards (gen --shard i/n): this file holds trajectories first_trajectory .. +trajectories
+  // of a run of total_trajectories; trajectory n draws from the stream (seed, n) of that run,
+  // so merged shards equal the single run byte for byte (core/dataset_merge.h).
+  int64_t first_trajectory = 0;
+  int64_t total_trajectories = 0;  // 0: this file is the whole run
+  int shard_index = 0, shard_count = 1;
   int steps = 0;                 // 0: the spec's trajectory_steps
   uint64_t seed = 0;
   bool contacts = true;          // record contact rows (capacity from the spec)

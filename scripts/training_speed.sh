@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Training speed against accuracy (issue 15, docs/TRAINING.md): fp32 / bf16 x 1 / 2
+# data-parallel workers.
+#  accuracy  the demo-sized run (cartpole, small preset, same data, seed, updates and global
+#            batch) in the four settings, then rollout NRMSE of each on held-out data;
+#  speed     short runs of FlashNeRD and NeRD on cartpole and the quadruped at global batch 64
+#            and 256 in the four settings, plus one process with one BLAS thread (what a
+#            worker gets: the base of the scaling efficiency).
+# Run it on an otherwise idle machine. Results and a summary table under out/training_speed/.
+# Usage: scripts/training_speed.sh [UPDATES] [SPEED_WINDOWS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+UPDATES="${1:-2000}"
+SPEED_WINDOWS="${2:-19200}"   # windows per speed run (300 updates at batch 64)
+FN=./build/src/cli/flashnerd
+OUT=out/training_speed
+mkdir -p "$OUT"
+lscpu | grep -E "Model name|Flags" | sed 's/Flags:.*\(avx512_bf16\|amx_bf16\).*/bf16: native (\1)/' > "$OUT/cpu.txt"
+for robot in cartpole quadruped; do
+  [ -f "$OUT/${robot}_train.h5" ] || $FN gen --robot $robot --trajectories 2000 --steps 100 --seed 1 \
+    --out "$OUT/${robot}_train.h5" --json > /dev/null
+done
+[ -f "$OUT/cartpole_test.h5" ] || $FN gen --robot cartpole --trajectories 512 --steps 220 --seed 2 \
+  --out "$OUT/cartpole_test.h5" --json > /dev/null
+
+settings=("fp32 1" "bf16 1" "fp32 2" "bf16 2")
+models=()
+for s in "${settings[@]}"; do set -- $s  # accuracy: the demo-sized run
+  dir="$OUT/cartpole_$1_w$2"
+  [ -f "$dir/config.json" ] || $FN train --data "$OUT/cartpole_train.h5" --preset small --updates "$UPDATES" \
+    --seed 1 --precision $1 --workers $2 --quiet --overwrite --out "$dir" --json > "$dir.train.json"
+  models+=(--model "$dir")
+done
+$FN eval "${models[@]}" --data "$OUT/cartpole_test.h5" --precision fp32 --horizons 1,15,100,200 --json \
+  > "$OUT/cartpole_eval.json"
+
+for robot in cartpole quadruped; do  # speed
+  for arch in flashnerd nerd; do
+    for batch in 64 256; do
+      for s in "fp32 1t" "${settings[@]}"; do set -- $s
+        name="speed_${robot}_${arch}_b${batch}_$1_w$2"
+        workers=${2%t}
+        blas=(); [ "$2" = 1t ] && blas=(env OPENBLAS_NUM_THREADS=1)
+        "${blas[@]}" $FN train --data "$OUT/${robot}_train.h5" --arch $arch --preset small --batch $batch \
+          --updates $((SPEED_WINDOWS / batch)) --valid-every 0 --seed 1 --precision $1 --workers $workers --quiet \
+          --overwrite --out "$OUT/$name" --json > "$OUT/$name.json"
+      done
+    done
+  done
+done
+python3 "$(dirname "$0")/training_speed_summary.py" "$OUT" | tee "$OUT/summary.md"

@@ -1,0 +1,33 @@
+"""Tables of scripts/training_speed.sh: accuracy of the four settings and windows/s."""
+import json
+import sys
+
+out = sys.argv[1]
+settings = [("fp32", "1"), ("bf16", "1"), ("fp32", "2"), ("bf16", "2")]
+print(open(f"{out}/cpu.txt").read().strip().replace("\n", "; "))
+print()
+ev = json.load(open(f"{out}/cartpole_eval.json"))["models"]
+print("| run (cartpole, small) | " + " | ".join(f"H={h}" for h in ev[0]["horizons"]) + " | final train loss | valid loss | wall s |")
+print("|---|" + "---:|" * (len(ev[0]["horizons"]) + 3))
+for m, (p, w) in zip(ev, settings):
+    t = json.load(open(f"{out}/cartpole_{p}_w{w}.train.json"))
+    print(f"| {p}, {w} worker{'s' if w != '1' else ''} | " + " | ".join(f"{x:.4f}" for x in m["nrmse"])
+          + f" | {t['train_loss'][1]:.4g} | {t['valid_loss']:.4g} | {t['seconds']:.0f} |")
+print()
+print("windows/s (global batch; ratio to fp32 in one process with its default BLAS threads, same run)")
+print()
+print("| robot | arch | batch | fp32, 1 proc, 1 BLAS thread | fp32 | bf16 | fp32 x2 workers | bf16 x2 workers | best ratio | 2-worker scaling, fp32 |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for robot in ["cartpole", "quadruped"]:
+    for arch in ["flashnerd", "nerd"]:
+        for batch in [64, 256]:
+            r = {}
+            for p, w in [("fp32", "1t")] + settings:
+                j = json.load(open(f"{out}/speed_{robot}_{arch}_b{batch}_{p}_w{w}.json"))
+                r[(p, w)] = j["windows_per_second"]
+            base = r[("fp32", "1")]
+            best = max(r[s] for s in settings)
+            # scaling: 2 workers against 2 x one single-threaded worker of the same precision
+            sc32 = r[("fp32", "2")] / (2 * r[("fp32", "1t")])
+            print(f"| {robot} | {arch} | {batch} | {r[('fp32', '1t')]:.0f} | {base:.0f} | {r[('bf16', '1')]:.0f} | "
+                  f"{r[('fp32', '2')]:.0f} | {r[('bf16', '2')]:.0f} | {best / base:.2f}x | {sc32:.0%} |")

@@ -1,0 +1,48 @@
+// flashnerd merge: the shards of one generation run (gen --shard i/n) joined into one dataset.
+#include <filesystem>
+
+#include "cli/cli_common.h"
+#include "core/atomic_file.h"
+#include "core/dataset.h"
+#include "core/dataset_merge.h"
+#include "core/error.h"
+#include "core/system_memory.h"
+
+namespace flashnerd::cli {
+
+namespace {
+
+struct MergeArgs {
+  CommonOptions common;
+  std::vector<std::string> shards;
+  std::string out;
+  bool overwrite = false;
+};
+
+void run_merge(const MergeArgs& a) {
+  check_output_file(a.out, "--out");
+  FN_CHECK(a.overwrite || !std::filesystem::exists(a.out), "--out ", a.out,
+           " already exists; pass --overwrite to replace it, or choose another file");
+  std::vector<Dataset> shards;
+  for (const auto& path : a.shards) shards.push_back(load_dataset(path));
+  const Dataset d = merge_shards(std::move(shards), a.shards);
+  save_dataset(a.out, d);
+  print_summary(a.common, "flashnerd merge: " + a.out,
+                {{"file", a.out}, {"robot", d.robot}, {"shards", a.shards.size()}, {"trajectories", d.trajectories},
+                 {"steps", d.steps}, {"seed", d.seed}});
+}
+
+}  // namespace
+
+void register_merge(CLI::App& app) {
+  auto args = std::make_shared<MergeArgs>();
+  auto* sub = app.add_subcommand(
+      "merge", "Join the shards of one run (flashnerd gen --shard i/n) into the dataset one run writes");
+  add_common_options(*sub, args->common);
+  sub->add_option("shards", args->shards, "Every shard file of the run, in any order")->required();
+  sub->add_option("--out", args->out, "Output HDF5 file (written to a temporary name, then renamed)")->required();
+  sub->add_flag("--overwrite", args->overwrite, "Replace an existing --out");
+  sub->callback([args] { run_merge(*args); });
+}
+
+}  // namespace flashnerd::cli

@@ -1,0 +1,18 @@
+// Shards of one generation run (flashnerd gen --shard i/n, on as many machines as there are
+// shards) joined into the dataset a single run would have written: same arrays, same
+// provenance, and, saved, the same bytes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/dataset.h"
+
+namespace flashnerd {
+
+// Every shard 0..n-1 of one run exactly once, in any order; `names` (file names, for messages)
+// parallel to `shards`. Throws naming the file and the difference when a shard is missing,
+// repeated, or from another run (robot, MJCF, seed, steps, settings).
+Dataset merge_shards(std::vector<Dataset> shards, const std::vector<std::string>& names);
+
+}  // namespace flashnerd

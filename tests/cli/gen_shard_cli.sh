@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# flashnerd gen --shard i/n + flashnerd merge: the shards of a run, merged in any order, are
+# the file one run writes, byte for byte; a missing, repeated or foreign shard is refused.
+# Usage: gen_shard_cli.sh PATH/TO/flashnerd
+source "$(dirname "$0")/common.bash" "$1"
+
+gen() { "$FN" gen --robot cartpole --trajectories 10 --steps 20 --seed "${SEED:-4}" --threads 1 --json "$@" > /dev/null; }
+gen --out "$TMP/whole.h5" || fail "gen, one run"
+for i in 0 1 2; do gen --shard $i/3 --out "$TMP/s$i.h5" || fail "gen --shard $i/3"; done
+"$FN" merge "$TMP/s2.h5" "$TMP/s0.h5" "$TMP/s1.h5" --out "$TMP/merged.h5" > /dev/null || fail "merge"
+cmp "$TMP/whole.h5" "$TMP/merged.h5" || fail "merged shards differ from the single run"
+# the shards really are parts: each is smaller than the run and they differ from each other
+cmp -s "$TMP/s0.h5" "$TMP/s1.h5" && fail "two shards are identical"
+
+SEED=5 gen --shard 1/3 --out "$TMP/other_seed.h5" || fail "gen, other seed"
+expect_error "2 given" merge "$TMP/s0.h5" "$TMP/s1.h5" --out "$TMP/m1.h5"
+expect_error "given twice" merge "$TMP/s0.h5" "$TMP/s1.h5" "$TMP/s1.h5" --out "$TMP/m2.h5"
+expect_error "its seed differs" merge "$TMP/s0.h5" "$TMP/other_seed.h5" "$TMP/s2.h5" --out "$TMP/m3.h5"
+expect_error "not a shard" merge "$TMP/whole.h5" --out "$TMP/m4.h5"
+expect_error "already exists" merge "$TMP/s0.h5" "$TMP/s1.h5" "$TMP/s2.h5" --out "$TMP/whole.h5"
+expect_error "expected I/N" gen --robot cartpole --shard 3/3 --out "$TMP/bad.h5"
+expect_error "expected I/N" gen --robot cartpole --shard one --out "$TMP/bad.h5"
+cmp "$TMP/whole.h5" "$TMP/merged.h5" || fail "a refused merge changed a file"
+echo "gen_shard_cli: OK"
