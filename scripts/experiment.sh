@@ -13,6 +13,10 @@ PRESET="${2:-small}"
 UPDATES="${3:-3000}"
 TRAIN="${4:-4000}"
 TEST="${5:-512}"
+# fastest correct setting (docs/TRAINING.md): bf16 where native and faster, else fp32; the
+# two trainings run concurrently with one BLAS thread each. TRAIN_FLAGS=--precision fp32
+# gives the fp32 runs of docs/RESULTS.md.
+TRAIN_FLAGS="${TRAIN_FLAGS:---precision auto}"
 FN=./build/src/cli/flashnerd
 OUT="out/experiments/$ROBOT"
 mkdir -p "$OUT"
@@ -23,8 +27,9 @@ mkdir -p "$OUT"
 pids=()
 for arch in flashnerd nerd; do  # one core each, concurrently
   if [ ! -f "$OUT/$arch/config.json" ]; then
-    $FN train --data "$OUT/train.h5" --arch $arch --preset "$PRESET" --updates "$UPDATES" --seed 1 \
-      --out "$OUT/$arch" --json > "$OUT/train_$arch.json" 2> "$OUT/train_$arch.log" &
+    # shellcheck disable=SC2086
+    OPENBLAS_NUM_THREADS=1 $FN train --data "$OUT/train.h5" --arch $arch --preset "$PRESET" --updates "$UPDATES" \
+      --seed 1 $TRAIN_FLAGS --out "$OUT/$arch" --json > "$OUT/train_$arch.json" 2> "$OUT/train_$arch.log" &
     pids+=($!)
   fi
 done

@@ -25,6 +25,8 @@ def main(out):
     rows.append(["parameters", models["flashnerd"]["train"]["parameters"], models["nerd"]["train"]["parameters"], ""])
     rows.append(["training time (s)", "%.0f" % models["flashnerd"]["train"]["seconds"],
                  "%.0f" % models["nerd"]["train"]["seconds"], ""])
+    rows.append(["training precision", models["flashnerd"]["train"].get("precision", "fp32"),
+                 models["nerd"]["train"].get("precision", "fp32"), ""])
     for i, h in enumerate(horizons):
         f, n = models["flashnerd"]["nrmse"][i], models["nerd"]["nrmse"][i]
         rows.append([f"rollout NRMSE, H={h}", "%.4g" % f, "%.4g" % n, "%+.1f%%" % (100 * (f - n) / n)])

@@ -2,7 +2,8 @@
 # Training speed against accuracy (issue 15, docs/TRAINING.md): fp32 / bf16 x 1 / 2
 # data-parallel workers.
 #  accuracy  the demo-sized run (cartpole, small preset, same data, seed, updates and global
-#            batch) in the four settings, then rollout NRMSE of each on held-out data;
+#            batch) in the four settings, then rollout NRMSE of each on held-out data (and
+#            fp32 with two more seeds: the spread a seed alone gives);
 #  speed     short runs of FlashNeRD and NeRD on cartpole and the quadruped at global batch 64
 #            and 256 in the four settings, plus one process with one BLAS thread (what a
 #            worker gets: the base of the scaling efficiency).
@@ -25,10 +26,12 @@ done
 
 settings=("fp32 1" "bf16 1" "fp32 2" "bf16 2")
 models=()
-for s in "${settings[@]}"; do set -- $s  # accuracy: the demo-sized run
-  dir="$OUT/cartpole_$1_w$2"
+# accuracy: the demo-sized run in the four settings (seed 1), and fp32 in one process with
+# seeds 2 and 3: the spread a different seed alone gives
+for s in "fp32 1 1" "bf16 1 1" "fp32 2 1" "bf16 2 1" "fp32 1 2" "fp32 1 3"; do set -- $s
+  dir="$OUT/cartpole_$1_w$2_s$3"
   [ -f "$dir/config.json" ] || $FN train --data "$OUT/cartpole_train.h5" --preset small --updates "$UPDATES" \
-    --seed 1 --precision $1 --workers $2 --quiet --overwrite --out "$dir" --json > "$dir.train.json"
+    --seed $3 --precision $1 --workers $2 --quiet --overwrite --out "$dir" --json > "$dir.train.json"
   models+=(--model "$dir")
 done
 $FN eval "${models[@]}" --data "$OUT/cartpole_test.h5" --precision fp32 --horizons 1,15,100,200 --json \

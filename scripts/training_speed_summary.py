@@ -9,9 +9,10 @@ print()
 ev = json.load(open(f"{out}/cartpole_eval.json"))["models"]
 print("| run (cartpole, small) | " + " | ".join(f"H={h}" for h in ev[0]["horizons"]) + " | final train loss | valid loss | wall s |")
 print("|---|" + "---:|" * (len(ev[0]["horizons"]) + 3))
-for m, (p, w) in zip(ev, settings):
-    t = json.load(open(f"{out}/cartpole_{p}_w{w}.train.json"))
-    print(f"| {p}, {w} worker{'s' if w != '1' else ''} | " + " | ".join(f"{x:.4f}" for x in m["nrmse"])
+runs = [(p, w, "1") for p, w in settings] + [("fp32", "1", "2"), ("fp32", "1", "3")]
+for m, (p, w, seed) in zip(ev, runs):
+    t = json.load(open(f"{out}/cartpole_{p}_w{w}_s{seed}.train.json"))
+    print(f"| {p}, {w} worker{'s' if w != '1' else ''}, seed {seed} | " + " | ".join(f"{x:.4f}" for x in m["nrmse"])
           + f" | {t['train_loss'][1]:.4g} | {t['valid_loss']:.4g} | {t['seconds']:.0f} |")
 print()
 print("windows/s (global batch; ratio to fp32 in one process with its default BLAS threads, same run)")

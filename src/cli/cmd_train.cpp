@@ -100,6 +100,7 @@ struct TrainArgs {
   std::string norm;
   double lr_final = 0;
   int64_t checkpoint_every = 0;
+  int profile_ops = 0;
   std::string probes = "auto";
   bool variable_contacts = false;
   std::string target = "increment";
@@ -138,6 +139,7 @@ void run_train(const TrainArgs& a) {
   o.norm = a.norm;
   o.lr_final = a.lr_final;
   o.checkpoint_every = a.checkpoint_every;
+  o.profile_updates = a.profile_ops;
   o.window = a.window;
   o.target = a.target;
   o.variable_contacts = a.variable_contacts;
@@ -174,6 +176,27 @@ void print_train_summary(const CommonOptions& common, const char* command, const
                               {"clip", r.split.clip},
                               {"optimizer", r.split.optimizer}, {"validation", r.split.validation},
                               {"checkpoint", r.split.checkpoint}};
+  if (r.profiled_updates > 0) {  // op kinds by self time per update, the top 20 and the rest
+    double total = 0;
+    for (const auto& op : r.op_profile) total += op.self_ms;
+    nlohmann::json ops = nlohmann::json::array();
+    double rest = 0;
+    for (size_t i = 0; i < r.op_profile.size(); ++i) {
+      const auto& op = r.op_profile[i];
+      if (i < 20) {
+        ops.push_back({{"op", op.name},
+                       {"ms_per_update", op.self_ms / double(r.profiled_updates)},
+                       {"share", op.self_ms / total},
+                       {"calls_per_update", double(op.calls) / double(r.profiled_updates)}});
+      } else {
+        rest += op.self_ms;
+      }
+    }
+    ops.push_back({{"op", "(other ops)"}, {"ms_per_update", rest / double(r.profiled_updates)}, {"share", rest / total}});
+    summary["op_profile"] = {{"updates", r.profiled_updates},
+                             {"ms_per_update", total / double(r.profiled_updates)},
+                             {"ops", ops}};
+  }
   if (r.stopped_early) summary["stopped_early"] = true;
   if (r.best_update > 0) summary["exported_update"] = r.best_update;
   print_summary(common, command, summary);
@@ -239,6 +262,8 @@ void register_train(CLI::App& app) {
   sub->add_flag("--variable-contacts", args->variable_contacts,
                 "FlashNeRD reads the detector's contact rows through the set encoder (no fixed probes)");
   sub->add_option("--window", args->window, "Training window in frames (default: the model's history)");
+  sub->add_option("--profile-ops", args->profile_ops,
+                  "Profile this many updates (after 5 of warm-up) op by op; self time per op kind in the summary");
   sub->callback([args] { run_train(*args); });
 }
 

@@ -48,9 +48,56 @@ void Backend::copy_base(int src, int dst) {
            " outside [0, ", envs_, ")");
   copy_row(q_, nq_, src, dst);
   copy_row(v_, nv_, src, dst);
+  copy_row(oq_, onq_, src, dst);
+  copy_row(ov_, onv_, src, dst);
   copy_row(clearance_, probe_count_, src, dst);
   copy_row(probe_position_, 3 * probe_count_, src, dst);
   copy_row(failed_, 1, src, dst);
+}
+
+void Backend::allocate_objects() {
+  const mjModel* m = robot_->model();
+  onq_ = m->nq - nq_;
+  onv_ = m->nv - nv_;
+  oq_.assign(size_t(envs_) * size_t(onq_), 0.0);
+  ov_.assign(size_t(envs_) * size_t(onv_), 0.0);
+  for (int e = 0; e < envs_; ++e) {  // the objects where the model puts them
+    std::vector<double> qpos(m->qpos0, m->qpos0 + m->nq), qvel(size_t(m->nv), 0.0);
+    read_scene_state(e, qpos.data(), qvel.data());
+  }
+}
+
+void Backend::set_objects(int e, const double* qs, const double* vs) {
+  FN_CHECK(onq_ > 0, kind(), " backend: robot '", robot_->name(), "' is simulated without objects");
+  FN_CHECK(e >= 0 && e < envs_, kind(), " backend: set_objects of env ", e, " outside [0, ", envs_, ")");
+  std::copy_n(qs, onq_, oq_.begin() + long(e) * onq_);
+  std::copy_n(vs, onv_, ov_.begin() + long(e) * onv_);
+}
+
+namespace {
+// Scene array = [objects before the robot block | robot block | objects after it].
+void join(const double* robot, int n, const double* objects, int offset, int total, double* scene) {
+  std::copy_n(objects, offset, scene);
+  std::copy_n(robot, n, scene + offset);
+  std::copy_n(objects + offset, total - offset - n, scene + offset + n);
+}
+void split(const double* scene, int n, int offset, int total, double* robot, double* objects) {
+  std::copy_n(scene, offset, objects);
+  std::copy_n(scene + offset, n, robot);
+  std::copy_n(scene + offset + n, total - offset - n, objects + offset);
+}
+}  // namespace
+
+void Backend::write_scene_state(int e, double* qpos, double* qvel) const {
+  join(q(e), nq_, object_q(e), robot_->qpos_offset(), nq_ + onq_, qpos);
+  join(v(e), nv_, object_v(e), robot_->qvel_offset(), nv_ + onv_, qvel);
+}
+
+void Backend::read_scene_state(int e, const double* qpos, const double* qvel) {
+  split(qpos, nq_, robot_->qpos_offset(), nq_ + onq_, q_.data() + size_t(e) * size_t(nq_),
+        oq_.data() + size_t(e) * size_t(onq_));
+  split(qvel, nv_, robot_->qvel_offset(), nv_ + onv_, v_.data() + size_t(e) * size_t(nv_),
+        ov_.data() + size_t(e) * size_t(onv_));
 }
 
 }  // namespace flashnerd::env

@@ -68,6 +68,16 @@ class Backend {
     return clearance_.data() + size_t(env) * size_t(probe_count_);
   }
 
+  // Objects simulated with the robot (the cube of hand16): the scene's joints outside the
+  // robot's block, in scene order. None (0) when the scene is the robot alone.
+  int object_nq() const { return onq_; }
+  int object_nv() const { return onv_; }
+  const double* object_q(int env) const { return oq_.data() + size_t(env) * size_t(onq_); }
+  const double* object_v(int env) const { return ov_.data() + size_t(env) * size_t(onv_); }
+  // Places env's objects; reset and set_state leave them where they are. Throws for a
+  // backend without objects.
+  virtual void set_objects(int env, const double* q, const double* v);
+
   // World position (x, y, z) of each fixed probe's centre at the current state.
   const double* probe_position(int env) const {
     return probe_position_.data() + size_t(env) * size_t(3 * probe_count_);
@@ -92,8 +102,13 @@ class Backend {
   static void copy_row(std::vector<T>& a, int width, int src, int dst) {
     std::copy_n(a.begin() + long(src) * width, width, a.begin() + long(dst) * width);
   }
-  // The base's per-env arrays (q, v, probe clearances, failed flag), after a range check.
+  // The base's per-env arrays (q, v, objects, probe clearances, failed flag), after a range check.
   void copy_base(int src, int dst);
+  // Objects: every scene joint outside the robot's block (scene = the robot's MuJoCo model).
+  void allocate_objects();
+  // env's robot and object states written into a scene's qpos / qvel, and read back.
+  void write_scene_state(int env, double* qpos, double* qvel) const;
+  void read_scene_state(int env, const double* qpos, const double* qvel);
 
   std::shared_ptr<const sim::Robot> robot_;
   ThreadPool* pool_;
@@ -104,7 +119,8 @@ class Backend {
   // what reset and set_state share.
   void put_state(int env, const double* q, const double* v, const char* what);
 
-  std::vector<double> q_, v_, clearance_, probe_position_;
+  int onq_ = 0, onv_ = 0;
+  std::vector<double> q_, v_, oq_, ov_, clearance_, probe_position_;
   std::vector<uint8_t> failed_;
   BackendTimings timings_;
 };

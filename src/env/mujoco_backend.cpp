@@ -13,9 +13,9 @@ namespace flashnerd::env {
 MujocoBackend::MujocoBackend(std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& pool)
     : Backend(std::move(robot), envs, pool), model_(robot_->copy_model()) {
   const mjModel* m = model_;
-  FN_CHECK(m->nq == nq_ && m->nv == nv_ && m->nu == nu_, "mujoco backend: robot '", robot_->name(),
-           "' has objects besides the robot (nq ", m->nq, " vs ", nq_,
-           "); the environments simulate the robot alone");
+  FN_CHECK(m->nu == nu_, "mujoco backend: robot '", robot_->name(), "' has actuators outside the robot (", m->nu,
+           " vs ", nu_, ")");
+  allocate_objects();  // a cube in a hand: simulated with the robot, placed by set_objects
   na_ = m->na;
   for (int i = 0; i < pool.size(); ++i) {
     mjData* d = mj_makeData(m);
@@ -23,10 +23,11 @@ MujocoBackend::MujocoBackend(std::shared_ptr<const sim::Robot> robot, int envs, 
     data_.push_back(d);
   }
   act_.assign(size_t(envs) * size_t(na_), 0.0);
-  warmstart_.assign(size_t(envs) * size_t(nv_), 0.0);
+  warmstart_.assign(size_t(envs) * size_t(m->nv), 0.0);
   time_.assign(size_t(envs), 0.0);
   for (int e = 0; e < envs; ++e) {
-    std::memcpy(q_.data() + size_t(e) * size_t(nq_), m->qpos0, sizeof(double) * size_t(nq_));
+    std::vector<double> qvel(size_t(m->nv), 0.0);
+    read_scene_state(e, m->qpos0, qvel.data());
   }
 }
 
@@ -38,18 +39,16 @@ MujocoBackend::~MujocoBackend() {
 void MujocoBackend::load_env(int e, mjData* d) const {
   // every input of mj_step that an environment owns; the rest (applied forces, mocap) stays
   // at mj_makeData's zeros
-  std::memcpy(d->qpos, q(e), sizeof(double) * size_t(nq_));
-  std::memcpy(d->qvel, v(e), sizeof(double) * size_t(nv_));
+  write_scene_state(e, d->qpos, d->qvel);
   if (na_) std::memcpy(d->act, act_.data() + size_t(e) * size_t(na_), sizeof(double) * size_t(na_));
-  std::memcpy(d->qacc_warmstart, warmstart_.data() + size_t(e) * size_t(nv_), sizeof(double) * size_t(nv_));
+  std::memcpy(d->qacc_warmstart, warmstart_.data() + size_t(e) * size_t(model_->nv), sizeof(double) * size_t(model_->nv));
   d->time = time_[size_t(e)];
 }
 
 void MujocoBackend::store_env(int e, const mjData* d) {
-  std::memcpy(q_.data() + size_t(e) * size_t(nq_), d->qpos, sizeof(double) * size_t(nq_));
-  std::memcpy(v_.data() + size_t(e) * size_t(nv_), d->qvel, sizeof(double) * size_t(nv_));
+  read_scene_state(e, d->qpos, d->qvel);
   if (na_) std::memcpy(act_.data() + size_t(e) * size_t(na_), d->act, sizeof(double) * size_t(na_));
-  std::memcpy(warmstart_.data() + size_t(e) * size_t(nv_), d->qacc_warmstart, sizeof(double) * size_t(nv_));
+  std::memcpy(warmstart_.data() + size_t(e) * size_t(model_->nv), d->qacc_warmstart, sizeof(double) * size_t(model_->nv));
   time_[size_t(e)] = d->time;
 }
 
@@ -62,7 +61,7 @@ void MujocoBackend::sense(int e, mjData* d) {
 void MujocoBackend::reset(int e, const double* qs, const double* vs) {
   put_state(e, qs, vs, "reset");
   std::fill_n(act_.data() + size_t(e) * size_t(na_), na_, 0.0);
-  std::fill_n(warmstart_.data() + size_t(e) * size_t(nv_), nv_, 0.0);
+  std::fill_n(warmstart_.data() + size_t(e) * size_t(model_->nv), model_->nv, 0.0);
   time_[size_t(e)] = 0;
   mjData* d = data_[0];
   load_env(e, d);
@@ -74,6 +73,13 @@ void MujocoBackend::set_state(int e, const double* qs, const double* vs) {
   mjData* d = data_[0];
   load_env(e, d);
   sense(e, d);
+}
+
+void MujocoBackend::set_objects(int e, const double* qs, const double* vs) {
+  Backend::set_objects(e, qs, vs);
+  mjData* d = data_[0];
+  load_env(e, d);
+  sense(e, d);  // the probes see the objects where they now are
 }
 
 void MujocoBackend::set_platform(const sim::Platform& platform) {
@@ -97,8 +103,8 @@ void MujocoBackend::step_first(const double* u, int count) {
       const int warnings = sim::warning_total(d);
       for (int s = 0; s < substeps; ++s) mj_step(m, d);
       bool ok = sim::warning_total(d) == warnings;
-      for (int i = 0; i < nq_ && ok; ++i) ok = std::isfinite(d->qpos[i]);
-      for (int i = 0; i < nv_ && ok; ++i) ok = std::isfinite(d->qvel[i]);
+      for (int i = 0; i < m->nq && ok; ++i) ok = std::isfinite(d->qpos[i]);
+      for (int i = 0; i < m->nv && ok; ++i) ok = std::isfinite(d->qvel[i]);
       failed_[size_t(e)] = ok ? 0 : 1;
       store_env(int(e), d);
       sense(int(e), d);
@@ -112,7 +118,7 @@ void MujocoBackend::step_first(const double* u, int count) {
 void MujocoBackend::copy_env(int src, int dst) {
   copy_base(src, dst);
   copy_row(act_, na_, src, dst);
-  copy_row(warmstart_, nv_, src, dst);
+  copy_row(warmstart_, model_->nv, src, dst);
   copy_row(time_, 1, src, dst);
 }
 
@@ -120,6 +126,8 @@ template <class Io>
 void MujocoBackend::io_state(Io& io) {
   io.io(q_);
   io.io(v_);
+  io.io(oq_);
+  io.io(ov_);
   io.io(act_);
   io.io(warmstart_);
   io.io(time_);

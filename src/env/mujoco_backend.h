@@ -19,6 +19,7 @@ class MujocoBackend : public Backend {
   void set_state(int env, const double* q, const double* v) override;
   void step_first(const double* u, int count) override;
   void copy_env(int src, int dst) override;
+  void set_objects(int env, const double* q, const double* v) override;
   void set_platform(const sim::Platform& platform) override;
   std::string save_state() const override;
   void load_state(const std::string& bytes) override;

@@ -39,6 +39,9 @@ class Task {
   virtual void allocate(int envs) = 0;
   // A new episode for env: its start state (robot q, v) and the task's own state.
   virtual void reset(int env, Rng& rng, double* q, double* v) = 0;
+  // A new episode's objects (a backend with objects, e.g. the cube of hand16): writes their
+  // q, v (object_nq, object_nv) and returns true; false (the default) leaves them as they are.
+  virtual bool reset_objects(int env, Rng& rng, double* q, double* v) { return false; }
   // Backend commands (nu) for env's action (action_dim).
   virtual void command(int env, const float* action, double* u) const = 0;
   // After the backend stepped: each reward term's unscaled value (reward_terms().size()),

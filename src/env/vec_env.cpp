@@ -20,6 +20,8 @@ VecEnv::VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed, Au
   u_.assign(E * size_t(nu_), 0.0);
   q0_.assign(size_t(backend.nq()), 0.0);
   v0_.assign(size_t(backend.nv()), 0.0);
+  oq0_.assign(size_t(backend.object_nq()), 0.0);
+  ov0_.assign(size_t(backend.object_nv()), 0.0);
   term_values_.assign(E * size_t(terms_), 0.0);
   episode_terms_.assign(E * size_t(terms_), 0.0);
   obs_.assign(E * size_t(obs_dim_), 0.0f);
@@ -36,6 +38,8 @@ VecEnv::VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed, Au
 void VecEnv::start_episode(int e) {
   task_->reset(e, rng_[size_t(e)], q0_.data(), v0_.data());
   backend_->reset(e, q0_.data(), v0_.data());
+  if (backend_->object_nq() > 0 && task_->reset_objects(e, rng_[size_t(e)], oq0_.data(), ov0_.data()))
+    backend_->set_objects(e, oq0_.data(), ov0_.data());
   steps_[size_t(e)] = 0;
   episode_return_[size_t(e)] = 0;
   std::fill_n(episode_terms_.data() + size_t(e) * size_t(terms_), terms_, 0.0);

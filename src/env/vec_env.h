@@ -87,7 +87,7 @@ class VecEnv {
   Autoreset autoreset_;
   int envs_, obs_dim_, act_dim_, nu_, terms_;
   std::vector<Rng> rng_;
-  std::vector<double> u_, q0_, v0_, term_values_, episode_terms_;
+  std::vector<double> u_, q0_, v0_, oq0_, ov0_, term_values_, episode_terms_;
   std::vector<float> obs_, final_obs_, reward_;
   std::vector<double> episode_return_;
   std::vector<int> steps_;

@@ -58,6 +58,18 @@ void CoupledSim::set_state(int env, const double* qpos, const double* qvel) {
   std::memcpy(a->qvel, qvel, sizeof(double) * size_t(nv_r_));
 }
 
+int CoupledSim::warmstart_size() const { return hybrid_model_->nv + nv_r_; }
+
+void CoupledSim::save_warmstart(int env, double* out) const {
+  std::memcpy(out, scene_data_[size_t(env)]->qacc_warmstart, sizeof(double) * size_t(hybrid_model_->nv));
+  std::memcpy(out + hybrid_model_->nv, alone_data_[size_t(env)]->qacc_warmstart, sizeof(double) * size_t(nv_r_));
+}
+
+void CoupledSim::load_warmstart(int env, const double* in) {
+  std::memcpy(scene_data_[size_t(env)]->qacc_warmstart, in, sizeof(double) * size_t(hybrid_model_->nv));
+  std::memcpy(alone_data_[size_t(env)]->qacc_warmstart, in + hybrid_model_->nv, sizeof(double) * size_t(nv_r_));
+}
+
 void CoupledSim::begin_step(const double* ctrl) {
   std::memcpy(ctrl_.data(), ctrl, sizeof(double) * ctrl_.size());
   pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {

@@ -53,6 +53,11 @@ class CoupledSim {
   void oracle_free_dv(double* dv_free);
 
   const mjData* data(int env) const { return scene_data_[size_t(env)]; }
+  // Solver warm starts of env: scene nv values, then robot nv for the robot alone (one-way),
+  // so a checkpointed run continues bit for bit after set_state.
+  int warmstart_size() const;
+  void save_warmstart(int env, double* out) const;
+  void load_warmstart(int env, const double* in);
 
  private:
   void impose(const mjModel* m, mjData* d, const double* dv_free, double* scratch) const;

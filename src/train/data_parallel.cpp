@@ -4,6 +4,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -100,7 +101,19 @@ DataParallel::DataParallel(const DistributedConfig& config) : config_(config) {
     impl_->store = c10::make_intrusive<c10d::TCPStore>(config.master_addr, so);
     auto options = c10d::ProcessGroupGloo::Options::create();
     options->timeout = timeout;
-    options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+    // GLOO_SOCKET_IFNAME picks the network interface(s), as in PyTorch; else the address
+    // this host's name resolves to (loopback when it resolves to nothing better)
+    if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname != nullptr && *ifname != '\0') {
+      std::string names = ifname;
+      for (size_t start = 0; start <= names.size();) {
+        const size_t end = std::min(names.find(',', start), names.size());
+        if (end > start)
+          options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(names.substr(start, end - start)));
+        start = end + 1;
+      }
+    } else {
+      options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+    }
     impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, config.rank, config.world_size, options);
   } catch (const std::exception& e) {
     throw Error(str_cat("rank ", config.rank, " of ", config.world_size, ": no rendezvous with the other workers at ",

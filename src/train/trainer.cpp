@@ -584,7 +584,14 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
   int64_t best_update = 0;
   int bad_validations = 0;
   std::vector<torch::Tensor> best_weights;
+  OpProfiler op_profiler;
+  const int64_t profile_from = start + std::min<int64_t>(5, (opts.updates - start) / 2);
   for (int64_t u = start; u < opts.updates; ++u) {
+    if (opts.profile_updates > 0 && u == profile_from) op_profiler.start();
+    if (op_profiler.running() && u == profile_from + opts.profile_updates) {
+      result.op_profile = op_profiler.stop();
+      result.profiled_updates = u - profile_from;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     auto tp = t0;  // phase clock (the split of TrainResult)
     auto phase = [&tp](double& acc) {
@@ -697,6 +704,10 @@ TrainResult train_model(const Dataset& data, const TrainOptions& opts_in) {
       result.stopped_early = true;
       break;
     }
+  }
+  if (op_profiler.running()) {  // the run ended inside the profiled updates
+    result.profiled_updates = (rows.empty() ? start : rows.back().update) - profile_from;
+    result.op_profile = op_profiler.stop();
   }
   if (!best_weights.empty() && best_update != (rows.empty() ? 0 : rows.back().update)) {
     torch::NoGradGuard no_grad;  // export the best validated weights, not the last

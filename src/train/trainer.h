@@ -21,6 +21,7 @@
 #include "core/dataset.h"
 #include "core/model_config.h"
 #include "train/data_parallel.h"
+#include "train/op_profile.h"
 
 namespace flashnerd::train {
 
@@ -53,6 +54,7 @@ struct TrainOptions {
   double grad_clip = 1.0;
   std::string precision = "fp32";   // auto | fp32 | bf16 matrix products (train/precision.h)
   bool progress = true;             // progress line on stderr
+  int profile_updates = 0;          // op-level profile of this many updates after 5 of warm-up (0: none)
   bool write_plot = true;           // loss.png
   // Fine-tuning (flashnerd finetune): start from this artifact's config and weights instead
   // of a preset. Its normalization is kept unless refit_normalization (then refitted on the
@@ -97,6 +99,8 @@ struct TrainResult {
   } split;
   int window = 0;                 // training window length
   int workers = 1;                // data-parallel world size
+  std::vector<OpTime> op_profile; // profile_updates > 0: op kinds by self time over those updates
+  int64_t profiled_updates = 0;
   std::string precision;          // fp32 or bf16, as chosen (train/precision.h)
   std::string precision_reason;   // the start-up measurement behind it
   std::string artifact_dir;       // empty when stopped by stop_at
