@@ -4,33 +4,56 @@
 #include "core/error.h"
 #include "core/state_codec.h"
 #include "core/model_dataset_check.h"
+#include "sim/robot_spec.h"
 #include "env/cartpole_balance_task.h"
+#include "env/coupled_backend.h"
+#include "env/cube_reorient_task.h"
 #include "env/learned_backend.h"
 #include "env/mujoco_backend.h"
 #include "env/quadruped_velocity_task.h"
 
 namespace flashnerd::env {
 
-std::unique_ptr<Backend> make_backend(const BackendRequest& r, std::shared_ptr<const sim::Robot> robot,
-                                      ThreadPool& pool, std::vector<std::string>* warnings) {
-  if (r.kind == "mujoco") return std::make_unique<MujocoBackend>(std::move(robot), r.envs, pool);
-  FN_CHECK(r.kind == "flashnerd" || r.kind == "nerd", "unknown backend '", r.kind,
-           "'; use mujoco, flashnerd or nerd");
+namespace {
+
+// The artifact of r.model_dir, checked against `robot` (name, control step, MJCF).
+std::shared_ptr<const engine::Model> load_checked_model(const BackendRequest& r, const sim::Robot& robot,
+                                                        std::vector<std::string>* warnings) {
   FN_CHECK(!r.model_dir.empty(), "backend ", r.kind, " needs a trained model: pass --model DIR");
   auto model = engine::Model::load(r.model_dir, r.model_options);
   const ModelConfig& c = model->config();
-  const char* arch = c.arch == Arch::FlashNeRD ? "flashnerd" : "nerd";
-  FN_CHECK(r.kind == arch, "backend ", r.kind, " was asked for, but model ", r.model_dir, " is a ", arch,
-           " model; pass --backend ", arch);
-  FN_CHECK(c.robot == robot->name(), "model ", r.model_dir, " is for robot '", c.robot, "', not '", robot->name(), "'");
+  FN_CHECK(c.robot == robot.name(), "model ", r.model_dir, " is for robot '", c.robot, "', not '", robot.name(), "'");
   ModelSource src;
-  src.what = "robot " + robot->name() + " (" + robot->spec().mjcf + ")";
-  src.timestep = robot->control_timestep();
+  src.what = "robot " + robot.name() + " (" + robot.spec().mjcf + ")";
+  src.timestep = robot.control_timestep();
   src.timestep_field = "its control_timestep";
   src.timestep_fix = str_cat("run the robot with --control-dt ", c.timestep, ", or train a model at this step");
-  src.mjcf_hash = robot->mjcf_hash();
+  src.mjcf_hash = robot.mjcf_hash();
   std::vector<std::string> w = check_model_source(c, r.model_dir, src, r.allow_other_mjcf);
   if (warnings) warnings->insert(warnings->end(), w.begin(), w.end());
+  return model;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(const BackendRequest& r, std::shared_ptr<const sim::Robot> robot,
+                                      ThreadPool& pool, std::vector<std::string>* warnings) {
+  if (r.kind == "mujoco") return std::make_unique<MujocoBackend>(std::move(robot), r.envs, pool);
+  if (r.kind == "two-way" || r.kind == "one-way") {  // the robot's free dynamics, learned without objects
+    FN_CHECK(!robot->spec().free_dynamics_mjcf.empty(), "backend ", r.kind, ": robot '", robot->name(),
+             "' names no robot-alone model (\"free_dynamics_mjcf\" in its spec); coupling needs one, e.g. hand16");
+    auto alone = sim::Robot::load(robot->spec().free_dynamics_mjcf);
+    auto model = load_checked_model(r, *alone, warnings);
+    return std::make_unique<CoupledBackend>(std::move(robot), std::move(alone), std::move(model),
+                                            r.kind == "two-way" ? sim::Coupling::TwoWay : sim::Coupling::OneWay,
+                                            r.envs, pool);
+  }
+  FN_CHECK(r.kind == "flashnerd" || r.kind == "nerd", "unknown backend '", r.kind,
+           "'; use mujoco, flashnerd, nerd, two-way or one-way");
+  auto model = load_checked_model(r, *robot, warnings);
+  const char* arch = model->config().arch == Arch::FlashNeRD ? "flashnerd" : "nerd";
+  FN_CHECK(r.kind == arch, "backend ", r.kind, " was asked for, but model ", r.model_dir, " is a ", arch,
+           " model; pass --backend ", arch);
   return std::make_unique<LearnedBackend>(std::move(robot), std::move(model), r.envs, pool, r.gemm);
 }
 
@@ -55,11 +78,17 @@ ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const 
   return c;
 }
 
-std::vector<std::string> task_names() { return {"quadruped-velocity", "cartpole-balance"}; }
+std::vector<std::string> task_names() {
+  return {"quadruped-velocity", "cartpole-balance", "cube-reorient", "cube-reorient-reduced"};
+}
 
 std::unique_ptr<Task> make_task(const std::string& name, const sim::Robot& robot) {
   if (name == "quadruped-velocity") return std::make_unique<QuadrupedVelocityTask>(robot);
   if (name == "cartpole-balance") return std::make_unique<CartpoleBalanceTask>(robot);
+  if (name == "cube-reorient" || name == "cube-reorient-reduced")  // one settings file, two variants
+    return std::make_unique<CubeReorientTask>(
+        robot, CubeReorientSettings::load(sim::robots_directory() + "/tasks/cube_reorient.json",
+                                          name == "cube-reorient" ? "paper" : "reduced"));
   std::string known;
   for (const auto& n : task_names()) known += (known.empty() ? "" : ", ") + n;
   throw Error(str_cat("unknown task '", name, "'; tasks: ", known));

@@ -14,7 +14,7 @@
 namespace flashnerd::env {
 
 struct BackendRequest {
-  std::string kind = "mujoco";  // mujoco | flashnerd | nerd
+  std::string kind = "mujoco";  // mujoco | flashnerd | nerd | two-way | one-way (coupled: a free_velocity model)
   std::string model_dir;        // the artifact, for learned kinds
   engine::ModelOptions model_options;
   engine::GemmBackend gemm = engine::GemmBackend::Auto;  // fp32 products (RowInvariant: planners)

@@ -25,6 +25,9 @@ class Task {
   virtual std::string name() const = 0;
   virtual int observation_dim() const = 0;
   virtual int action_dim() const = 0;
+  // Backend control steps per action (the policy runs slower than the control loop, e.g.
+  // 30 Hz over hand16's 240 Hz); the command is held over them.
+  virtual int control_steps() const { return 1; }
   // Steps after which an episode times out (truncation, bootstrapped by PPO).
   virtual int episode_steps() const = 0;
   // Actions are clamped to [-action_bound, action_bound] before they become commands (the

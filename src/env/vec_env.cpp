@@ -62,9 +62,10 @@ void VecEnv::step(const float* actions) {
       task_->command(int(e), actions + size_t(e) * size_t(act_dim_), u_.data() + size_t(e) * size_t(nu_));
   });
   double task_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  backend_->step(u_.data());
+  const int control_steps = task_->control_steps();
+  for (int k = 0; k < control_steps; ++k) backend_->step(u_.data());
   t0 = std::chrono::steady_clock::now();
-  const double dt = backend_->control_timestep();
+  const double dt = backend_->control_timestep() * control_steps;
   const auto& terms = task_->reward_terms();
   const int horizon = task_->episode_steps();
   pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {

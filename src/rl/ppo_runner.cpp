@@ -197,7 +197,7 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
     info.task = env.task().name();
     info.robot = env.backend().robot().name();
     info.mjcf_hash = env.backend().robot().mjcf_hash();
-    info.control_timestep = env.backend().control_timestep();
+    info.control_timestep = env.backend().control_timestep() * env.task().control_steps();  // per action
     info.observation_dim = D;
     info.action_dim = A;
     info.hidden = o.ppo.actor_hidden;

@@ -1,0 +1,120 @@
+// Cube reorientation on hand16 with scripted cube states: a reached target is counted and
+// replaced at once, a dropped cube ends the episode, the settings file holds both variants,
+// and a VecEnv runs the 30 Hz policy over 240 Hz control steps.
+#include "env/cube_reorient_task.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "core/rotation.h"
+#include "env/factory.h"
+#include "env/mujoco_backend.h"
+#include "env/vec_env.h"
+#include "sim/robot_spec.h"
+
+namespace flashnerd::env {
+namespace {
+
+const std::string kSettings = sim::robots_directory() + "/tasks/cube_reorient.json";
+
+struct Fixture {
+  std::shared_ptr<const sim::Robot> hand = sim::Robot::load("hand16");
+  ThreadPool pool{1};
+  MujocoBackend backend{hand, 1, pool};
+  CubeReorientTask task{*hand, CubeReorientSettings::load(kSettings, "reduced")};
+  Rng rng{3};
+  std::vector<double> q = std::vector<double>(16), v = std::vector<double>(16), cube = std::vector<double>(7),
+                      cube_v = std::vector<double>(6, 0.0);
+  std::vector<float> action = std::vector<float>(16, 0.0f);
+  std::vector<double> terms = std::vector<double>(5);
+
+  Fixture() {
+    task.allocate(1);
+    task.reset(0, rng, q.data(), v.data());
+    backend.reset(0, q.data(), v.data());
+    EXPECT_TRUE(task.reset_objects(0, rng, cube.data(), cube_v.data()));
+    backend.set_objects(0, cube.data(), cube_v.data());
+  }
+  // The cube at `pos` with orientation `quat`, then one evaluation.
+  bool place_and_evaluate(const double pos[3], const double quat[4]) {
+    double c[7] = {pos[0], pos[1], pos[2], quat[0], quat[1], quat[2], quat[3]};
+    backend.set_objects(0, c, cube_v.data());
+    return task.evaluate(0, backend, action.data(), rng, terms.data());
+  }
+};
+
+TEST(CubeReorientTask, SettingsFileHoldsBothVariants) {
+  const auto paper = CubeReorientSettings::load(kSettings, "paper");
+  const auto reduced = CubeReorientSettings::load(kSettings, "reduced");
+  EXPECT_EQ(paper.targets, "any");
+  EXPECT_EQ(reduced.targets, "yaw");
+  EXPECT_DOUBLE_EQ(paper.success_tolerance, 0.2);
+  EXPECT_GT(reduced.success_tolerance, paper.success_tolerance);
+  EXPECT_EQ(paper.policy_hz, reduced.policy_hz);
+  EXPECT_EQ(paper.success_bonus, reduced.success_bonus);
+  EXPECT_THROW(CubeReorientSettings::load(kSettings, "easy"), Error);
+  EXPECT_THROW(CubeReorientSettings::load("/nonexistent.json", "paper"), Error);
+}
+
+TEST(CubeReorientTask, AReachedTargetIsCountedAndReplaced) {
+  Fixture f;
+  EXPECT_EQ(f.task.control_steps(), 8);  // 30 Hz over 240 Hz
+  EXPECT_EQ(f.task.episode_steps(), 300);
+  const double* home = f.cube.data();
+  const std::vector<double> target(f.task.target(0), f.task.target(0) + 4);
+  EXPECT_NEAR(std::hypot(target[1], target[2]), 0.0, 1e-12) << "reduced targets turn about the vertical only";
+  // 1 rad away from the target about the vertical: not reached
+  const double half = 0.5;
+  double off[4], about_z[4] = {std::cos(half), 0, 0, std::sin(half)};
+  rot::quat_mul(about_z, target.data(), off);
+  EXPECT_FALSE(f.place_and_evaluate(home, off));
+  EXPECT_EQ(f.terms[3], 0.0);
+  EXPECT_NEAR(1.0 / f.terms[1] - 0.1, 1.0, 1e-9) << "the rotation term reads the 1 rad error";
+  EXPECT_EQ(f.task.reached(0), 0);
+  // exactly at the target: counted, and a new target drawn at once
+  EXPECT_FALSE(f.place_and_evaluate(home, target.data()));
+  EXPECT_EQ(f.terms[3], 1.0);
+  EXPECT_EQ(f.task.reached(0), 1);
+  EXPECT_GT(CubeReorientTask::rotation_distance(f.task.target(0), target.data()), 1e-6);
+}
+
+TEST(CubeReorientTask, ADroppedCubeEndsTheEpisode) {
+  Fixture f;
+  const double quat[4] = {1, 0, 0, 0};
+  const double resting[3] = {f.cube[0], f.cube[1], f.cube[2]};
+  EXPECT_FALSE(f.place_and_evaluate(resting, quat));
+  EXPECT_EQ(f.terms[4], 0.0);
+  const double fallen[3] = {f.cube[0], f.cube[1], f.cube[2] - 0.06};
+  EXPECT_TRUE(f.place_and_evaluate(fallen, quat));
+  EXPECT_EQ(f.terms[4], 1.0);
+  const double aside[3] = {f.cube[0] + 0.11, f.cube[1], f.cube[2]};
+  EXPECT_TRUE(f.place_and_evaluate(aside, quat));
+  const double nudged[3] = {f.cube[0] + 0.02, f.cube[1] - 0.02, f.cube[2] - 0.01};
+  EXPECT_FALSE(f.place_and_evaluate(nudged, quat));
+}
+
+TEST(CubeReorientTask, VecEnvRunsThePolicyAtItsOwnRate) {
+  auto hand = sim::Robot::load("hand16");
+  ThreadPool pool(2);
+  MujocoBackend backend(hand, 4, pool);
+  auto task = make_task("cube-reorient-reduced", *hand);
+  VecEnv env(*task, backend, pool, 7);
+  env.reset_all();
+  EXPECT_EQ(env.observation_dim(), 69);
+  EXPECT_EQ(env.action_dim(), 16);
+  std::vector<float> actions(size_t(4 * 16));
+  Rng rng(1);
+  for (int t = 0; t < 20; ++t) {
+    for (auto& a : actions) a = float(rng.uniform(-1, 1));
+    env.step(actions.data());
+  }
+  EXPECT_EQ(backend.timings().env_steps, int64_t(20) * 8 * 4) << "8 control steps per action";
+  for (int e = 0; e < 4; ++e) EXPECT_FALSE(backend.failed(e));
+  // the cube starts on the palm: its observed position is near the resting spot
+  EXPECT_LT(std::fabs(env.observations()[32]), 0.1);
+}
+
+}  // namespace
+}  // namespace flashnerd::env
