@@ -9,13 +9,20 @@ namespace flashnerd::cli {
 
 void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs, bool backend_options) {
   o.envs = default_envs;
-  sub.add_option("--task", o.task, "Task: quadruped-velocity or cartpole-balance")->capture_default_str();
+  sub.add_option("--task", o.task,
+                 "Task: quadruped-velocity, cartpole-balance, cube-reorient (the paper's protocol) or "
+                 "cube-reorient-reduced (yaw targets, wider tolerance: robots/tasks/cube_reorient.json)")
+      ->capture_default_str();
   sub.add_option("--robot", o.robot, "Robot (built-in name, spec .json or MJCF); default: the task's robot");
   if (backend_options) {
-    sub.add_option("--backend", o.backend, "Dynamics: mujoco, flashnerd or nerd (a trained --model)")
-        ->check(CLI::IsMember({"mujoco", "flashnerd", "nerd"}))
+    sub.add_option("--backend", o.backend,
+                   "Dynamics: mujoco, flashnerd or nerd (a trained --model); for objects in a hand: two-way or "
+                   "one-way coupling of a free-velocity --model of the hand with MuJoCo's contact solve")
+        ->check(CLI::IsMember({"mujoco", "flashnerd", "nerd", "two-way", "one-way"}))
         ->capture_default_str();
-    sub.add_option("--model", o.model, "Model artifact directory for --backend flashnerd / nerd");
+    sub.add_option("--model", o.model,
+                   "Model artifact directory for --backend flashnerd / nerd, or the hand's free-velocity model "
+                   "(two-way / one-way)");
   }
   sub.add_option("--envs", o.envs, "Environments stepped together")->capture_default_str();
   sub.add_flag("--allow-other-mjcf", o.allow_other_mjcf, "Run a model on a robot MJCF other than its own");
@@ -27,6 +34,7 @@ std::shared_ptr<const sim::Robot> env_robot(const EnvOptions& o) {
   if (robot.empty()) {
     if (o.task == "quadruped-velocity") robot = "quadruped";
     else if (o.task == "cartpole-balance") robot = "cartpole";
+    else if (o.task.rfind("cube-reorient", 0) == 0) robot = "hand16";
     else robot = o.task;  // make_task names the valid tasks
   }
   return sim::Robot::load(robot);

@@ -51,6 +51,7 @@ CubeReorientSettings CubeReorientSettings::load(const std::string& path, const s
            variant, "' (expected \"paper\" or \"reduced\")");
   const nlohmann::json& j = all[variant];
   CubeReorientSettings s;
+  s.variant = variant;
   auto number = [&](const char* key, double& out) {
     FN_CHECK(j.contains(key) && j[key].is_number(), "cube-reorient settings '", path, "' (", variant,
              "): \"", key, "\" must be a number");

@@ -17,6 +17,7 @@
 namespace flashnerd::env {
 
 struct CubeReorientSettings {
+  std::string variant = "paper";  // "paper" or "reduced": the task is named after it
   double policy_hz = 30, episode_seconds = 10;
   std::string targets = "any";  // "any" (uniform rotations) or "yaw" (about the vertical)
   double success_tolerance = 0.2;  // rad
@@ -32,7 +33,8 @@ struct CubeReorientSettings {
 class CubeReorientTask : public Task {
  public:
   CubeReorientTask(const sim::Robot& hand, CubeReorientSettings settings);
-  std::string name() const override { return "cube-reorient"; }
+  // "cube-reorient" (the paper's protocol) or "cube-reorient-reduced"
+  std::string name() const override { return s_.variant == "paper" ? "cube-reorient" : "cube-reorient-" + s_.variant; }
   int observation_dim() const override;
   int action_dim() const override { return nj_; }
   double action_bound() const override { return 1.0; }

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# requires: libtorch (the script trains models and policies)
+# flashnerd ppo --task cube-reorient-reduced on the three backends of the reorientation study:
+# mujoco, and two-way / one-way coupling of a (tiny) free-velocity hand model with MuJoCo's
+# contact solve; the policy runs in MuJoCo afterwards; bad requests are refused.
+# Usage: reorient_cli.sh PATH/TO/flashnerd
+source "$(dirname "$0")/common.bash" "$1"
+
+"$FN" gen --robot hand16_alone --free-dynamics --trajectories 12 --steps 30 --seed 1 --out "$TMP/free.h5" --json \
+  > /dev/null || fail "gen --free-dynamics"
+"$FN" train --data "$TMP/free.h5" --preset tiny --target free_velocity --updates 20 --valid-every 0 --quiet \
+  --out "$TMP/hand" --json > /dev/null || fail "train the free-velocity hand model"
+ppo() { "$FN" ppo --task cube-reorient-reduced --envs 8 --iterations 2 --quiet --json "$@"; }
+for backend in mujoco two-way one-way; do
+  model=(); [ $backend = mujoco ] || model=(--model "$TMP/hand")
+  ppo --backend $backend "${model[@]}" --out "$TMP/p_$backend" > "$TMP/$backend.json" 2> "$TMP/$backend.err" \
+    || { cat "$TMP/$backend.err"; fail "ppo --backend $backend"; }
+  python3 - "$TMP/$backend.json" $backend <<'PY' || fail "ppo summary ($backend): $(cat "$TMP/$backend.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["task"] == "cube-reorient-reduced" and j["backend"] == sys.argv[2], j
+assert j["transitions"] == 8 * 24 * 2, j["transitions"]   # policy steps (8 control steps each)
+PY
+  [ -f "$TMP/p_$backend/policy/policy.json" ] || fail "no policy from --backend $backend"
+done
+"$FN" policy-eval --policy "$TMP/p_two-way/policy" --task cube-reorient-reduced --envs 4 --steps 30 --json \
+  > "$TMP/eval.json" || fail "policy-eval of the two-way policy in MuJoCo"
+expect_error "steps a trained model" ppo --task cube-reorient-reduced --envs 8 --iterations 1 --backend two-way \
+  --out "$TMP/x"
+"$FN" gen --robot hand16_alone --trajectories 6 --steps 20 --out "$TMP/inc.h5" --json > /dev/null || fail "gen"
+"$FN" train --data "$TMP/inc.h5" --preset tiny --updates 5 --valid-every 0 --quiet --out "$TMP/inc" > /dev/null \
+  || fail "train an increment model"
+expect_error "free-dynamics model" ppo --task cube-reorient-reduced --envs 8 --iterations 1 --backend two-way \
+  --model "$TMP/inc" --out "$TMP/z"
+expect_error "robot-alone model" ppo --task quadruped-velocity --backend two-way --model "$TMP/hand" --envs 2 \
+  --iterations 1 --out "$TMP/w"
+echo "reorient_cli: OK"
