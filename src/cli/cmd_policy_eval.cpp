@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cli/env_options.h"
+#include "core/bootstrap.h"
 #include "core/error.h"
 #include "core/rotation.h"
 #include "env/quadruped_velocity_task.h"
@@ -65,6 +66,26 @@ Tracking track_command(env::VecEnv& env, env::QuadrupedVelocityTask& task, const
   return t;
 }
 
+// The paper's IV-D figures over the first episode of every environment: targets reached per
+// episode with a 95% bootstrap interval, the share of episodes reaching two or more, and the
+// drop rate (episodes ended by a dropped cube) with its interval.
+nlohmann::json reorientation_summary(const rl::PolicyEvaluation& r, const std::vector<env::RewardTerm>& terms) {
+  std::vector<double> targets, drops;
+  for (size_t k = 0; k < terms.size(); ++k)
+    if (terms[k].name == "success") targets = r.episode_term_sums[k];
+  FN_ASSERT(!targets.empty());
+  int two_or_more = 0;
+  for (double t : targets) two_or_more += t >= 2;
+  for (uint8_t d : r.episode_terminated) drops.push_back(d);
+  const MeanInterval t = bootstrap_mean(targets, 0.95, 2000, 1), d = bootstrap_mean(drops, 0.95, 2000, 2);
+  return {{"episodes", targets.size()},
+          {"targets_per_episode", t.mean},
+          {"targets_per_episode_ci95", {t.low, t.high}},
+          {"share_two_or_more_targets", double(two_or_more) / double(targets.size())},
+          {"drop_rate", d.mean},
+          {"drop_rate_ci95", {d.low, d.high}}};
+}
+
 void run_policy_eval(const PolicyEvalArgs& a) {
   const rl::Policy policy = rl::Policy::load(a.policy);
   EnvOptions eo = a.env;
@@ -91,6 +112,7 @@ void run_policy_eval(const PolicyEvalArgs& a) {
                             {"seconds", r.seconds}};
   const auto& terms = parts.task->reward_terms();
   for (size_t k = 0; k < terms.size(); ++k) summary["term_" + terms[k].name] = r.terms[k];
+  if (parts.task->name().rfind("cube-reorient", 0) == 0) summary["reorientation"] = reorientation_summary(r, terms);
   auto* quadruped = dynamic_cast<env::QuadrupedVelocityTask*>(parts.task.get());
   if (quadruped && !a.commands.empty()) {
     nlohmann::json tracking = nlohmann::json::array();

@@ -23,6 +23,9 @@ PolicyEvaluation evaluate_policy(env::VecEnv& env, const Policy& policy, int ste
   std::vector<uint8_t> done(static_cast<size_t>(E), 0);
   double reward = 0, length = 0;
   int running = E;
+  r.episode_returns.assign(size_t(E), 0.0);
+  r.episode_terminated.assign(size_t(E), 0);
+  r.episode_term_sums.assign(terms.size(), std::vector<double>(size_t(E), 0.0));
   env.reset_all();
   for (int s = 0; s < steps && running > 0; ++s) {
     policy.act(env.observations(), E, actions.data(), scratch);
@@ -30,13 +33,18 @@ PolicyEvaluation evaluate_policy(env::VecEnv& env, const Policy& policy, int ste
     for (int e = 0; e < E; ++e) {
       if (done[size_t(e)]) continue;
       reward += env.rewards()[e];
+      r.episode_returns[size_t(e)] += env.rewards()[e];
       length += 1;
       const double* values = env.term_values(e);
-      for (size_t k = 0; k < terms.size(); ++k) r.terms[k] += terms[k].scale * values[k] * dt;
+      for (size_t k = 0; k < terms.size(); ++k) {
+        r.terms[k] += terms[k].scale * values[k] * dt;
+        r.episode_term_sums[k][size_t(e)] += values[k];
+      }
       if (env.terminated()[e] || env.timed_out()[e]) {
         done[size_t(e)] = 1;
         --running;
         r.terminations += env.terminated()[e];
+        r.episode_terminated[size_t(e)] = env.terminated()[e];
         r.timeouts += env.timed_out()[e];
       }
     }

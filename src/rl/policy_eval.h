@@ -16,6 +16,11 @@ struct PolicyEvaluation {
   std::vector<double> terms;       // the same per reward term (scaled)
   int64_t terminations = 0, timeouts = 0;  // how the first episodes ended (the rest ran out of steps)
   double mean_length = 0;          // steps of the first episodes
+  // Per first episode (one per environment): its return, whether it terminated, and the
+  // unscaled sum of each reward term's values (e.g. targets reached, for cube-reorient).
+  std::vector<double> episode_returns;
+  std::vector<uint8_t> episode_terminated;
+  std::vector<std::vector<double>> episode_term_sums;  // [term][env]
   double seconds = 0;
 };
 

@@ -25,6 +25,13 @@ PY
 done
 "$FN" policy-eval --policy "$TMP/p_two-way/policy" --task cube-reorient-reduced --envs 4 --steps 30 --json \
   > "$TMP/eval.json" || fail "policy-eval of the two-way policy in MuJoCo"
+python3 - "$TMP/eval.json" <<'PY' || fail "reorientation figures: $(cat "$TMP/eval.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["reorientation"]
+assert r["episodes"] == 4 and 0 <= r["drop_rate"] <= 1, r
+lo, hi = r["targets_per_episode_ci95"]
+assert lo <= r["targets_per_episode"] <= hi and 0 <= r["share_two_or_more_targets"] <= 1, r
+PY
 expect_error "steps a trained model" ppo --task cube-reorient-reduced --envs 8 --iterations 1 --backend two-way \
   --out "$TMP/x"
 "$FN" gen --robot hand16_alone --trajectories 6 --steps 20 --out "$TMP/inc.h5" --json > /dev/null || fail "gen"
