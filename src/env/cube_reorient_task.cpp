@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_file.h"
 #include "core/rotation.h"
 
 namespace flashnerd::env {
@@ -39,14 +39,7 @@ void random_rotation(Rng& rng, bool yaw_only, double q[4]) {
 }  // namespace
 
 CubeReorientSettings CubeReorientSettings::load(const std::string& path, const std::string& variant) {
-  std::ifstream in(path);
-  FN_CHECK(in.good(), "cube-reorient settings '", path, "' cannot be read");
-  nlohmann::json all;
-  try {
-    all = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw Error(str_cat("cube-reorient settings '", path, "' are not valid JSON: ", e.what()));
-  }
+  const nlohmann::json all = read_json_file(path, "cube-reorient settings");
   FN_CHECK(all.contains(variant) && all[variant].is_object(), "cube-reorient settings '", path, "' have no variant '",
            variant, "' (expected \"paper\" or \"reduced\")");
   const nlohmann::json& j = all[variant];

@@ -1,11 +1,11 @@
 #include "mpc/terrains.h"
 
 #include <cmath>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_file.h"
 #include "sim/robot_spec.h"
 
 namespace flashnerd::mpc {
@@ -13,14 +13,7 @@ namespace flashnerd::mpc {
 std::string default_terrains_path() { return sim::robots_directory() + "/terrains/climb.json"; }
 
 TerrainList load_terrains(const std::string& path) {
-  std::ifstream in(path);
-  FN_CHECK(in.good(), "terrain list '", path, "' cannot be read");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw Error(str_cat("terrain list '", path, "' is not valid JSON: ", e.what()));
-  }
+  const nlohmann::json j = read_json_file(path, "terrain list");
   FN_CHECK(j.is_object() && j.contains("robot") && j["robot"].is_string() && j.contains("terrains") &&
                j["terrains"].is_array() && !j["terrains"].empty(),
            "terrain list '", path, "' needs \"robot\" (a name) and \"terrains\" (a non-empty array)");

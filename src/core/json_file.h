@@ -1,0 +1,13 @@
+// A settings file read as JSON, with one clear error for a missing file or bad syntax.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace flashnerd {
+
+// Throws flashnerd::Error "<what> '<path>' cannot be read" or "... is not valid JSON: ...".
+nlohmann::json read_json_file(const std::string& path, const std::string& what);
+
+}  // namespace flashnerd
