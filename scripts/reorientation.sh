@@ -5,7 +5,8 @@
 # contact solve with the cube: the hand feels the cube) and one-way (the learned hand moves
 # as if alone and is imposed on the cube) -- and every final policy run in MuJoCo: 512
 # episodes with a separate seed, targets per episode with 95% bootstrap intervals, the share
-# of episodes with two or more targets, the drop rate. Every stage resumes where it stopped
+# of episodes with two or more targets, the drop rate; a video of the three side by side
+# (rows: two-way blue, mujoco red, one-way green). Every stage resumes where it stopped
 # (run it again after an interruption); results under out/reorientation/VARIANT/.
 #
 # Usage: scripts/reorientation.sh [VARIANT] [ENVS] [ITERATIONS] [MODEL_UPDATES]
@@ -50,6 +51,9 @@ for backend in mujoco two-way one-way; do
   $FN policy-eval --policy "$OUT/ppo_$backend/policy" --task "$TASK" --envs 512 --steps 300 --seed 1001 \
     --json > "$OUT/policy_eval_$backend.json"
 done
+# 4. the three policies side by side in MuJoCo (same start state): PNG strip and MP4
+$FN policy-video --policy "$OUT/ppo_two-way/policy" --policy "$OUT/ppo_mujoco/policy" \
+  --policy "$OUT/ppo_one-way/policy" --steps 300 --frames 8 --out "$OUT/video" --json > "$OUT/video.json"
 /usr/bin/python3 - "$OUT" <<'PY'
 import json, sys
 out = sys.argv[1]

@@ -37,6 +37,7 @@ void run_policy_video(const PolicyVideoArgs& a) {
   std::vector<std::vector<double>> sequences;
   std::shared_ptr<const sim::Robot> robot;
   nlohmann::json rows = nlohmann::json::array();
+  int control_steps = 1;
   for (size_t p = 0; p < a.policies.size(); ++p) {
     const rl::Policy policy = rl::Policy::load(a.policies[p]);
     EnvOptions eo;
@@ -55,8 +56,13 @@ void run_policy_video(const PolicyVideoArgs& a) {
     rl::PolicyScratch scratch = policy.make_scratch();
     std::vector<double> states;
     int falls = 0;
+    // the whole scene (a cube in the hand too), one frame per action
+    const mjModel* m = parts.robot->model();
+    std::vector<double> qpos(size_t(m->nq)), qvel(size_t(m->nv));
+    control_steps = parts.task->control_steps();
     for (int s = 0; s < a.steps; ++s) {
-      states.insert(states.end(), parts.backend->q(0), parts.backend->q(0) + parts.backend->nq());
+      parts.backend->write_scene_state(0, qpos.data(), qvel.data());
+      states.insert(states.end(), qpos.begin(), qpos.end());
       policy.act(env.observations(), 1, action.data(), scratch);
       env.step(action.data());
       falls += env.terminated()[0];
@@ -68,8 +74,9 @@ void run_policy_video(const PolicyVideoArgs& a) {
   sim::Renderer renderer(*robot, a.width, a.height);
   const std::string png = a.out + "/policies_strip.png";
   const std::string mp4 = a.video ? a.out + "/policies.mp4" : "";
-  sim::render_sequences(renderer, sequences, a.steps, robot->layout().nq, a.frames,
-                        {std::begin(kColors), std::end(kColors)}, png, mp4, 1.0 / robot->control_timestep());
+  sim::render_sequences(renderer, sequences, a.steps, robot->model()->nq, a.frames,
+                        {std::begin(kColors), std::end(kColors)}, png, mp4,
+                        1.0 / (robot->control_timestep() * control_steps), true);
   nlohmann::json j = {{"command", cmd}, {"steps", a.steps}, {"strip", png}, {"rows", rows}};
   if (!mp4.empty()) j["video"] = mp4;
   print_summary(a.common, "policy-video", j);

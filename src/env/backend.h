@@ -77,6 +77,9 @@ class Backend {
   // Places env's objects; reset and set_state leave them where they are. Throws for a
   // backend without objects.
   virtual void set_objects(int env, const double* q, const double* v);
+  // env's robot and objects as the scene's full qpos / qvel (the robot's MuJoCo model: for
+  // pictures of a robot with objects).
+  void write_scene_state(int env, double* qpos, double* qvel) const;
 
   // World position (x, y, z) of each fixed probe's centre at the current state.
   const double* probe_position(int env) const {
@@ -106,8 +109,7 @@ class Backend {
   void copy_base(int src, int dst);
   // Objects: every scene joint outside the robot's block (scene = the robot's MuJoCo model).
   void allocate_objects();
-  // env's robot and object states written into a scene's qpos / qvel, and read back.
-  void write_scene_state(int env, double* qpos, double* qvel) const;
+  // env's robot and object states read back from a scene's qpos / qvel.
   void read_scene_state(int env, const double* qpos, const double* qvel);
 
   std::shared_ptr<const sim::Robot> robot_;

@@ -125,14 +125,14 @@ Image Renderer::render(const double* qpos, bool full_nq) {
 
 void render_sequences(Renderer& renderer, const std::vector<std::vector<double>>& sequences, int steps, int nq,
                       int frames, const std::vector<uint32_t>& colors, const std::string& png_path,
-                      const std::string& mp4_path, double fps) {
+                      const std::string& mp4_path, double fps, bool full_nq) {
   FN_CHECK(steps >= 2 && frames >= 2 && !colors.empty(), "render_sequences: need 2 steps, 2 frames and a color");
   const size_t R = sequences.size();
   std::vector<Image> strip;
   for (size_t r = 0; r < R; ++r) {
     for (int c = 0; c < frames; ++c) {
       const int h = int(int64_t(c) * (steps - 1) / (frames - 1));
-      Image img = renderer.render(sequences[r].data() + size_t(h) * size_t(nq));
+      Image img = renderer.render(sequences[r].data() + size_t(h) * size_t(nq), full_nq);
       mark_image(img, colors[r % colors.size()]);
       strip.push_back(std::move(img));
     }
@@ -143,7 +143,7 @@ void render_sequences(Renderer& renderer, const std::vector<std::vector<double>>
   for (int h = 0; h < steps; ++h) {
     std::vector<Image> panels;
     for (size_t r = 0; r < R; ++r) {
-      Image img = renderer.render(sequences[r].data() + size_t(h) * size_t(nq));
+      Image img = renderer.render(sequences[r].data() + size_t(h) * size_t(nq), full_nq);
       mark_image(img, colors[r % colors.size()]);
       panels.push_back(std::move(img));
     }

@@ -46,12 +46,13 @@ void mark_image(Image& image, uint32_t rgb, int thickness = 6);
 // Writes a PNG atomically.
 void write_png(const std::string& path, const Image& image);
 // Side-by-side pictures of state sequences (e.g. MuJoCo's truth and model rollouts, or
-// policies): sequence r holds `steps` states of robot nq, drawn with a bar of colors[r].
+// policies): sequence r holds `steps` states of robot nq (of the whole scene with full_nq),
+// drawn with a bar of colors[r].
 // Writes a strip (one row per sequence, `frames` evenly spaced states) to png_path and, when
 // mp4_path is not empty, a video of all sequences side by side at fps.
 void render_sequences(Renderer& renderer, const std::vector<std::vector<double>>& sequences, int steps, int nq,
                       int frames, const std::vector<uint32_t>& colors, const std::string& png_path,
-                      const std::string& mp4_path, double fps);
+                      const std::string& mp4_path, double fps, bool full_nq = false);
 // Encodes frames as H.264 MP4 with ffmpeg (written atomically). Throws when ffmpeg fails.
 void write_mp4(const std::string& path, const std::vector<Image>& frames, double fps);
 

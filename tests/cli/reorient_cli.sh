@@ -32,6 +32,9 @@ assert r["episodes"] == 4 and 0 <= r["drop_rate"] <= 1, r
 lo, hi = r["targets_per_episode_ci95"]
 assert lo <= r["targets_per_episode"] <= hi and 0 <= r["share_two_or_more_targets"] <= 1, r
 PY
+"$FN" policy-video --policy "$TMP/p_two-way/policy" --policy "$TMP/p_one-way/policy" --steps 6 --frames 3 \
+  --no-video --width 96 --height 72 --out "$TMP/video" --json > /dev/null || fail "policy-video of cube policies"
+[ -s "$TMP/video/policies_strip.png" ] || fail "no strip of the cube policies"
 expect_error "steps a trained model" ppo --task cube-reorient-reduced --envs 8 --iterations 1 --backend two-way \
   --out "$TMP/x"
 "$FN" gen --robot hand16_alone --trajectories 6 --steps 20 --out "$TMP/inc.h5" --json > /dev/null || fail "gen"
