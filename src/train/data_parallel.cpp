@@ -101,8 +101,8 @@ DataParallel::DataParallel(const DistributedConfig& config) : config_(config) {
     impl_->store = c10::make_intrusive<c10d::TCPStore>(config.master_addr, so);
     auto options = c10d::ProcessGroupGloo::Options::create();
     options->timeout = timeout;
-    // GLOO_SOCKET_IFNAME picks the network interface(s), as in PyTorch; else the address
-    // this host's name resolves to (loopback when it resolves to nothing better)
+    // GLOO_SOCKET_IFNAME picks the network interface(s), as in PyTorch; else loopback for a
+    // store on this machine, or the address this host's name resolves to
     if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname != nullptr && *ifname != '\0') {
       std::string names = ifname;
       for (size_t start = 0; start <= names.size();) {
@@ -111,6 +111,9 @@ DataParallel::DataParallel(const DistributedConfig& config) : config_(config) {
           options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(names.substr(start, end - start)));
         start = end + 1;
       }
+    } else if (config.master_addr.rfind("127.", 0) == 0 || config.master_addr == "localhost") {
+      // one machine: loopback, whatever this host's name resolves to
+      options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
     } else {
       options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
     }
