@@ -30,14 +30,7 @@ void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs, bool backen
 }
 
 std::shared_ptr<const sim::Robot> env_robot(const EnvOptions& o) {
-  std::string robot = o.robot;
-  if (robot.empty()) {
-    if (o.task == "quadruped-velocity") robot = "quadruped";
-    else if (o.task == "cartpole-balance") robot = "cartpole";
-    else if (o.task.rfind("cube-reorient", 0) == 0) robot = "hand16";
-    else robot = o.task;  // make_task names the valid tasks
-  }
-  return sim::Robot::load(robot);
+  return sim::Robot::load(o.robot.empty() ? env::task_robot(o.task) : o.robot);
 }
 
 EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int envs, ThreadPool& pool) {

@@ -82,6 +82,15 @@ std::vector<std::string> task_names() {
   return {"quadruped-velocity", "cartpole-balance", "cube-reorient", "cube-reorient-reduced"};
 }
 
+std::string task_robot(const std::string& task) {
+  if (task == "quadruped-velocity") return "quadruped";
+  if (task == "cartpole-balance") return "cartpole";
+  if (task == "cube-reorient" || task == "cube-reorient-reduced") return "hand16";
+  std::string known;
+  for (const auto& n : task_names()) known += (known.empty() ? "" : ", ") + n;
+  throw Error(str_cat("unknown task '", task, "'; tasks: ", known));
+}
+
 std::unique_ptr<Task> make_task(const std::string& name, const sim::Robot& robot) {
   if (name == "quadruped-velocity") return std::make_unique<QuadrupedVelocityTask>(robot);
   if (name == "cartpole-balance") return std::make_unique<CartpoleBalanceTask>(robot);

@@ -33,6 +33,8 @@ std::unique_ptr<Backend> make_backend(const BackendRequest& request, std::shared
 ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const std::string& preset, bool probes);
 
 std::vector<std::string> task_names();
+// The robot a task is made for (quadruped, cartpole, hand16); throws for an unknown task.
+std::string task_robot(const std::string& task);
 std::unique_ptr<Task> make_task(const std::string& name, const sim::Robot& robot);
 
 }  // namespace flashnerd::env

@@ -216,9 +216,7 @@ class PyVecEnv {
     FN_CHECK(autoreset == "next_step" || autoreset == "same_step", "autoreset: expected 'next_step' or 'same_step', got '",
              autoreset, "'");
     autoreset_ = autoreset == "next_step" ? env::Autoreset::NextStep : env::Autoreset::SameStep;
-    std::string robot_name = robot;
-    if (robot_name.empty()) robot_name = task == "cartpole-balance" ? "cartpole" : "quadruped";
-    robot_ = sim::Robot::load(robot_name);
+    robot_ = sim::Robot::load(robot.empty() ? env::task_robot(task) : robot);
     task_ = env::make_task(task, *robot_);
     env::BackendRequest r;
     r.kind = backend;
@@ -442,7 +440,7 @@ PYBIND11_MODULE(_flashnerd, m) {
       py::arg("task"), py::arg("backend") = "mujoco", py::arg("model") = "", py::arg("num_envs") = 16,
       py::arg("seed") = 0, py::arg("threads") = 1, py::arg("robot") = "", py::arg("precision") = "fp32",
       py::arg("autoreset") = "next_step",
-      "Vector environment of a task over a backend: mujoco, flashnerd or nerd (model=DIR)");
+      "Vector environment of a task over a backend: mujoco, flashnerd or nerd (model=DIR), or for cube-reorient two-way / one-way coupling (model=the hand's free-velocity DIR)");
 
   m.def(
       "robot_info",

@@ -205,3 +205,15 @@ def test_write_dataset_round_trips_with_probes_from_mujoco(tmp_path):
     bad[1, 2, 0] = np.nan
     with pytest.raises(RuntimeError, match="trajectory 1"):
         flashnerd.write_dataset(out, "quadruped", g["qpos"], bad, g["ctrl"], overwrite=True)
+
+
+def test_vec_env_cube_reorientation_on_the_hand():
+    # the task picks its robot (hand16 with its cube); a policy step is 8 control steps
+    env = flashnerd.make_vec("cube-reorient-reduced", num_envs=2, seed=1)
+    assert env.single_observation_space.shape == (69,) and env.single_action_space.shape == (16,)
+    assert env.max_episode_steps == 300
+    obs, _ = env.reset()
+    for _ in range(5):
+        obs, reward, terminated, truncated, info = env.step(np.zeros((2, 16), np.float32))
+    assert np.isfinite(obs).all() and np.isfinite(reward).all()
+    assert (np.abs(obs[:, 32:35]) < 0.1).all()  # the cube is still near its resting spot (after 16 joints, 16 velocities)
