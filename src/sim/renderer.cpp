@@ -85,8 +85,9 @@ Renderer::Renderer(const Robot& robot, int width, int height) : impl_(new Impl) 
     reach = std::max(reach, std::sqrt(dx * dx + dy * dy + dz * dz) + m->geom_rbound[g]);
   }
   r.cam.distance = 2.2 * reach + 0.2;
-  r.cam.azimuth = 90;
-  r.cam.elevation = -15;
+  const RobotSpec::CameraSpec view = robot.spec().camera.value_or(RobotSpec::CameraSpec{});
+  r.cam.azimuth = view.azimuth;
+  r.cam.elevation = view.elevation;
 }
 
 Renderer::~Renderer() {

@@ -114,6 +114,13 @@ RobotSpec RobotSpec::from_json(const nlohmann::json& j, const std::string& origi
       s.platform = ps;
     }
     s.free_dynamics_mjcf = j.value("free_dynamics_mjcf", "");
+    if (j.contains("camera")) {
+      const auto& c = j.at("camera");
+      RobotSpec::CameraSpec cs;
+      cs.azimuth = c.value("azimuth", cs.azimuth);
+      cs.elevation = c.value("elevation", cs.elevation);
+      s.camera = cs;
+    }
   } catch (const nlohmann::json::exception& e) {
     throw Error(str_cat(origin, ": malformed robot spec: ", e.what()));
   }
@@ -166,6 +173,7 @@ nlohmann::json RobotSpec::to_json() const {
   if (platform) {
     j["platform"] = {{"geom", platform->geom}, {"height", platform->height}, {"distance", platform->distance}};
   }
+  if (camera) j["camera"] = {{"azimuth", camera->azimuth}, {"elevation", camera->elevation}};
   return j;
 }
 

@@ -79,6 +79,12 @@ struct RobotSpec {
   double contact_margin = 0;
   std::optional<PlatformSpec> platform;
   std::string free_dynamics_mjcf;  // robot without objects, for free-dynamics targets
+  // How pictures look at the robot (degrees; default: from the side, 15° above). A hand
+  // holding a cube is seen from above, where the cube's turn shows.
+  struct CameraSpec {
+    double azimuth = 90, elevation = -15;
+  };
+  std::optional<CameraSpec> camera;
 
   // Reads a spec file; relative mjcf paths are resolved against its directory.
   static RobotSpec load(const std::string& json_path);
