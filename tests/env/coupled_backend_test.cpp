@@ -13,6 +13,7 @@
 #include "env/factory.h"
 #include "env/mujoco_backend.h"
 #include "sim/samplers.h"
+#include "testing/robot_models.h"
 
 namespace flashnerd::env {
 namespace {
@@ -116,13 +117,7 @@ TEST(CoupledBackend, OracleOneWayMovesTheHandAsIfAlone) {
 
 // A free-velocity model of the hand with random weights: histories that matter.
 std::shared_ptr<const engine::Model> random_free_dynamics_model(const sim::Robot& hand) {
-  ModelConfig c = random_robot_model_config(hand, Arch::FlashNeRD, "tiny", false);
-  c.target = "free_velocity";
-  c.output_dim = c.layout.nv;
-  c.norm.target_mean.assign(size_t(c.output_dim), 0.0f);
-  c.norm.target_std.assign(size_t(c.output_dim), 1e-3f);
-  c.validate();
-  return engine::Model::random(c, 11);
+  return engine::Model::random(flashnerd::testing::robot_model_config(hand, Arch::FlashNeRD, "free_velocity"), 11);
 }
 
 TEST(CoupledBackend, LearnedResetTouchesOnlyItsEnvironmentAndStateRoundTrips) {

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "env/cartpole_balance_task.h"
+#include "env/coupled_backend.h"
+#include "env/factory.h"
 #include "env/learned_backend.h"
 #include "env/mujoco_backend.h"
 #include "env/quadruped_velocity_task.h"
@@ -158,6 +160,41 @@ TEST_P(EveryBackend, NoAllocationPerStep) {
   }
   g_counting = false;
   EXPECT_EQ(g_allocations.load(), 0);
+}
+
+// The cube in the hand on its three backends (objects, 8 control steps per action, drops
+// and their resets with reset_objects): no allocation either.
+TEST(CubeReorientation, NoAllocationPerStepOnAnyBackend) {
+  if (!FLASHNERD_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
+  auto hand = sim::Robot::load("hand16");
+  auto alone = sim::Robot::load("hand16_alone");
+  auto model = engine::Model::random(flashnerd::testing::robot_model_config(*alone, Arch::FlashNeRD, "free_velocity"), 5);
+  ThreadPool pool(2);
+  const int E = 4;
+  std::vector<std::unique_ptr<Backend>> backends;
+  backends.push_back(std::make_unique<MujocoBackend>(hand, E, pool));
+  backends.push_back(std::make_unique<CoupledBackend>(hand, alone, model, sim::Coupling::TwoWay, E, pool));
+  backends.push_back(std::make_unique<CoupledBackend>(hand, alone, model, sim::Coupling::OneWay, E, pool));
+  for (auto& backend : backends) {
+    auto task = make_task("cube-reorient-reduced", *hand);
+    VecEnv env(*task, *backend, pool, 2);
+    env.reset_all();
+    std::vector<float> act(size_t(E) * size_t(env.action_dim()), 1.0f);
+    for (int s = 0; s < 3; ++s) env.step(act.data());
+    g_allocations = 0;
+    g_counting = true;
+    int64_t ended = 0;
+    const double fallen[7] = {0, 0, 0.05, 1, 0, 0, 0}, still[6] = {0, 0, 0, 0, 0, 0};
+    for (int s = 0; s < 40; ++s) {
+      actions_for(s, E, env.action_dim(), act);
+      if (s % 10 == 5) backend->set_objects(s % E, fallen, still);  // a drop: the next step resets it
+      env.step(act.data());
+      for (int e = 0; e < E; ++e) ended += env.terminated()[e] + env.timed_out()[e];
+    }
+    g_counting = false;
+    EXPECT_EQ(g_allocations.load(), 0) << backend->kind();
+    EXPECT_GT(ended, 0) << backend->kind() << ": no episode ended, so no reset was measured";
+  }
 }
 
 std::string kind_name(const ::testing::TestParamInfo<Kind>& info) {
