@@ -3,29 +3,15 @@
 // trainer does once per update. Separates the transfer from the waiting for the slower
 // rank that `train --json`'s "allreduce" seconds include. Prints ms per all-reduce.
 #include <benchmark/benchmark.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <torch/torch.h>
 
 #include <thread>
 
+#include "core/loopback_port.h"
 #include "train/data_parallel.h"
 
 namespace {
-
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 // Gradients of `parameters` floats in 30 tensors (a small preset has ~30 parameter tensors).
 std::vector<at::Tensor> parameters_with_gradients(int64_t parameters) {
@@ -39,7 +25,7 @@ std::vector<at::Tensor> parameters_with_gradients(int64_t parameters) {
 
 void BM_GradientAllReduce(benchmark::State& state) {
   const int64_t n = state.range(0);
-  const int port = free_port();
+  const int port = flashnerd::free_loopback_port();
   std::thread peer([&] {  // rank 1 all-reduces as long as rank 0 does
     flashnerd::train::DataParallel dp({1, 2, "127.0.0.1", port, 60});
     auto p = parameters_with_gradients(n);

@@ -1,15 +1,13 @@
 #include "cli/worker_launcher.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/loopback_port.h"
 
 namespace flashnerd::cli {
 
@@ -37,22 +36,6 @@ std::vector<std::string> own_command_line() {
   }
   FN_CHECK(!args.empty(), "cannot read this process's command line from /proc/self/cmdline");
   return args;
-}
-
-// A TCP port that was free a moment ago on the loopback interface (the store binds it next).
-int free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  FN_CHECK(fd >= 0, "cannot open a socket to find a free port: ", std::strerror(errno));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  ::close(fd);
-  FN_CHECK(ok, "cannot find a free loopback port: ", std::strerror(errno));
-  return ntohs(addr.sin_port);
 }
 
 std::string describe_status(int status) {

@@ -61,10 +61,8 @@ void Backend::allocate_objects() {
   onv_ = m->nv - nv_;
   oq_.assign(size_t(envs_) * size_t(onq_), 0.0);
   ov_.assign(size_t(envs_) * size_t(onv_), 0.0);
-  for (int e = 0; e < envs_; ++e) {  // the objects where the model puts them
-    std::vector<double> qpos(m->qpos0, m->qpos0 + m->nq), qvel(size_t(m->nv), 0.0);
-    read_scene_state(e, qpos.data(), qvel.data());
-  }
+  const std::vector<double> qvel(size_t(m->nv), 0.0);
+  for (int e = 0; e < envs_; ++e) read_scene_state(e, m->qpos0, qvel.data());  // robot and objects at qpos0
 }
 
 void Backend::set_objects(int e, const double* qs, const double* vs) {

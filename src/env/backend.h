@@ -107,7 +107,8 @@ class Backend {
   }
   // The base's per-env arrays (q, v, objects, probe clearances, failed flag), after a range check.
   void copy_base(int src, int dst);
-  // Objects: every scene joint outside the robot's block (scene = the robot's MuJoCo model).
+  // Objects: every scene joint outside the robot's block (scene = the robot's MuJoCo model);
+  // every env starts with robot and objects at the model's qpos0.
   void allocate_objects();
   // env's robot and object states read back from a scene's qpos / qvel.
   void read_scene_state(int env, const double* qpos, const double* qvel);

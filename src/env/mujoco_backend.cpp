@@ -25,10 +25,6 @@ MujocoBackend::MujocoBackend(std::shared_ptr<const sim::Robot> robot, int envs, 
   act_.assign(size_t(envs) * size_t(na_), 0.0);
   warmstart_.assign(size_t(envs) * size_t(m->nv), 0.0);
   time_.assign(size_t(envs), 0.0);
-  for (int e = 0; e < envs; ++e) {
-    std::vector<double> qvel(size_t(m->nv), 0.0);
-    read_scene_state(e, m->qpos0, qvel.data());
-  }
 }
 
 MujocoBackend::~MujocoBackend() {

@@ -194,11 +194,11 @@ void DataParallel::sum_gradients(const std::vector<at::Tensor>& params, std::vec
   try {
     const auto extra = int64_t(values.size());
     pack(params, true, extra, impl_->flat);
-    auto tail = impl_->flat.narrow(0, impl_->flat.numel() - extra, extra);
-    for (int64_t i = 0; i < extra; ++i) tail[i] = values[size_t(i)];
+    float* tail = impl_->flat.data_ptr<float>() + (impl_->flat.numel() - extra);
+    for (int64_t i = 0; i < extra; ++i) tail[i] = float(values[size_t(i)]);
     std::vector<at::Tensor> t{impl_->flat};
     impl_->group->allreduce(t)->wait();
-    for (int64_t i = 0; i < extra; ++i) values[size_t(i)] = tail[i].item<double>();
+    for (int64_t i = 0; i < extra; ++i) values[size_t(i)] = tail[i];
     impl_->flat.mul_(scale(values));
     unpack(impl_->flat, params, true);
   } catch (const std::exception& e) {

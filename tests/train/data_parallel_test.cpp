@@ -3,9 +3,6 @@
 #include "train/data_parallel.h"
 
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <torch/torch.h>
 
@@ -16,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/frame_features.h"
+#include "core/loopback_port.h"
 #include "core/state_codec.h"
 #include "pendulum.h"
 #include "train/train_data.h"
@@ -23,21 +21,9 @@
 namespace flashnerd::train {
 namespace {
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 // Runs body(rank, group) on `world` threads, each a rank of one group on a fresh port.
 void on_ranks(int world, const std::function<void(int, DataParallel&)>& body) {
-  const int port = free_port();
+  const int port = free_loopback_port();
   std::vector<std::thread> threads;
   std::vector<std::string> errors(static_cast<size_t>(world));
   for (int r = 0; r < world; ++r)
@@ -126,7 +112,7 @@ TEST(DataParallel, GlobalNormalizationEqualsSingleProcess) {
 TEST(DataParallel, AMissingPeerEndsTheRendezvousWithinTheTimeout) {
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    DataParallel dp({0, 2, "127.0.0.1", free_port(), 1});
+    DataParallel dp({0, 2, "127.0.0.1", free_loopback_port(), 1});
     FAIL() << "a world of 2 formed with one rank";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("rank 0 of 2: no rendezvous"), std::string::npos) << e.what();
