@@ -1,13 +1,17 @@
 // flashnerd gen: task-independent MuJoCo data for a built-in robot or any MJCF.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 
 #include "cli/cli_common.h"
+#include "cli/env_options.h"
 #include "core/atomic_file.h"
 #include "core/dataset.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "env/vec_env.h"
+#include "rl/policy_plan.h"
 #include "sim/contact_rows.h"
 #include "sim/generator.h"
 #include "sim/recording_report.h"
@@ -32,8 +36,39 @@ struct GenArgs {
   bool free_dynamics = false;
   int actuator_delay = 0;
   std::string shard;  // "i/n"
+  std::string policy;  // on-policy data: the policy's commands in MuJoCo, replayed
+  double policy_noise = 1.0;
+  int policy_envs = 256;
   sim::RobotOverrides overrides;
 };
+
+// gen --policy: the policy acts in MuJoCo on its own task; its start states and commands
+// become the plan the generator replays on `robot`.
+sim::CommandPlan policy_plan(const GenArgs& a, const sim::Robot& robot, const sim::GenerateOptions& o,
+                             ThreadPool& pool) {
+  const rl::Policy policy = rl::Policy::load(a.policy);
+  EnvOptions eo;
+  eo.task = policy.info().task;
+  FN_CHECK(a.policy_envs >= 1, "--policy-envs must be >= 1, got ", a.policy_envs);
+  const int envs = int(std::min<int64_t>(a.policy_envs, o.trajectories));
+  EnvParts parts = make_env_parts(eo, "mujoco", envs, pool);
+  FN_CHECK(parts.robot->mjcf_hash() == robot.mjcf_hash() && parts.robot->layout() == robot.layout() &&
+               parts.robot->control_timestep() == robot.control_timestep(),
+           "--policy: task '", eo.task, "' runs on robot '", parts.robot->name(), "' as built in; the generated "
+           "robot '", robot.name(), "' differs (another MJCF, layout or --control-dt)");
+  if (!policy.info().mjcf_hash.empty() && policy.info().mjcf_hash != robot.mjcf_hash())
+    print_warnings({str_cat("policy ", a.policy, " was trained on MJCF ", policy.info().mjcf_hash, "; robot '",
+                            robot.name(), "' is MJCF ", robot.mjcf_hash())});
+  env::VecEnv env(*parts.task, *parts.backend, pool, a.seed);
+  rl::PolicyPlanOptions po;
+  po.trajectories = o.trajectories;
+  po.steps = o.steps > 0 ? o.steps : robot.spec().trajectory_steps;
+  po.noise = a.policy_noise;
+  po.seed = a.seed;
+  sim::CommandPlan plan = rl::record_policy_plan(env, policy, po);
+  plan.source["policy"] = a.policy;
+  return plan;
+}
 
 // --shard i/n: this process makes trajectories [N i / n, N (i+1) / n) of the N-trajectory run.
 void apply_shard(const std::string& text, sim::GenerateOptions& o) {
@@ -87,9 +122,16 @@ void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
   o.climbing_probes = a.climbing_probes;
   o.free_dynamics = a.free_dynamics;
   o.actuator_delay = a.actuator_delay;
+  FN_CHECK(a.policy.empty() || a.shard.empty(), "--policy and --shard cannot be combined (a plan is recorded "
+           "as a whole; generate smaller files with other --seed and join them with 'flashnerd merge --concat')");
   if (!a.shard.empty()) apply_shard(a.shard, o);
   o.progress = !a.common.json;
   ThreadPool pool(threads);
+  sim::CommandPlan plan;
+  if (!a.policy.empty()) {
+    plan = policy_plan(a, *robot, o, pool);
+    o.plan = &plan;
+  }
   const int collision_geoms = sim::robot_collision_geoms(*robot);
   // what is and is not recorded, said before minutes of simulation
   sim::RecordingReport report = sim::describe_recording(*robot);
@@ -110,6 +152,7 @@ void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
                       {"shard", a.shard.empty() ? nlohmann::json() : nlohmann::json(a.shard)},
                       {"steps", d.steps},
                       {"actuator_delay", a.actuator_delay},
+                      {"policy", a.policy.empty() ? nlohmann::json() : nlohmann::json(a.policy)},
                       {"transitions", s.transitions},
                       {"valid_fraction", s.valid_fraction},
                       {"contacts_min", s.contacts_min},
@@ -160,6 +203,13 @@ void register_gen(CLI::App& app) {
   sub->add_option("--shard", args->shard,
                   "I/N: generate only shard I of N of the run (--trajectories is the run's total); "
                   "'flashnerd merge' joins the N files into the file one run writes, byte for byte");
+  sub->add_option("--policy", args->policy,
+                  "On-policy data: run this policy (flashnerd ppo's policy/) in MuJoCo on its task and record "
+                  "the states it visits under the commands it sends (windows of --steps, falls kept)");
+  sub->add_option("--policy-noise", args->policy_noise, "Action noise of --policy, in units of its action std")
+      ->capture_default_str();
+  sub->add_option("--policy-envs", args->policy_envs, "Environments the policy runs in at once (--policy)")
+      ->capture_default_str();
   sub->add_option("--control-dt", args->overrides.control_timestep, "Control timestep in seconds (multiple of the physics step)");
   sub->add_option("--command-process", args->overrides.command_process, "uniform | hold | ar1")
       ->check(CLI::IsMember({"uniform", "hold", "ar1"}));

@@ -1,4 +1,5 @@
-// flashnerd merge: the shards of one generation run (gen --shard i/n) joined into one dataset.
+// flashnerd merge: the shards of one generation run (gen --shard i/n) joined into one dataset,
+// or (--concat) datasets of different runs of one robot appended, e.g. random and on-policy data.
 #include <filesystem>
 
 #include "cli/cli_common.h"
@@ -17,6 +18,7 @@ struct MergeArgs {
   std::vector<std::string> shards;
   std::string out;
   bool overwrite = false;
+  bool concat = false;
 };
 
 void run_merge(const MergeArgs& a) {
@@ -25,10 +27,10 @@ void run_merge(const MergeArgs& a) {
            " already exists; pass --overwrite to replace it, or choose another file");
   std::vector<Dataset> shards;
   for (const auto& path : a.shards) shards.push_back(load_dataset(path));
-  const Dataset d = merge_shards(std::move(shards), a.shards);
+  const Dataset d = a.concat ? concat_datasets(std::move(shards), a.shards) : merge_shards(std::move(shards), a.shards);
   save_dataset(a.out, d);
   print_summary(a.common, "flashnerd merge: " + a.out,
-                {{"file", a.out}, {"robot", d.robot}, {"shards", a.shards.size()}, {"trajectories", d.trajectories},
+                {{"file", a.out}, {"robot", d.robot}, {a.concat ? "datasets" : "shards", a.shards.size()}, {"trajectories", d.trajectories},
                  {"steps", d.steps}, {"seed", d.seed}});
 }
 
@@ -37,9 +39,13 @@ void run_merge(const MergeArgs& a) {
 void register_merge(CLI::App& app) {
   auto args = std::make_shared<MergeArgs>();
   auto* sub = app.add_subcommand(
-      "merge", "Join the shards of one run (flashnerd gen --shard i/n) into the dataset one run writes");
+      "merge", "Join the shards of one run (flashnerd gen --shard i/n) into the dataset one run writes, or "
+               "(--concat) append datasets of one robot");
   add_common_options(*sub, args->common);
-  sub->add_option("shards", args->shards, "Every shard file of the run, in any order")->required();
+  sub->add_option("shards", args->shards, "Every shard file of the run, in any order (--concat: the datasets, "
+                  "appended in this order)")->required();
+  sub->add_flag("--concat", args->concat, "Append datasets of different runs that record the same robot, "
+                "steps, probes and contacts (e.g. random and on-policy data for a finetune)");
   sub->add_option("--out", args->out, "Output HDF5 file (written to a temporary name, then renamed)")->required();
   sub->add_flag("--overwrite", args->overwrite, "Replace an existing --out");
   sub->callback([args] { run_merge(*args); });

@@ -31,6 +31,58 @@ void append(std::vector<T>& to, const std::vector<T>& from) {
 
 }  // namespace
 
+namespace {
+
+// Moves every array of `from` to the end of `to`'s.
+void append_arrays(Dataset& to, Dataset& from) {
+  append(to.qpos, from.qpos);
+  append(to.qvel, from.qvel);
+  append(to.act, from.act);
+  append(to.ctrl, from.ctrl);
+  append(to.valid, from.valid);
+  append(to.probes, from.probes);
+  append(to.contact_rows, from.contact_rows);
+  append(to.contact_link, from.contact_link);
+  append(to.contact_count, from.contact_count);
+  append(to.contact_overflow, from.contact_overflow);
+  append(to.free_dv, from.free_dv);
+  to.trajectories += from.trajectories;
+  from = Dataset{};  // release as we go
+}
+
+// Throws unless b records what a records (same robot, timing and features); `same` reports a difference.
+template <class Same>
+void check_same_recording(const Dataset& a, const Dataset& b, const Same& same) {
+  same(b.robot == a.robot && b.mjcf_hash == a.mjcf_hash, "robot or MJCF");
+  same(b.steps == a.steps && b.timestep == a.timestep, "steps or timestep");
+  same(b.layout == a.layout && b.actuator_model == a.actuator_model, "state layout or actuators");
+  same(b.probe_count == a.probe_count && b.contact_capacity == a.contact_capacity && b.link_count == a.link_count &&
+           b.free_dv.empty() == a.free_dv.empty(),
+       "recorded probes, contacts or free dynamics");
+}
+
+}  // namespace
+
+Dataset concat_datasets(std::vector<Dataset> parts, const std::vector<std::string>& names) {
+  FN_CHECK(parts.size() >= 2, "merge --concat: give at least two datasets, got ", parts.size());
+  FN_ASSERT(names.size() == parts.size());
+  nlohmann::json sources = nlohmann::json::array();
+  for (size_t k = 0; k < parts.size(); ++k) {
+    if (k > 0)
+      check_same_recording(parts[0], parts[k], [&](bool equal, const char* what) {
+        FN_CHECK(equal, "merge --concat: ", names[k], " does not record what ", names[0], " records: its ", what,
+                 " differs");
+      });
+    sources.push_back({{"file", names[k]}, {"seed", parts[k].seed}, {"trajectories", parts[k].trajectories},
+                       {"generator", parts[k].generator}});
+  }
+  Dataset out = std::move(parts[0]);
+  for (size_t k = 1; k < parts.size(); ++k) append_arrays(out, parts[k]);
+  out.generator = {{"concatenated", sources}, {"trajectories", out.trajectories}};
+  out.validate();
+  return out;
+}
+
 Dataset merge_shards(std::vector<Dataset> shards, const std::vector<std::string>& names) {
   FN_CHECK(!shards.empty(), "merge: no shard given");
   FN_ASSERT(names.size() == shards.size());
@@ -57,13 +109,8 @@ Dataset merge_shards(std::vector<Dataset> shards, const std::vector<std::string>
     };
     same(s.at("count") == s0.at("count") && s.at("total_trajectories") == s0.at("total_trajectories"),
          "shard count or total trajectories");
-    same(d.robot == first.robot && d.mjcf_hash == first.mjcf_hash, "robot or MJCF");
+    check_same_recording(first, d, same);
     same(d.seed == first.seed, "seed");
-    same(d.steps == first.steps && d.timestep == first.timestep, "steps or timestep");
-    same(d.layout == first.layout && d.actuator_model == first.actuator_model, "state layout or actuators");
-    same(d.probe_count == first.probe_count && d.contact_capacity == first.contact_capacity &&
-             d.link_count == first.link_count && d.free_dv.empty() == first.free_dv.empty(),
-         "recorded probes, contacts or free dynamics");
     same(run_settings(d) == run_settings(first), "generator settings");
     FN_CHECK(s.at("first_trajectory").get<int64_t>() == next && d.trajectories > 0, "merge: ", name,
              " starts at trajectory ", s.at("first_trajectory").get<int64_t>(), ", expected ", next);
@@ -72,22 +119,8 @@ Dataset merge_shards(std::vector<Dataset> shards, const std::vector<std::string>
   FN_CHECK(next == total, "merge: the shards hold ", next, " of the run's ", total, " trajectories");
 
   Dataset out = std::move(shards[order[0]]);
-  for (size_t k = 1; k < order.size(); ++k) {
-    Dataset& d = shards[order[k]];
-    append(out.qpos, d.qpos);
-    append(out.qvel, d.qvel);
-    append(out.act, d.act);
-    append(out.ctrl, d.ctrl);
-    append(out.valid, d.valid);
-    append(out.probes, d.probes);
-    append(out.contact_rows, d.contact_rows);
-    append(out.contact_link, d.contact_link);
-    append(out.contact_count, d.contact_count);
-    append(out.contact_overflow, d.contact_overflow);
-    append(out.free_dv, d.free_dv);
-    d = Dataset{};  // release as we go
-  }
-  out.trajectories = total;
+  for (size_t k = 1; k < order.size(); ++k) append_arrays(out, shards[order[k]]);
+  FN_ASSERT(out.trajectories == total);
   out.generator.erase("shard");
   out.generator["trajectories"] = total;
   out.validate();

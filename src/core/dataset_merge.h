@@ -1,6 +1,7 @@
 // Shards of one generation run (flashnerd gen --shard i/n, on as many machines as there are
 // shards) joined into the dataset a single run would have written: same arrays, same
-// provenance, and, saved, the same bytes.
+// provenance, and, saved, the same bytes. And datasets of different runs of one robot (random
+// and on-policy data, for a finetune) concatenated into one.
 #pragma once
 
 #include <string>
@@ -14,5 +15,11 @@ namespace flashnerd {
 // parallel to `shards`. Throws naming the file and the difference when a shard is missing,
 // repeated, or from another run (robot, MJCF, seed, steps, settings).
 Dataset merge_shards(std::vector<Dataset> shards, const std::vector<std::string>& names);
+
+// The trajectories of every part, in the given order. The parts must record the same robot
+// (name, MJCF, layout, actuators), timestep, steps per trajectory, probes, contact capacity and
+// free dynamics; throws naming the file and the difference. The generator block lists the
+// parts' own (file, seed, generator); the seed is the first part's.
+Dataset concat_datasets(std::vector<Dataset> parts, const std::vector<std::string>& names);
 
 }  // namespace flashnerd

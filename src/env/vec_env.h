@@ -63,6 +63,8 @@ class VecEnv {
   // Observation in which an environment's episode ended, at the step it ended (terminated or
   // timed out; envs, obs_dim); rows of other environments are stale.
   const float* final_observations() const { return final_obs_.data(); }
+  // The backend commands of the last step (envs, nu): the task's mapping of the actions.
+  const double* commands() const { return u_.data(); }
   Autoreset autoreset() const { return autoreset_; }
   int episode_step(int env) const { return steps_[size_t(env)]; }
   // Unscaled reward-term values of env's last step (task().reward_terms() order).

@@ -54,6 +54,25 @@ void resolve_initial_penetration(const Robot& robot, const mjModel* m, mjData* m
   }
 }
 
+void check_plan(const Robot& robot, const GenerateOptions& o) {
+  const CommandPlan& p = *o.plan;
+  const StateLayout& s = robot.layout();
+  FN_CHECK(!randomizes_scene(robot), "replaying commands needs a fixed scene; robot '", robot.name(),
+           "' randomizes its scene per trajectory");
+  FN_CHECK(s.na == 0, "replaying commands: robot '", robot.name(), "' has actuator activations, which a plan "
+           "does not record");
+  FN_CHECK(p.steps > 0 && (o.steps == 0 || o.steps == p.steps), "replaying commands: the plan has ", p.steps,
+           " steps per trajectory, ", o.steps, " asked");
+  const int64_t total = o.total_trajectories > 0 ? o.total_trajectories : o.trajectories;
+  FN_CHECK(p.trajectories == total, "replaying commands: the plan has ", p.trajectories, " trajectories, the run ",
+           total);
+  FN_CHECK(p.qpos.size() == size_t(p.trajectories) * size_t(s.nq) &&
+               p.qvel.size() == size_t(p.trajectories) * size_t(s.nv) &&
+               p.ctrl.size() == size_t(p.trajectories) * size_t(p.steps) * size_t(s.nu),
+           "replaying commands: the plan's arrays do not fit robot '", robot.name(), "' (nq ", s.nq, ", nv ", s.nv,
+           ", nu ", s.nu, ")");
+}
+
 struct Worker {
   mjModel* model = nullptr;  // own copy when the scene is randomized, else shared
   bool owns_model = false;
@@ -73,7 +92,7 @@ struct Worker {
 Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPool& pool,
                          GenerateSummary* summary) {
   const RobotSpec& spec = robot.spec();
-  const int steps = o.steps > 0 ? o.steps : spec.trajectory_steps;
+  const int steps = o.plan ? o.plan->steps : o.steps > 0 ? o.steps : spec.trajectory_steps;
   FN_CHECK(o.trajectories > 0, "--trajectories must be positive, got ", o.trajectories);
   FN_CHECK(steps > 0, "--steps must be positive, got ", steps);
   FN_CHECK(o.actuator_delay >= 0 && o.actuator_delay <= 100, "--actuator-delay must be in [0, 100] control steps, got ", o.actuator_delay);
@@ -81,6 +100,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
            "free-dynamics targets need one physics step per control step; robot '", robot.name(),
            "' has ", robot.substeps());
   const auto& probe_set = robot.probes(o.climbing_probes);
+  if (o.plan) check_plan(robot, o);
 
   Dataset d;
   d.robot = robot.name();
@@ -102,6 +122,7 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
                  {"max_velocity", o.max_velocity},
                  {"substeps", robot.substeps()},
                  {"mujoco_version", mj_versionString()}};
+  if (o.plan) d.generator["plan"] = o.plan->source;
   if (o.total_trajectories > 0) {
     FN_CHECK(o.first_trajectory >= 0 && o.first_trajectory + o.trajectories <= o.total_trajectories &&
                  o.shard_index >= 0 && o.shard_index < o.shard_count,
@@ -148,8 +169,16 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
       Rng rng = Rng::stream(o.seed, uint64_t(o.first_trajectory + n));
       // first draws of the stream: see sim/scene.h
       const Platform platform = randomized ? apply_scene(robot, m, rng) : Platform{};
+      const int64_t planned = o.first_trajectory + n;  // this trajectory's row of the plan
       auto restart = [&] {
         mj_resetData(m, md);
+        if (o.plan) {  // the plan's start state, as recorded (no penetration fix-up)
+          robot.set_state(md, o.plan->qpos.data() + planned * nq, o.plan->qvel.data() + planned * nv);
+          for (int k = 0; k < o.actuator_delay; ++k)
+            std::copy(robot.nominal_ctrl().begin(), robot.nominal_ctrl().end(), in_flight.begin() + long(k) * nu);
+          ring = 0;
+          return;
+        }
         states.sample(rng, q0.data(), v0.data());
         if (na > 0) states.sample_act(rng, a0.data());
         if (randomized && robot.layout().floating_base)  // ground / edge / top, equally often
@@ -185,7 +214,11 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
         if (t == steps) break;
         const int64_t tr = n * steps + t;  // transition index
         double* u = d.ctrl.data() + tr * nu;
-        w.commands->next(rng, u);
+        if (o.plan) {
+          std::copy_n(o.plan->ctrl.data() + (planned * steps + t) * nu, nu, u);
+        } else {
+          w.commands->next(rng, u);
+        }
         if (o.actuator_delay > 0) {  // apply the oldest command in flight, queue this one
           double* oldest = in_flight.data() + size_t(ring) * size_t(nu);
           robot.set_ctrl(md, oldest);

@@ -8,6 +8,7 @@
 
 #include "core/dataset.h"
 #include "core/thread_pool.h"
+#include "sim/command_plan.h"
 #include "sim/robot.h"
 
 namespace flashnerd::sim {
@@ -31,6 +32,9 @@ struct GenerateOptions {
   // dataset records the commands sent; the simulator applies the one sent this many steps
   // earlier (the nominal command before the first ones).
   int actuator_delay = 0;
+  // Replay these start states and commands instead of sampling them (trajectories and
+  // steps must match the plan's; not with a randomized scene or actuator activations).
+  const CommandPlan* plan = nullptr;
   bool progress = true;
 };
 

@@ -7,20 +7,12 @@
 #include <filesystem>
 
 #include "core/atomic_file.h"
-#include "env/cartpole_balance_task.h"
-#include "env/mujoco_backend.h"
+#include "cartpole_env.h"
 
 namespace flashnerd::rl {
 namespace {
 
-struct CartpoleEnv {
-  explicit CartpoleEnv(int envs, uint64_t seed, ThreadPool& pool)
-      : robot(sim::Robot::load("cartpole")), backend(robot, envs, pool), task(*robot), env(task, backend, pool, seed) {}
-  std::shared_ptr<const sim::Robot> robot;
-  env::MujocoBackend backend;
-  env::CartpoleBalanceTask task;
-  env::VecEnv env;
-};
+using testing::CartpoleEnv;
 
 PpoRunOptions options(const std::string& dir, int iterations) {
   PpoRunOptions o;

@@ -99,6 +99,53 @@ TEST(Generator, RecordsContactsAndProbes) {
   EXPECT_TRUE(probe_active);
 }
 
+// gen --policy's replay: a dataset's own start states and commands, given back as a plan,
+// reproduce the dataset (states, probes, contact rows) bit for bit; a plan that does not fit
+// the robot is refused.
+TEST(Generator, ReplayingADatasetsCommandsReproducesIt) {
+  auto r = walker();
+  GenerateOptions o;
+  o.trajectories = 3;
+  o.steps = 40;
+  o.seed = 5;
+  o.progress = false;
+  ThreadPool pool(2);
+  const Dataset d = generate_dataset(*r, o, pool);
+  for (uint8_t v : d.valid) ASSERT_EQ(v, 1) << "an invalid transition restarts the random trajectory";
+  CommandPlan plan;
+  plan.trajectories = d.trajectories;
+  plan.steps = int(d.steps);
+  for (int64_t n = 0; n < d.trajectories; ++n) {
+    plan.qpos.insert(plan.qpos.end(), d.q(n, 0), d.q(n, 0) + d.layout.nq);
+    plan.qvel.insert(plan.qvel.end(), d.v(n, 0), d.v(n, 0) + d.layout.nv);
+  }
+  plan.ctrl = d.ctrl;
+  plan.source = {{"from", "test"}};
+  GenerateOptions replay = o;
+  replay.seed = 99;  // the plan decides everything: no draw may matter
+  replay.plan = &plan;
+  const Dataset e = generate_dataset(*r, replay, pool);
+  EXPECT_EQ(e.qpos, d.qpos);
+  EXPECT_EQ(e.qvel, d.qvel);
+  EXPECT_EQ(e.ctrl, d.ctrl);
+  EXPECT_EQ(e.valid, d.valid);
+  EXPECT_EQ(e.probes, d.probes);
+  EXPECT_EQ(e.contact_rows, d.contact_rows);
+  EXPECT_EQ(e.contact_count, d.contact_count);
+  EXPECT_EQ(e.generator.at("plan"), plan.source);
+  // another command at one step changes the rest of that trajectory only
+  plan.ctrl[size_t(d.layout.nu) * 10] += 0.5;
+  const Dataset f = generate_dataset(*r, replay, pool);
+  EXPECT_EQ(std::vector<double>(f.qpos.begin(), f.qpos.begin() + 11 * d.layout.nq),
+            std::vector<double>(d.qpos.begin(), d.qpos.begin() + 11 * d.layout.nq));
+  EXPECT_NE(f.qpos[size_t(20 * d.layout.nq)], d.qpos[size_t(20 * d.layout.nq)]);
+  const int64_t second = d.frames() * d.layout.nq;
+  EXPECT_EQ(std::vector<double>(f.qpos.begin() + second, f.qpos.end()),
+            std::vector<double>(d.qpos.begin() + second, d.qpos.end()));
+  plan.ctrl.pop_back();
+  EXPECT_THROW(generate_dataset(*r, replay, pool), Error);
+}
+
 TEST(Generator, OverflowKeepsSmallestGapsAndIsCounted) {
   auto r = walker(/*capacity=*/1);
   GenerateOptions o;

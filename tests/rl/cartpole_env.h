@@ -1,0 +1,22 @@
+// MuJoCo's cartpole with the balance task in a VecEnv: the small environment of the rl tests.
+#pragma once
+
+#include <memory>
+
+#include "core/thread_pool.h"
+#include "env/cartpole_balance_task.h"
+#include "env/mujoco_backend.h"
+#include "env/vec_env.h"
+
+namespace flashnerd::rl::testing {
+
+struct CartpoleEnv {
+  CartpoleEnv(int envs, uint64_t seed, ThreadPool& pool)
+      : robot(sim::Robot::load("cartpole")), backend(robot, envs, pool), task(*robot), env(task, backend, pool, seed) {}
+  std::shared_ptr<const sim::Robot> robot;
+  env::MujocoBackend backend;
+  env::CartpoleBalanceTask task;
+  env::VecEnv env;
+};
+
+}  // namespace flashnerd::rl::testing
