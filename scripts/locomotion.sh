@@ -7,7 +7,9 @@
 # after an interruption); results under out/locomotion/, summary by
 # scripts/locomotion_summary.py.
 #
-# Usage: scripts/locomotion.sh [ENVS] [ITERATIONS] [UPDATES] [TRAJECTORIES]
+# Then ROUNDS on-policy rounds per model (stage 5).
+#
+# Usage: [ROUNDS=2] [EVAL_EVERY=10] scripts/locomotion.sh [ENVS] [ITERATIONS] [UPDATES] [TRAJECTORIES]
 #   defaults 4096 300 12000 4000 (each model trains about an hour on 2 cores; each PPO run
 #   about 30 minutes to 1 hour).
 set -euo pipefail
@@ -17,8 +19,9 @@ ITERS="${2:-300}"
 UPDATES="${3:-12000}"
 TRAJ="${4:-4000}"
 EVAL_EVERY="${EVAL_EVERY:-10}"
+ROUNDS="${ROUNDS:-2}"
 FN=./build/src/cli/flashnerd
-OUT=out/locomotion
+OUT="${OUT:-out/locomotion}"  # OUT=dir for a separate run
 mkdir -p "$OUT"
 [ -x "$FN" ] || ./scripts/build.sh build > /dev/null
 
@@ -45,6 +48,7 @@ for pid in "${pids[@]+"${pids[@]}"}"; do wait "$pid"; done
 # 3. PPO on each backend, same seed and settings
 for backend in mujoco flashnerd nerd; do
   run="$OUT/ppo_$backend"
+  grep -q '"iterations"' "$OUT/ppo_$backend.json" 2>/dev/null && continue  # finished
   model=""
   [ "$backend" != mujoco ] && model="--model $OUT/$backend"
   resume=""
@@ -55,8 +59,35 @@ for backend in mujoco flashnerd nerd; do
 done
 
 # 4. every final policy in MuJoCo
-for backend in mujoco flashnerd nerd; do
-  $FN policy-eval --policy "$OUT/ppo_$backend/policy" --envs 256 --steps 1000 --seed 7 \
-    --json > "$OUT/policy_eval_$backend.json"
+evaluate() {  # run name
+  [ -f "$OUT/policy_eval_$1.json" ] || $FN policy-eval --policy "$OUT/ppo_$1/policy" --envs 256 --steps 1000 --seed 7 \
+    --json > "$OUT/policy_eval_$1.json"
+}
+for backend in mujoco flashnerd nerd; do evaluate $backend; done
+
+# 5. on-policy rounds against model exploitation (DAgger; ROUNDS=0 skips them): the policy
+#    trained on a model runs in MuJoCo (action noise of one policy std), the states it visits
+#    under the commands it sends are recorded, appended to that model's data, the model is
+#    finetuned on the mixture (a quarter of the updates), and PPO trains a new policy on it
+#    with the same settings.
+for arch in flashnerd nerd; do
+  model="$OUT/$arch"; data="$OUT/train.h5"; run="ppo_$arch"
+  for r in $(seq 1 "$ROUNDS"); do
+    tag="${arch}_r$r"
+    [ -f "$OUT/onpolicy_$tag.h5" ] || $FN gen --robot quadruped --policy "$OUT/$run/policy" --trajectories $((TRAJ / 2)) \
+      --steps 100 --seed $((100 + r)) --contacts off --out "$OUT/onpolicy_$tag.h5" --json > "$OUT/gen_onpolicy_$tag.json"
+    [ -f "$OUT/mix_$tag.h5" ] || $FN merge --concat "$data" "$OUT/onpolicy_$tag.h5" --out "$OUT/mix_$tag.h5" > /dev/null
+    if ! grep -q '"updates"' "$OUT/finetune_$tag.json" 2>/dev/null; then
+      resume=""; [ -f "$OUT/$tag/checkpoint.pt" ] && resume="--resume"
+      $FN finetune --model "$model" --data "$OUT/mix_$tag.h5" --updates $((UPDATES / 4)) --seed 1 --valid-every 1000 \
+        $resume --out "$OUT/$tag" --json > "$OUT/finetune_$tag.json" 2> "$OUT/finetune_$tag.log"
+    fi
+    resume=""; [ -f "$OUT/ppo_$tag/checkpoint.pt" ] && resume="--resume"
+    $FN ppo --task quadruped-velocity --backend $arch --model "$OUT/$tag" --envs "$ENVS" --iterations "$ITERS" \
+      --eval-every "$EVAL_EVERY" --eval-envs 64 --eval-steps 500 --seed 1 $resume --out "$OUT/ppo_$tag" \
+      --json > "$OUT/ppo_$tag.json" 2> "$OUT/ppo_$tag.log"
+    evaluate "$tag"
+    model="$OUT/$tag"; data="$OUT/mix_$tag.h5"; run="ppo_$tag"
+  done
 done
 /usr/bin/python3 scripts/locomotion_summary.py "$OUT"  # system Python: numpy, matplotlib

@@ -28,7 +28,9 @@ def number(row, key):
 
 def main(out):
     runs = {}
-    for backend in ("mujoco", "flashnerd", "nerd"):
+    rounds = sorted(d[len("ppo_"):] for d in os.listdir(out) if d.startswith("ppo_") and "_r" in d
+                    and os.path.isdir(os.path.join(out, d)))
+    for backend in ("mujoco", "flashnerd", "nerd", *rounds):
         log = os.path.join(out, f"ppo_{backend}", "log.csv")
         if os.path.exists(log):
             runs[backend] = read_log(log)
@@ -73,6 +75,14 @@ def main(out):
                 lines.append(f"| {c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f} | {a[0]:.2f}, {a[1]:.2f}, {a[2]:.2f} | "
                              f"{t['planar_error']:.3f} | {t['yaw_rate_error']:.3f} | {t['terminations']} |")
             lines.append("")
+    if rounds:  # what each on-policy round cost before its PPO run
+        lines += ["", "On-policy rounds: MuJoCo data of the previous policy and the finetune before each run", "",
+                  "| run | on-policy trajectories | gen s | finetune s | finetune valid loss |", "|---|---:|---:|---:|---:|"]
+        for tag in rounds:
+            g = json.load(open(os.path.join(out, f"gen_onpolicy_{tag}.json")))
+            f = json.load(open(os.path.join(out, f"finetune_{tag}.json")))
+            lines.append(f"| {tag} | {g['trajectories']} | {g['seconds']:.0f} | {f['seconds']:.0f} | "
+                         f"{f.get('valid_loss') or math.nan:.4f} |")
     text = "\n".join(lines) + "\n"
     print(text)
     with open(os.path.join(out, "summary.md"), "w") as f:
