@@ -174,18 +174,15 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
         mj_resetData(m, md);
         if (o.plan) {  // the plan's start state, as recorded (no penetration fix-up)
           robot.set_state(md, o.plan->qpos.data() + planned * nq, o.plan->qvel.data() + planned * nv);
-          for (int k = 0; k < o.actuator_delay; ++k)
-            std::copy(robot.nominal_ctrl().begin(), robot.nominal_ctrl().end(), in_flight.begin() + long(k) * nu);
-          ring = 0;
-          return;
+        } else {
+          states.sample(rng, q0.data(), v0.data());
+          if (na > 0) states.sample_act(rng, a0.data());
+          if (randomized && robot.layout().floating_base)  // ground / edge / top, equally often
+            place_start(platform, StartKind(rng.below(kStartKinds)), rng, q0.data());
+          robot.set_state(md, q0.data(), v0.data(), a0.data());
+          resolve_initial_penetration(robot, m, md, states, rng);
+          w.commands->reset(rng);
         }
-        states.sample(rng, q0.data(), v0.data());
-        if (na > 0) states.sample_act(rng, a0.data());
-        if (randomized && robot.layout().floating_base)  // ground / edge / top, equally often
-          place_start(platform, StartKind(rng.below(kStartKinds)), rng, q0.data());
-        robot.set_state(md, q0.data(), v0.data(), a0.data());
-        resolve_initial_penetration(robot, m, md, states, rng);
-        w.commands->reset(rng);
         for (int k = 0; k < o.actuator_delay; ++k)
           std::copy(robot.nominal_ctrl().begin(), robot.nominal_ctrl().end(), in_flight.begin() + long(k) * nu);
         ring = 0;
