@@ -20,6 +20,8 @@ UPDATES="${3:-12000}"
 TRAJ="${4:-4000}"
 EVAL_EVERY="${EVAL_EVERY:-10}"
 ROUNDS="${ROUNDS:-2}"
+# bf16 products where the CPU has them (docs/TRAINING.md); TRAIN_FLAGS=--precision fp32 for bit-reproducible models
+TRAIN_FLAGS="${TRAIN_FLAGS:---precision auto}"
 FN=./build/src/cli/flashnerd
 OUT="${OUT:-out/locomotion}"  # OUT=dir for a separate run
 mkdir -p "$OUT"
@@ -32,14 +34,14 @@ mkdir -p "$OUT"
   --command-process ar1 --ar1-coefficient 0 --ar1-amplitude 0.75 --contacts off \
   --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
 
-# 2. models: same data, preset, updates and seed; one core each, concurrently
+# 2. models: same data, preset, updates and seed; one core and one BLAS thread each, concurrently
 pids=()
 for arch in flashnerd nerd; do
   if ! grep -q '"updates"' "$OUT/train_$arch.json" 2>/dev/null; then  # not finished yet
     resume=""
     [ -f "$OUT/$arch/checkpoint.pt" ] && resume="--resume"
-    $FN train --data "$OUT/train.h5" --arch $arch --preset small --updates "$UPDATES" --seed 1 \
-      --valid-every 1000 $resume --out "$OUT/$arch" --json > "$OUT/train_$arch.json" 2> "$OUT/train_$arch.log" &
+    OPENBLAS_NUM_THREADS=1 $FN train --data "$OUT/train.h5" --arch $arch --preset small --updates "$UPDATES" --seed 1 \
+      $TRAIN_FLAGS --valid-every 1000 $resume --out "$OUT/$arch" --json > "$OUT/train_$arch.json" 2> "$OUT/train_$arch.log" &
     pids+=($!)
   fi
 done
@@ -79,7 +81,7 @@ for arch in flashnerd nerd; do
     [ -f "$OUT/mix_$tag.h5" ] || $FN merge --concat "$data" "$OUT/onpolicy_$tag.h5" --out "$OUT/mix_$tag.h5" > /dev/null
     if ! grep -q '"updates"' "$OUT/finetune_$tag.json" 2>/dev/null; then
       resume=""; [ -f "$OUT/$tag/checkpoint.pt" ] && resume="--resume"
-      $FN finetune --model "$model" --data "$OUT/mix_$tag.h5" --updates $((UPDATES / 4)) --seed 1 --valid-every 1000 \
+      $FN finetune --model "$model" --data "$OUT/mix_$tag.h5" --updates $((UPDATES / 4)) --seed 1 $TRAIN_FLAGS --valid-every 1000 \
         $resume --out "$OUT/$tag" --json > "$OUT/finetune_$tag.json" 2> "$OUT/finetune_$tag.log"
     fi
     resume=""; [ -f "$OUT/ppo_$tag/checkpoint.pt" ] && resume="--resume"
