@@ -27,6 +27,16 @@ std::shared_ptr<const Robot> walker(int capacity = 16) {
   return Robot::from_spec(spec);
 }
 
+// Generation options of a test: no progress line.
+GenerateOptions quiet(int64_t trajectories, int steps, uint64_t seed = 0) {
+  GenerateOptions o;
+  o.trajectories = trajectories;
+  o.steps = steps;
+  o.seed = seed;
+  o.progress = false;
+  return o;
+}
+
 TEST(Robot, LayoutOfFloatingBaseExcludesObjects) {
   auto r = walker();
   EXPECT_TRUE(r->floating_base());
@@ -47,11 +57,7 @@ TEST(Robot, UnboundedHingeIsWrapped) {
 
 TEST(Generator, SameSeedSameDataWhateverTheThreadCount) {
   auto r = walker();
-  GenerateOptions o;
-  o.trajectories = 6;
-  o.steps = 20;
-  o.seed = 11;
-  o.progress = false;
+  GenerateOptions o = quiet(6, 20, 11);
   ThreadPool one(1), two(2);
   Dataset a = generate_dataset(*r, o, one);
   Dataset b = generate_dataset(*r, o, two);
@@ -67,10 +73,7 @@ TEST(Generator, SameSeedSameDataWhateverTheThreadCount) {
 
 TEST(Generator, RecordsContactsAndProbes) {
   auto r = walker();
-  GenerateOptions o;
-  o.trajectories = 4;
-  o.steps = 50;
-  o.progress = false;
+  GenerateOptions o = quiet(4, 50);
   ThreadPool pool(2);
   GenerateSummary s;
   Dataset d = generate_dataset(*r, o, pool, &s);
@@ -104,11 +107,7 @@ TEST(Generator, RecordsContactsAndProbes) {
 // the robot is refused.
 TEST(Generator, ReplayingADatasetsCommandsReproducesIt) {
   auto r = walker();
-  GenerateOptions o;
-  o.trajectories = 3;
-  o.steps = 40;
-  o.seed = 5;
-  o.progress = false;
+  GenerateOptions o = quiet(3, 40, 5);
   ThreadPool pool(2);
   const Dataset d = generate_dataset(*r, o, pool);
   for (uint8_t v : d.valid) ASSERT_EQ(v, 1) << "an invalid transition restarts the random trajectory";
@@ -148,10 +147,7 @@ TEST(Generator, ReplayingADatasetsCommandsReproducesIt) {
 
 TEST(Generator, OverflowKeepsSmallestGapsAndIsCounted) {
   auto r = walker(/*capacity=*/1);
-  GenerateOptions o;
-  o.trajectories = 4;
-  o.steps = 50;
-  o.progress = false;
+  GenerateOptions o = quiet(4, 50);
   ThreadPool pool(1);
   GenerateSummary s;
   Dataset d = generate_dataset(*r, o, pool, &s);
@@ -162,10 +158,7 @@ TEST(Generator, OverflowKeepsSmallestGapsAndIsCounted) {
 TEST(Generator, CodecReproducesMuJoCoSteps) {
   // decode(encode increment of a real step) gives the next state to 1e-9 (double)
   auto r = walker();
-  GenerateOptions o;
-  o.trajectories = 3;
-  o.steps = 40;
-  o.progress = false;
+  GenerateOptions o = quiet(3, 40);
   ThreadPool pool(1);
   Dataset d = generate_dataset(*r, o, pool);
   StateCodec codec(d.layout);
@@ -193,11 +186,8 @@ TEST(Generator, ActuatorDelayAppliesTheCommandSentStepsEarlier) {
   // replaying a delayed trajectory in MuJoCo: step t applies the command recorded at t − 2
   // (the nominal command before), and reaches the recorded next state exactly
   auto r = Robot::load("cartpole");
-  GenerateOptions o;
-  o.trajectories = 2;
-  o.steps = 12;
+  GenerateOptions o = quiet(2, 12);
   o.actuator_delay = 2;
-  o.progress = false;
   ThreadPool pool(1);
   Dataset d = generate_dataset(*r, o, pool);
   const mjModel* m = r->model();
@@ -232,11 +222,8 @@ TEST(Generator, ActuatorDelayAppliesTheCommandSentStepsEarlier) {
 
 TEST(Generator, InvalidTransitionsAreMaskedNotDropped) {
   auto r = walker();
-  GenerateOptions o;
-  o.trajectories = 3;
-  o.steps = 30;
+  GenerateOptions o = quiet(3, 30);
   o.max_velocity = 0.5;  // absurdly low: most transitions count as blow-ups
-  o.progress = false;
   ThreadPool pool(1);
   GenerateSummary s;
   Dataset d = generate_dataset(*r, o, pool, &s);
@@ -246,10 +233,7 @@ TEST(Generator, InvalidTransitionsAreMaskedNotDropped) {
 
 TEST(Dataset, RoundTripAndRefusals) {
   auto r = walker();
-  GenerateOptions o;
-  o.trajectories = 2;
-  o.steps = 10;
-  o.progress = false;
+  GenerateOptions o = quiet(2, 10);
   o.free_dynamics = false;
   ThreadPool pool(1);
   Dataset d = generate_dataset(*r, o, pool);
