@@ -99,6 +99,10 @@ void run_policy_eval(const PolicyEvalArgs& a) {
   if (!policy.info().mjcf_hash.empty() && policy.info().mjcf_hash != parts.robot->mjcf_hash())
     print_warnings({str_cat("policy ", a.policy, " was trained on MJCF ", policy.info().mjcf_hash, "; robot '",
                             parts.robot->name(), "' is MJCF ", parts.robot->mjcf_hash())});
+  // the reward the policy was trained for: its recorded settings, then this command's flags
+  const nlohmann::json trained = policy.info().training.value("reward_settings", nlohmann::json::object());
+  apply_reward_settings(trained, *parts.task);
+  apply_reward_settings(reward_settings(eo), *parts.task);
   env::VecEnv env(*parts.task, *parts.backend, pool, a.seed);
   const rl::PolicyEvaluation r = rl::evaluate_policy(env, policy, a.steps);
   nlohmann::json summary = {{"policy", a.policy},
@@ -110,6 +114,7 @@ void run_policy_eval(const PolicyEvalArgs& a) {
                             {"terminations", r.terminations},
                             {"timeouts", r.timeouts},
                             {"seconds", r.seconds}};
+  if (!trained.empty()) summary["reward_settings_of_training"] = trained;
   const auto& terms = parts.task->reward_terms();
   for (size_t k = 0; k < terms.size(); ++k) summary["term_" + terms[k].name] = r.terms[k];
   if (parts.task->name().rfind("cube-reorient", 0) == 0) summary["reorientation"] = reorientation_summary(r, terms);

@@ -74,6 +74,7 @@ void run_ppo_command(const PpoArgs& a) {
   o.eval_env = eval_env.get();
   o.eval_every = a.eval_every;
   o.eval_steps = a.eval_steps;
+  o.reward_settings = reward_settings(a.env);
   o.run_info = {{"model", a.env.model}, {"envs", a.env.envs}, {"steps_per_env", a.steps_per_env}, {"seed", a.seed}};
   const rl::PpoRunResult r = rl::run_ppo(env, o);
   const rl::IterationRow& last = r.rows.back();

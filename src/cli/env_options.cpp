@@ -1,5 +1,6 @@
 #include "cli/env_options.h"
 
+#include <cmath>
 #include <sstream>
 
 #include "core/error.h"
@@ -25,6 +26,11 @@ void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs, bool backen
                    "(two-way / one-way)");
   }
   sub.add_option("--envs", o.envs, "Environments stepped together")->capture_default_str();
+  sub.add_option("--reward-scale", o.reward_scales,
+                 "TERM=SCALE: another scale (per second, the reward of a step is scale * value * dt) for one of "
+                 "the task's reward terms; repeatable. ppo records them: policy-eval applies a policy's own");
+  sub.add_flag("--only-positive-rewards", o.only_positive_rewards,
+               "Clip each step's reward at zero (legged_gym's only_positive_rewards)");
   sub.add_flag("--allow-other-mjcf", o.allow_other_mjcf, "Run a model on a robot MJCF other than its own");
   add_precision_option(sub, o.precision);
 }
@@ -40,6 +46,7 @@ EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int env
   EnvParts p;
   p.robot = env_robot(o);
   p.task = env::make_task(o.task, *p.robot);
+  apply_reward_settings(reward_settings(o), *p.task);
   env::BackendRequest r;
   r.kind = backend;
   r.model_dir = o.model;
@@ -50,6 +57,34 @@ EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int env
   p.backend = env::make_backend(r, p.robot, pool, &warnings);
   print_warnings(warnings);
   return p;
+}
+
+nlohmann::json reward_settings(const EnvOptions& o) {
+  nlohmann::json settings = nlohmann::json::object();
+  for (const std::string& item : o.reward_scales) {
+    const size_t eq = item.find('=');
+    double scale = 0;
+    size_t pos = 0;
+    bool ok = eq != std::string::npos && eq > 0;
+    if (ok) {
+      try {
+        scale = std::stod(item.substr(eq + 1), &pos);
+      } catch (const std::exception&) {
+        ok = false;
+      }
+    }
+    FN_CHECK(ok && pos == item.size() - eq - 1 && std::isfinite(scale), "--reward-scale: '", item,
+             "' is not TERM=SCALE (e.g. feet_air_time=0.5)");
+    settings["scales"][item.substr(0, eq)] = scale;
+  }
+  if (o.only_positive_rewards) settings["only_positive"] = true;
+  return settings;
+}
+
+void apply_reward_settings(const nlohmann::json& settings, env::Task& task) {
+  if (settings.contains("scales"))
+    for (const auto& [term, scale] : settings.at("scales").items()) task.set_reward_scale(term, scale.get<double>());
+  if (settings.value("only_positive", false)) task.set_clip_negative_reward(true);
 }
 
 std::vector<double> parse_velocity_command(const std::string& text, const std::string& option) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/cli_common.h"
 #include "env/backend.h"
 #include "env/task.h"
@@ -21,7 +23,15 @@ struct EnvOptions {
   std::string precision = "auto";
   bool allow_other_mjcf = false;
   int envs = 0;  // 0: the command's default
+  std::vector<std::string> reward_scales;  // "TERM=SCALE", per second
+  bool only_positive_rewards = false;
 };
+
+// What --reward-scale and --only-positive-rewards ask of the task: {"scales": {TERM: SCALE},
+// "only_positive": true}, only the keys given; an empty object for the task's own rewards.
+nlohmann::json reward_settings(const EnvOptions& o);
+// Applies such settings (the flags', or a policy's recorded training settings) to a task.
+void apply_reward_settings(const nlohmann::json& settings, env::Task& task);
 
 // default_envs: what --envs means when not given; backend_options: --backend and --model
 // (commands that compare several backends define their own).

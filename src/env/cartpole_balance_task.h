@@ -16,7 +16,6 @@ class CartpoleBalanceTask : public Task {
   int action_dim() const override { return 1; }
   double action_bound() const override { return 1.0; }
   int episode_steps() const override { return 200; }
-  const std::vector<RewardTerm>& reward_terms() const override { return terms_; }
   std::vector<std::pair<std::string, int>> observation_terms() const override;
 
   void allocate(int) override {}
@@ -28,7 +27,6 @@ class CartpoleBalanceTask : public Task {
   void load_state(BlobReader&) override {}
 
  private:
-  std::vector<RewardTerm> terms_;
   double force_limit_;
 };
 

@@ -40,7 +40,6 @@ class CubeReorientTask : public Task {
   double action_bound() const override { return 1.0; }
   int episode_steps() const override { return episode_steps_; }
   int control_steps() const override { return control_steps_; }
-  const std::vector<RewardTerm>& reward_terms() const override { return terms_; }
   std::vector<std::pair<std::string, int>> observation_terms() const override;
   const CubeReorientSettings& settings() const { return s_; }
 
@@ -72,7 +71,6 @@ class CubeReorientTask : public Task {
   int nj_ = 0, episode_steps_ = 0, control_steps_ = 1;
   std::vector<double> lower_, upper_, home_q_;
   std::array<double, 7> home_cube_{};
-  std::vector<RewardTerm> terms_;
   std::vector<double> targets_, last_u_;  // (envs, 4), (envs, nj)
   std::vector<float> last_action_;        // (envs, nj)
   std::vector<int> reached_;

@@ -33,7 +33,6 @@ class QuadrupedVelocityTask : public Task {
   int action_dim() const override { return nj_; }
   double action_bound() const override;
   int episode_steps() const override { return episode_steps_; }
-  const std::vector<RewardTerm>& reward_terms() const override { return terms_; }
   std::vector<std::pair<std::string, int>> observation_terms() const override;
 
   void allocate(int envs) override;
@@ -57,7 +56,6 @@ class QuadrupedVelocityTask : public Task {
   const sim::Robot* robot_;
   QuadrupedVelocityOptions o_;
   int nj_, feet_, episode_steps_, resample_steps_;
-  std::vector<RewardTerm> terms_;
   std::vector<double> default_q_, default_u_, ctrl_lo_, ctrl_hi_;
   std::vector<double> gear_, gain_, bias_, force_lo_, force_hi_;  // actuator parameters (bias: 3 each)
   std::vector<int> qadr_, dadr_;                               // actuator i's joint in q and v

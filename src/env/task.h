@@ -33,11 +33,14 @@ class Task {
   // Actions are clamped to [-action_bound, action_bound] before they become commands (the
   // action space's bounds for Gymnasium-style users).
   virtual double action_bound() const { return 1e30; }
-  virtual const std::vector<RewardTerm>& reward_terms() const = 0;
+  const std::vector<RewardTerm>& reward_terms() const { return terms_; }
+  // Changes one term's scale (per second, as the task's own); throws naming the known terms.
+  void set_reward_scale(const std::string& term, double scale);
   // Names of the observation's parts with their widths, in order (for logs and docs).
   virtual std::vector<std::pair<std::string, int>> observation_terms() const = 0;
-  // Rewards below zero are clipped (legged_gym's only_positive_rewards).
-  virtual bool clip_negative_reward() const { return false; }
+  // Rewards below zero are clipped (legged_gym's only_positive_rewards); off unless set.
+  bool clip_negative_reward() const { return clip_negative_; }
+  void set_clip_negative_reward(bool clip) { clip_negative_ = clip; }
 
   virtual void allocate(int envs) = 0;
   // A new episode for env: its start state (robot q, v) and the task's own state.
@@ -56,6 +59,12 @@ class Task {
 
   virtual void save_state(BlobWriter& w) const = 0;
   virtual void load_state(BlobReader& r) = 0;
+
+ protected:
+  std::vector<RewardTerm> terms_;  // set by each task's constructor
+
+ private:
+  bool clip_negative_ = false;
 };
 
 }  // namespace flashnerd::env

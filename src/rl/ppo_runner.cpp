@@ -109,16 +109,18 @@ void write_curves(const std::string& dir, const std::vector<IterationRow>& rows,
 nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
   const PpoConfig& c = o.ppo;
   auto& e = const_cast<env::VecEnv&>(env);
-  return {{"task", e.task().name()},
-          {"robot", e.backend().robot().name()},
-          {"backend", e.backend().kind()},
-          {"envs", env.envs()},
-          {"seed", o.seed},
-          {"steps_per_env", c.steps_per_env},
-          {"epochs", c.epochs},
-          {"minibatches", c.minibatches},
-          {"actor_hidden", c.actor_hidden},
-          {"critic_hidden", c.critic_hidden}};
+  nlohmann::json id = {{"task", e.task().name()},
+                       {"robot", e.backend().robot().name()},
+                       {"backend", e.backend().kind()},
+                       {"envs", env.envs()},
+                       {"seed", o.seed},
+                       {"steps_per_env", c.steps_per_env},
+                       {"epochs", c.epochs},
+                       {"minibatches", c.minibatches},
+                       {"actor_hidden", c.actor_hidden},
+                       {"critic_hidden", c.critic_hidden}};
+  if (!o.reward_settings.empty()) id["reward_settings"] = o.reward_settings;  // absent: the task's own
+  return id;
 }
 
 }  // namespace
@@ -203,6 +205,7 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
     info.hidden = o.ppo.actor_hidden;
     info.observation_terms = env.task().observation_terms();
     info.training = o.run_info;
+    if (!o.reward_settings.empty()) info.training["reward_settings"] = o.reward_settings;
     info.training["backend"] = env.backend().kind();
     info.training["iterations"] = result.rows.empty() ? 0 : result.rows.back().iteration;
     info.training["transitions"] = transitions;

@@ -17,6 +17,17 @@ expect_error "already holds a PPO run; pass --resume" "${PPO[@]}" --envs 16 --it
 [ "$(wc -l < "$TMP/run/log.csv")" -eq 6 ] || fail "the resumed run should continue to 5 rows"
 expect_error "checkpoint in" "${PPO[@]}" --iterations 6 --resume --envs 8 --out "$TMP/run"
 
+# other reward scales: recorded with the policy, applied by policy-eval, part of the run's identity
+"$FN" "${PPO[@]}" --envs 16 --iterations 2 --reward-scale alive=0 --only-positive-rewards --out "$TMP/run_scaled" \
+  --json > /dev/null || fail "ppo --reward-scale"
+grep -q '"reward_settings"' "$TMP/run_scaled/policy/policy.json" || fail "the policy does not record its reward settings"
+"$FN" policy-eval --policy "$TMP/run_scaled/policy" --envs 4 --steps 20 --json > "$TMP/eval_scaled.json" || fail "policy-eval, scaled"
+grep -q '"episode_reward":0.0' "$TMP/eval_scaled.json" || fail "policy-eval ignored the policy's reward scale: $(cat "$TMP/eval_scaled.json")"
+expect_error "was made with" "${PPO[@]}" --envs 16 --iterations 3 --resume --out "$TMP/run_scaled"
+expect_error "is not TERM=SCALE" "${PPO[@]}" --envs 16 --iterations 1 --reward-scale alive --out "$TMP/run_bad"
+expect_error "has no reward term 'survival'; its terms: alive" "${PPO[@]}" --envs 16 --iterations 1 \
+  --reward-scale survival=1 --out "$TMP/run_bad"
+
 "$FN" policy-eval --policy "$TMP/run/policy" --envs 8 --steps 50 --json > "$TMP/eval.json" || fail "policy-eval"
 grep -q '"episode_reward"' "$TMP/eval.json" || fail "policy-eval summary: $(cat "$TMP/eval.json")"
 expect_error "was trained on task 'cartpole-balance', not 'quadruped-velocity'" \

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/error.h"
 #include "env/cartpole_balance_task.h"
 #include "env/coupled_backend.h"
 #include "env/factory.h"
@@ -283,6 +284,37 @@ TEST(VecEnv, NextStepAutoresetDefersTheResetByOneStep) {
     }
   }
   EXPECT_EQ(next.take_episode_stats().episodes, 1);
+}
+
+// Reward settings (--reward-scale, --only-positive-rewards): a term's scale changes the step
+// reward and the episode's term sums; clipping keeps negative steps at zero; an unknown term
+// is refused with the task's terms named.
+TEST(VecEnv, RewardScalesAndClippingChangeTheReward) {
+  auto robot = sim::Robot::load("cartpole");
+  ThreadPool pool(1);
+  MujocoBackend backend(robot, 1, pool);
+  CartpoleBalanceTask task(*robot);
+  VecEnv env(task, backend, pool, 4);
+  const float act[1] = {0.0f};
+  env.reset_all();
+  env.step(act);
+  EXPECT_FLOAT_EQ(env.rewards()[0], 1.0f);  // the task's own: 1 per step
+  const double per_step = 1.0 / robot->control_timestep();
+  task.set_reward_scale("alive", 2.5 * per_step);
+  env.step(act);
+  EXPECT_FLOAT_EQ(env.rewards()[0], 2.5f);
+  task.set_reward_scale("alive", -per_step);
+  env.step(act);
+  EXPECT_FLOAT_EQ(env.rewards()[0], -1.0f);
+  task.set_clip_negative_reward(true);
+  env.step(act);
+  EXPECT_FLOAT_EQ(env.rewards()[0], 0.0f);
+  try {
+    task.set_reward_scale("survival", 1.0);
+    FAIL() << "an unknown reward term was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("its terms: alive"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
