@@ -102,7 +102,7 @@ CubeReorientTask::CubeReorientTask(const sim::Robot& hand, CubeReorientSettings 
             {"rotation", s_.rotation_weight * per_step},
             {"action", s_.action_weight * per_step},
             {"success", s_.success_bonus * per_step},
-            {"drop", s_.drop_penalty * per_step}};
+            {"drop", s_.drop_penalty * per_step, true}};
 }
 
 int CubeReorientTask::observation_dim() const { return 3 * nj_ + 3 + 4 + 3 + 3 + 4 + 4; }

@@ -74,7 +74,7 @@ QuadrupedVelocityTask::QuadrupedVelocityTask(const sim::Robot& robot, QuadrupedV
   terms_ = {{"tracking_lin_vel", 1.0}, {"tracking_ang_vel", 0.5}, {"lin_vel_z", -2.0},
             {"ang_vel_xy", -0.05},     {"orientation", -5.0},     {"torques", -2.5e-5},
             {"dof_acc", -2.5e-7},      {"action_rate", -0.01},    {"feet_air_time", 2.0},
-            {"termination", -2.0 / dt}};  // −2 per fall
+            {"termination", -2.0 / dt, true}};  // −2 per fall
 }
 
 std::vector<std::pair<std::string, int>> QuadrupedVelocityTask::observation_terms() const {

@@ -17,6 +17,9 @@ namespace flashnerd::env {
 struct RewardTerm {
   std::string name;
   double scale;  // per second; the reward of a step is scale · value · dt
+  // Added after negative rewards are clipped (legged_gym adds its termination term after the
+  // clip, so a fall still costs when only positive rewards are kept).
+  bool after_clip = false;
 };
 
 class Task {

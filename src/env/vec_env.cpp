@@ -80,14 +80,15 @@ void VecEnv::step(const float* actions) {
       const bool ended = task_->evaluate(int(e), *backend_, actions + size_t(e) * size_t(act_dim_),
                                          rng_[size_t(e)], values) ||
                          backend_->failed(int(e));
-      double r = 0;
+      double r = 0, r_after_clip = 0;
       double* episode = episode_terms_.data() + size_t(e) * size_t(terms_);
       for (int k = 0; k < terms_; ++k) {
         const double scaled = terms[size_t(k)].scale * values[k] * dt;
         episode[k] += scaled;
-        r += scaled;
+        (terms[size_t(k)].after_clip ? r_after_clip : r) += scaled;
       }
       if (task_->clip_negative_reward() && r < 0) r = 0;
+      r += r_after_clip;
       reward_[size_t(e)] = float(r);
       episode_return_[size_t(e)] += r;
       const int steps = ++steps_[size_t(e)];

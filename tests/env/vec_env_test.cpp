@@ -289,6 +289,18 @@ TEST(VecEnv, NextStepAutoresetDefersTheResetByOneStep) {
 // Reward settings (--reward-scale, --only-positive-rewards): a term's scale changes the step
 // reward and the episode's term sums; clipping keeps negative steps at zero; an unknown term
 // is refused with the task's terms named.
+// Cartpole with a second term, −0.5 every step, that is added after the clip.
+class PenalizedCartpoleTask : public CartpoleBalanceTask {
+ public:
+  explicit PenalizedCartpoleTask(const sim::Robot& robot) : CartpoleBalanceTask(robot) {
+    terms_.push_back({"penalty", -0.5 / robot.control_timestep(), true});
+  }
+  bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) override {
+    terms[1] = 1.0;
+    return CartpoleBalanceTask::evaluate(env, backend, action, rng, terms);
+  }
+};
+
 TEST(VecEnv, RewardScalesAndClippingChangeTheReward) {
   auto robot = sim::Robot::load("cartpole");
   ThreadPool pool(1);
@@ -309,6 +321,14 @@ TEST(VecEnv, RewardScalesAndClippingChangeTheReward) {
   task.set_clip_negative_reward(true);
   env.step(act);
   EXPECT_FLOAT_EQ(env.rewards()[0], 0.0f);
+  // an after-clip term (legged_gym's termination) is added past the clip
+  PenalizedCartpoleTask penalized(*robot);
+  penalized.set_reward_scale("alive", -per_step);
+  penalized.set_clip_negative_reward(true);
+  VecEnv penalized_env(penalized, backend, pool, 4);
+  penalized_env.reset_all();
+  penalized_env.step(act);
+  EXPECT_FLOAT_EQ(penalized_env.rewards()[0], -0.5f);  // max(−1, 0) − 0.5
   try {
     task.set_reward_scale("survival", 1.0);
     FAIL() << "an unknown reward term was accepted";
