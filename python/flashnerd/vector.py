@@ -25,6 +25,7 @@ class VectorEnv:
         self.num_envs = self._env.num_envs
         self.autoreset_mode = self._env.autoreset
         self.max_episode_steps = self._env.episode_steps
+        self.dt = self._env.dt  # seconds of simulated time per step
         bound = self._env.action_bound
         self.single_observation_space = Box(-np.inf, np.inf, (self._env.observation_dim,), np.float32)
         self.single_action_space = Box(-bound, bound, (self._env.action_dim,), np.float32)

@@ -72,6 +72,7 @@ void VecEnv::step(const float* actions) {
     for (int64_t e = e0; e < e1; ++e) {
       if (reset_pending_[size_t(e)]) {  // NextStep: this step is the reset (after the loop)
         reward_[size_t(e)] = 0;
+        std::fill_n(term_values_.data() + size_t(e) * size_t(terms_), terms_, 0.0);
         terminated_[size_t(e)] = timed_out_[size_t(e)] = 0;
         continue;
       }

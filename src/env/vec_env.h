@@ -67,7 +67,8 @@ class VecEnv {
   const double* commands() const { return u_.data(); }
   Autoreset autoreset() const { return autoreset_; }
   int episode_step(int env) const { return steps_[size_t(env)]; }
-  // Unscaled reward-term values of env's last step (task().reward_terms() order).
+  // Unscaled reward-term values of env's last step (task().reward_terms() order; zeros for
+  // a NextStep reset step).
   const double* term_values(int env) const { return term_values_.data() + size_t(env) * size_t(terms_); }
 
   EpisodeStats take_episode_stats();

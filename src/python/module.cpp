@@ -231,6 +231,7 @@ class PyVecEnv {
   int action_dim() const { return env_->action_dim(); }
   double action_bound() const { return task_->action_bound(); }
   int episode_steps() const { return task_->episode_steps(); }
+  double dt() const { return backend_->control_timestep() * task_->control_steps(); }  // s per step
   std::string autoreset() const { return autoreset_ == env::Autoreset::NextStep ? "next_step" : "same_step"; }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
@@ -267,7 +268,23 @@ class PyVecEnv {
     info["final_observation"] = copy_rows(env_->final_observations());  // rows of ended envs
     info["_final_observation"] = ended;
     info["time_outs"] = truncated;
+    info["reward_terms"] = reward_terms();
     return py::make_tuple(copy_rows(env_->observations()), reward, terminated, truncated, info);
+  }
+
+  // Each named reward term's share of the last step's reward (scale · value · dt, before any
+  // clip), per environment: legged_gym's per-term logging, step by step.
+  py::dict reward_terms() const {
+    const auto& terms = task_->reward_terms();
+    const double step_seconds = dt();
+    const int E = env_->envs();
+    py::dict out;
+    for (size_t k = 0; k < terms.size(); ++k) {
+      py::array_t<float> column(E);
+      for (int e = 0; e < E; ++e) column.mutable_data()[e] = float(terms[k].scale * env_->term_values(e)[k] * step_seconds);
+      out[py::str(terms[k].name)] = column;
+    }
+    return out;
   }
 
   py::dict timings() const {
@@ -425,6 +442,7 @@ PYBIND11_MODULE(_flashnerd, m) {
       .def_property_readonly("action_dim", &PyVecEnv::action_dim)
       .def_property_readonly("action_bound", &PyVecEnv::action_bound)
       .def_property_readonly("episode_steps", &PyVecEnv::episode_steps)
+      .def_property_readonly("dt", &PyVecEnv::dt, "Seconds of simulated time per step")
       .def_property_readonly("autoreset", &PyVecEnv::autoreset)
       .def_property_readonly("warnings", &PyVecEnv::warnings)
       .def("reset", &PyVecEnv::reset, py::arg("seed") = py::none(), "-> (obs, info)")

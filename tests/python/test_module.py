@@ -217,3 +217,24 @@ def test_vec_env_cube_reorientation_on_the_hand():
         obs, reward, terminated, truncated, info = env.step(np.zeros((2, 16), np.float32))
     assert np.isfinite(obs).all() and np.isfinite(reward).all()
     assert (np.abs(obs[:, 32:35]) < 0.1).all()  # the cube is still near its resting spot (after 16 joints, 16 velocities)
+
+
+def test_vec_env_reward_terms_add_up_to_the_reward():
+    env = flashnerd.make_vec("quadruped-velocity", num_envs=8, seed=5)
+    assert env.dt == pytest.approx(0.02)  # the quadruped's 50 Hz control
+    env.reset()
+    rng = np.random.default_rng(0)
+    names = {"tracking_lin_vel", "tracking_ang_vel", "lin_vel_z", "ang_vel_xy", "orientation", "torques",
+             "dof_acc", "action_rate", "feet_air_time", "termination"}
+    resets, prev_ended = 0, np.zeros(8, bool)
+    for _ in range(60):
+        obs, reward, terminated, truncated, info = env.step(rng.normal(0, 1.5, (8, 12)).astype(np.float32))
+        terms = info["reward_terms"]
+        assert set(terms) == names
+        total = sum(terms.values())
+        assert np.allclose(total, reward, atol=1e-5)
+        assert (terms["action_rate"] <= 0).all() and (terms["tracking_lin_vel"] >= 0).all()
+        resets += prev_ended.sum()  # next_step autoreset: a reset step has no terms
+        assert all((column[prev_ended] == 0).all() for column in terms.values())
+        prev_ended = terminated | truncated
+    assert resets >= 1  # the strong random actions topple some robots, so a reset step was checked
