@@ -14,6 +14,7 @@
 #include "core/stopwatch.h"
 #include "engine/engine.h"
 #include "rl/observation_normalizer.h"
+#include "rl/penalty_ramp.h"
 #include "train/torch_threads.h"
 
 namespace flashnerd::rl {
@@ -120,6 +121,7 @@ nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
                        {"actor_hidden", c.actor_hidden},
                        {"critic_hidden", c.critic_hidden}};
   if (!o.reward_settings.empty()) id["reward_settings"] = o.reward_settings;  // absent: the task's own
+  if (o.penalty_ramp > 0) id["penalty_ramp"] = o.penalty_ramp;
   return id;
 }
 
@@ -206,6 +208,7 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
     info.observation_terms = env.task().observation_terms();
     info.training = o.run_info;
     if (!o.reward_settings.empty()) info.training["reward_settings"] = o.reward_settings;
+    if (o.penalty_ramp > 0) info.training["penalty_ramp"] = o.penalty_ramp;
     info.training["backend"] = env.backend().kind();
     info.training["iterations"] = result.rows.empty() ? 0 : result.rows.back().iteration;
     info.training["transitions"] = transitions;
@@ -249,7 +252,9 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
   ProgressLine progress(str_cat("ppo ", env.task().name(), " on ", env.backend().kind()), o.iterations, "it",
                         o.progress);
   progress.resume_from(start);
+  PenaltyRamp ramp(env.task(), o.penalty_ramp);  // the full scales come back when the run ends
   for (int it = start; it < o.iterations; ++it) {
+    ramp.apply(it);
     IterationRow row;
     row.iteration = it + 1;
     const auto t_iter = Clock::now();
