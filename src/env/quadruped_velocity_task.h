@@ -4,7 +4,8 @@
 // commands (vx, vy, yaw rate) resampled every 5 s, 20 s episodes. As in IsaacLab's version
 // of the task, negative step rewards are kept (legged_gym clips them to zero, which left
 // PPO without a gradient from random actions here: every step's penalties exceeded the
-// tracking terms), with a termination penalty (−2 per fall) so ending an episode early never pays.
+// tracking terms), with a termination penalty (−2 per fall, added after the clip when
+// --only-positive-rewards asks for legged_gym's) so ending an episode early never pays.
 // Foot contact comes from the backend's probe clearances (the spec's foot probes), so the
 // task reads the same thing from MuJoCo and from a learned model. Terminations: base below
 // 0.25 m, tilt beyond 60°, or a failed backend step. Legged_gym's collision term (thigh and
