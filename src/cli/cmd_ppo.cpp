@@ -29,6 +29,7 @@ struct PpoArgs {
   int eval_envs = 64;
   int eval_steps = 1000;
   int penalty_ramp = 0;
+  int penalty_delay = 0;
   bool resume = false;
   bool overwrite = false;
   bool quiet = false;
@@ -45,6 +46,7 @@ void run_ppo_command(const PpoArgs& a) {
   FN_CHECK(a.eval_every >= 0 && a.eval_envs >= 1 && a.eval_steps >= 1,
            "--eval-every must be >= 0, --eval-envs and --eval-steps >= 1");
   FN_CHECK(a.penalty_ramp >= 0, "--penalty-ramp must be >= 0, got ", a.penalty_ramp);
+  FN_CHECK(a.penalty_delay >= 0, "--penalty-delay must be >= 0, got ", a.penalty_delay);
   ThreadPool pool(checked_threads(a.threads.threads, a.threads.force_threads));
   EnvParts parts = make_env_parts(a.env, a.env.backend, a.env.envs, pool);
   env::VecEnv env(*parts.task, *parts.backend, pool, a.seed);
@@ -78,6 +80,7 @@ void run_ppo_command(const PpoArgs& a) {
   o.eval_steps = a.eval_steps;
   o.reward_settings = reward_settings(a.env);
   o.penalty_ramp = a.penalty_ramp;
+  o.penalty_delay = a.penalty_delay;
   o.run_info = {{"model", a.env.model}, {"envs", a.env.envs}, {"steps_per_env", a.steps_per_env}, {"seed", a.seed}};
   const rl::PpoRunResult r = rl::run_ppo(env, o);
   const rl::IterationRow& last = r.rows.back();
@@ -124,7 +127,10 @@ void register_ppo(CLI::App& app) {
   sub->add_option("--lr", args->lr, "Initial learning rate (adapted to KL 0.01)")->capture_default_str();
   sub->add_option("--entropy", args->entropy, "Entropy coefficient")->capture_default_str();
   sub->add_option("--penalty-ramp", args->penalty_ramp,
-                  "Iterations over which the penalty terms grow from 1/N to their full scale (0: full from the start)")
+                  "Iterations over which the task's shaping terms (penalties, feet air time; not its objective) grow from 1/N to their full scale (0: full from the start)")
+      ->capture_default_str();
+  sub->add_option("--penalty-delay", args->penalty_delay,
+                  "Iterations with the shaping terms off before the --penalty-ramp starts")
       ->capture_default_str();
   sub->add_option("--hidden", args->hidden, "Hidden widths of actor and critic")->capture_default_str();
   sub->add_option("--checkpoint-every", args->checkpoint_every, "Checkpoint every K iterations")->capture_default_str();

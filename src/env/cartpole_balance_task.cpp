@@ -14,7 +14,7 @@ constexpr double kStartNoise = 0.05;
 }  // namespace
 
 CartpoleBalanceTask::CartpoleBalanceTask(const sim::Robot& robot) {
-  terms_ = {{"alive", 1.0 / robot.control_timestep()}};  // 1 per step
+  terms_ = {{"alive", 1.0 / robot.control_timestep(), false, true}};  // 1 per step
   const StateLayout& s = robot.layout();
   FN_CHECK(!s.floating_base && s.nq == 2 && s.nv == 2 && s.nu == 1, "task cartpole-balance needs the cartpole ",
            "(a slider, a hinge and one force); robot '", robot.name(), "' has nq ", s.nq, ", nu ", s.nu);

@@ -98,10 +98,11 @@ CubeReorientTask::CubeReorientTask(const sim::Robot& hand, CubeReorientSettings 
   std::copy_n(q0 + nj_, 7, home_cube_.begin());
   // IsaacGymEnvs' per-step weights, as rates (the reward of an action is scale · value · dt)
   const double per_step = s_.policy_hz;
-  terms_ = {{"distance", s_.distance_weight * per_step},
-            {"rotation", s_.rotation_weight * per_step},
+  // {name, scale per second, added after the clip, objective}
+  terms_ = {{"distance", s_.distance_weight * per_step, false, true},
+            {"rotation", s_.rotation_weight * per_step, false, true},
             {"action", s_.action_weight * per_step},
-            {"success", s_.success_bonus * per_step},
+            {"success", s_.success_bonus * per_step, false, true},
             {"drop", s_.drop_penalty * per_step, true}};
 }
 

@@ -71,7 +71,8 @@ QuadrupedVelocityTask::QuadrupedVelocityTask(const sim::Robot& robot, QuadrupedV
   const double dt = robot.control_timestep();
   episode_steps_ = std::max(1, int(std::lround(o_.episode_seconds / dt)));
   resample_steps_ = std::max(1, int(std::lround(o_.command_resample_seconds / dt)));
-  terms_ = {{"tracking_lin_vel", 1.0}, {"tracking_ang_vel", 0.5}, {"lin_vel_z", -2.0},
+  // {name, scale per second, added after the clip, objective}
+  terms_ = {{"tracking_lin_vel", 1.0, false, true}, {"tracking_ang_vel", 0.5, false, true}, {"lin_vel_z", -2.0},
             {"ang_vel_xy", -0.05},     {"orientation", -5.0},     {"torques", -2.5e-5},
             {"dof_acc", -2.5e-7},      {"action_rate", -0.01},    {"feet_air_time", 2.0},
             {"termination", -2.0 / dt, true}};  // −2 per fall

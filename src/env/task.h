@@ -20,6 +20,9 @@ struct RewardTerm {
   // Added after negative rewards are clipped (legged_gym adds its termination term after the
   // clip, so a fall still costs when only positive rewards are kept).
   bool after_clip = false;
+  // The task's goal (velocity tracking, a reached target, staying up) rather than shaping (the
+  // penalties, feet air time): a penalty curriculum (rl/penalty_ramp.h) leaves it alone.
+  bool objective = false;
 };
 
 class Task {

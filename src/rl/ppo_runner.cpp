@@ -122,6 +122,7 @@ nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
                        {"critic_hidden", c.critic_hidden}};
   if (!o.reward_settings.empty()) id["reward_settings"] = o.reward_settings;  // absent: the task's own
   if (o.penalty_ramp > 0) id["penalty_ramp"] = o.penalty_ramp;
+  if (o.penalty_delay > 0) id["penalty_delay"] = o.penalty_delay;
   return id;
 }
 
@@ -209,6 +210,7 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
     info.training = o.run_info;
     if (!o.reward_settings.empty()) info.training["reward_settings"] = o.reward_settings;
     if (o.penalty_ramp > 0) info.training["penalty_ramp"] = o.penalty_ramp;
+    if (o.penalty_delay > 0) info.training["penalty_delay"] = o.penalty_delay;
     info.training["backend"] = env.backend().kind();
     info.training["iterations"] = result.rows.empty() ? 0 : result.rows.back().iteration;
     info.training["transitions"] = transitions;
@@ -252,7 +254,7 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
   ProgressLine progress(str_cat("ppo ", env.task().name(), " on ", env.backend().kind()), o.iterations, "it",
                         o.progress);
   progress.resume_from(start);
-  PenaltyRamp ramp(env.task(), o.penalty_ramp);  // the full scales come back when the run ends
+  PenaltyRamp ramp(env.task(), o.penalty_ramp, o.penalty_delay);  // the full scales come back when the run ends
   for (int it = start; it < o.iterations; ++it) {
     ramp.apply(it);
     IterationRow row;

@@ -42,8 +42,10 @@ struct PpoRunOptions {
   // and of the policy's training record; empty for the task's own rewards.
   nlohmann::json reward_settings = nlohmann::json::object();
   // Iterations over which the task's penalty terms grow from 1/N to their full scale
-  // (rl/penalty_ramp.h); 0: full from the start. Part of the run's identity when set.
+  // (rl/penalty_ramp.h), after penalty_delay iterations without them; 0 and 0: full from the
+  // start. Part of the run's identity when set.
   int penalty_ramp = 0;
+  int penalty_delay = 0;  // iterations with the penalty terms off before the ramp
 };
 
 struct IterationRow {

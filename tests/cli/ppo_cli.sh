@@ -25,8 +25,10 @@ grep -q '"reward_settings"' "$TMP/run_scaled/policy/policy.json" || fail "the po
 grep -q '"episode_reward":0.0' "$TMP/eval_scaled.json" || fail "policy-eval ignored the policy's reward scale: $(cat "$TMP/eval_scaled.json")"
 expect_error "was made with" "${PPO[@]}" --envs 16 --iterations 3 --resume --out "$TMP/run_scaled"
 # a penalty ramp is recorded with the policy and refused as a resume of a run without one
-"$FN" "${PPO[@]}" --envs 16 --iterations 2 --penalty-ramp 5 --out "$TMP/run_ramp" --json > /dev/null || fail "ppo --penalty-ramp"
+"$FN" "${PPO[@]}" --envs 16 --iterations 2 --penalty-ramp 5 --penalty-delay 3 --out "$TMP/run_ramp" --json > /dev/null \
+  || fail "ppo --penalty-ramp"
 grep -q '"penalty_ramp": 5' "$TMP/run_ramp/policy/policy.json" || fail "the policy does not record its penalty ramp"
+grep -q '"penalty_delay": 3' "$TMP/run_ramp/policy/policy.json" || fail "the policy does not record its penalty delay"
 expect_error "was made with" "${PPO[@]}" --envs 16 --iterations 3 --penalty-ramp 5 --resume --out "$TMP/run"
 expect_error "--penalty-ramp must be >= 0" "${PPO[@]}" --envs 16 --iterations 1 --penalty-ramp -1 --out "$TMP/run_bad"
 expect_error "is not TERM=SCALE" "${PPO[@]}" --envs 16 --iterations 1 --reward-scale alive --out "$TMP/run_bad"

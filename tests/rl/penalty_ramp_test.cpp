@@ -1,4 +1,4 @@
-// The penalty curriculum: which terms it scales, by how much at each iteration, that a PPO run
+// The penalty curriculum: which terms it scales (shaping, not the objective or a fall), by how much at each iteration, that a PPO run
 // sees the ramped scales, leaves the task at its full scales and keeps the ramp in its identity.
 #include "rl/penalty_ramp.h"
 
@@ -24,7 +24,7 @@ std::map<std::string, double> scales(const env::Task& task) {
   return out;
 }
 
-TEST(PenaltyRamp, ScalesOnlyClippedPenaltiesFromOneNthToFull) {
+TEST(PenaltyRamp, ScalesOnlyShapingTermsFromOffThroughOneNthToFull) {
   auto robot = sim::Robot::load("quadruped");
   env::QuadrupedVelocityTask task(*robot);
   const auto full = scales(task);
@@ -32,11 +32,12 @@ TEST(PenaltyRamp, ScalesOnlyClippedPenaltiesFromOneNthToFull) {
     PenaltyRamp ramp(task, 4);
     ramp.apply(0);
     for (const env::RewardTerm& t : task.reward_terms()) {
-      const bool penalty = full.at(t.name) < 0 && !t.after_clip;
-      EXPECT_DOUBLE_EQ(t.scale, penalty ? 0.25 * full.at(t.name) : full.at(t.name)) << t.name;
+      const bool shaping = !t.objective && !t.after_clip;
+      EXPECT_DOUBLE_EQ(t.scale, shaping ? 0.25 * full.at(t.name) : full.at(t.name)) << t.name;
     }
     EXPECT_DOUBLE_EQ(scales(task).at("termination"), full.at("termination"));  // a fall always costs
-    EXPECT_DOUBLE_EQ(scales(task).at("tracking_lin_vel"), full.at("tracking_lin_vel"));
+    EXPECT_DOUBLE_EQ(scales(task).at("tracking_lin_vel"), full.at("tracking_lin_vel"));  // the objective
+    EXPECT_DOUBLE_EQ(scales(task).at("feet_air_time"), 0.25 * full.at("feet_air_time"));  // shaping, positive
     ramp.apply(2);
     EXPECT_DOUBLE_EQ(scales(task).at("torques"), 0.75 * full.at("torques"));
     ramp.apply(3);
@@ -50,6 +51,19 @@ TEST(PenaltyRamp, ScalesOnlyClippedPenaltiesFromOneNthToFull) {
   none.apply(0);
   EXPECT_EQ(scales(task), full);
   EXPECT_THROW(PenaltyRamp(task, -1), Error);
+  EXPECT_THROW(PenaltyRamp(task, 4, -1), Error);
+  {
+    PenaltyRamp delayed(task, 4, 10);  // off for 10 iterations, then 1/4, 2/4, ...
+    EXPECT_EQ(delayed.factor(0), 0.0);
+    EXPECT_EQ(delayed.factor(9), 0.0);
+    EXPECT_EQ(delayed.factor(10), 0.25);
+    EXPECT_EQ(delayed.factor(13), 1.0);
+    delayed.apply(5);
+    EXPECT_EQ(scales(task).at("torques"), 0.0);
+    EXPECT_EQ(scales(task).at("termination"), full.at("termination"));
+    EXPECT_EQ(scales(task).at("tracking_ang_vel"), full.at("tracking_ang_vel"));
+  }
+  EXPECT_EQ(scales(task), full);
 }
 
 TEST(PenaltyRamp, PpoRunsWithTheRampedScalesAndKeepsTheRampInItsIdentity) {
@@ -80,7 +94,7 @@ TEST(PenaltyRamp, PpoRunsWithTheRampedScalesAndKeepsTheRampInItsIdentity) {
   ASSERT_EQ(ramped.term_names, plain.term_names);
   for (size_t k = 0; k < plain.term_names.size(); ++k) {
     const env::RewardTerm& t = task.reward_terms()[k];
-    const double factor = t.scale < 0 && !t.after_clip ? 0.25 : 1.0;
+    const double factor = !t.objective && !t.after_clip ? 0.25 : 1.0;
     EXPECT_NEAR(ramped.rows[0].terms[k], factor * plain.rows[0].terms[k], 1e-9 * std::abs(plain.rows[0].terms[k]) + 1e-12)
         << t.name;
   }
