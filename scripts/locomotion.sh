@@ -9,7 +9,7 @@
 #
 # Then ROUNDS on-policy rounds per model (stage 5).
 #
-# Usage: [ROUNDS=2] [EVAL_EVERY=10] scripts/locomotion.sh [ENVS] [ITERATIONS] [UPDATES] [TRAJECTORIES]
+# Usage: [ROUNDS=2] [EVAL_EVERY=10] [PPO_FLAGS=...] scripts/locomotion.sh [ENVS] [ITERATIONS] [UPDATES] [TRAJECTORIES]
 #   defaults 4096 300 12000 4000 (each model trains about an hour on 2 cores; each PPO run
 #   about 30 minutes to 1 hour).
 set -euo pipefail
@@ -22,6 +22,10 @@ EVAL_EVERY="${EVAL_EVERY:-10}"
 ROUNDS="${ROUNDS:-2}"
 # bf16 products where the CPU has them (docs/TRAINING.md); TRAIN_FLAGS=--precision fp32 for bit-reproducible models
 TRAIN_FLAGS="${TRAIN_FLAGS:---precision auto}"
+# The PPO recipe every backend shares (docs/RL.md, "why the corrected robot still stands"):
+# shaping terms ramped in over 200 iterations, feet air time off (it only penalizes the short
+# swings of exploration); policy-eval applies the policy's recorded reward settings.
+PPO_FLAGS="${PPO_FLAGS:---penalty-ramp 200 --reward-scale feet_air_time=0}"
 FN=./build/src/cli/flashnerd
 OUT="${OUT:-out/locomotion}"  # OUT=dir for a separate run
 mkdir -p "$OUT"
@@ -55,7 +59,7 @@ for backend in mujoco flashnerd nerd; do
   [ "$backend" != mujoco ] && model="--model $OUT/$backend"
   resume=""
   [ -f "$run/checkpoint.pt" ] && resume="--resume"
-  $FN ppo --task quadruped-velocity --backend $backend $model --envs "$ENVS" --iterations "$ITERS" \
+  $FN ppo --task quadruped-velocity --backend $backend $model --envs "$ENVS" --iterations "$ITERS" $PPO_FLAGS \
     --eval-every "$EVAL_EVERY" --eval-envs 64 --eval-steps 500 --seed 1 $resume --out "$run" \
     --json > "$OUT/ppo_$backend.json" 2> "$OUT/ppo_$backend.log"
 done
@@ -85,7 +89,7 @@ for arch in flashnerd nerd; do
         $resume --out "$OUT/$tag" --json > "$OUT/finetune_$tag.json" 2> "$OUT/finetune_$tag.log"
     fi
     resume=""; [ -f "$OUT/ppo_$tag/checkpoint.pt" ] && resume="--resume"
-    $FN ppo --task quadruped-velocity --backend $arch --model "$OUT/$tag" --envs "$ENVS" --iterations "$ITERS" \
+    $FN ppo --task quadruped-velocity --backend $arch --model "$OUT/$tag" --envs "$ENVS" --iterations "$ITERS" $PPO_FLAGS \
       --eval-every "$EVAL_EVERY" --eval-envs 64 --eval-steps 500 --seed 1 $resume --out "$OUT/ppo_$tag" \
       --json > "$OUT/ppo_$tag.json" 2> "$OUT/ppo_$tag.log"
     evaluate "$tag"
