@@ -67,6 +67,9 @@ class VecEnv {
   const double* commands() const { return u_.data(); }
   Autoreset autoreset() const { return autoreset_; }
   int episode_step(int env) const { return steps_[size_t(env)]; }
+  // Simulated seconds per step: the backend's control timestep times the task's control steps
+  // per action (the dt of every reward rate).
+  double step_seconds() const { return backend_->control_timestep() * task_->control_steps(); }
   // Unscaled reward-term values of env's last step (task().reward_terms() order; zeros for
   // a NextStep reset step).
   const double* term_values(int env) const { return term_values_.data() + size_t(env) * size_t(terms_); }

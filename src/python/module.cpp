@@ -231,7 +231,7 @@ class PyVecEnv {
   int action_dim() const { return env_->action_dim(); }
   double action_bound() const { return task_->action_bound(); }
   int episode_steps() const { return task_->episode_steps(); }
-  double dt() const { return backend_->control_timestep() * task_->control_steps(); }  // s per step
+  double dt() const { return env_->step_seconds(); }
   std::string autoreset() const { return autoreset_ == env::Autoreset::NextStep ? "next_step" : "same_step"; }
   const std::vector<std::string>& warnings() const { return warnings_; }
 

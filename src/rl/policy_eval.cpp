@@ -15,7 +15,7 @@ PolicyEvaluation evaluate_policy(env::VecEnv& env, const Policy& policy, int ste
   const auto t0 = std::chrono::steady_clock::now();
   const int E = env.envs(), A = env.action_dim();
   const auto& terms = env.task().reward_terms();
-  const double dt = env.backend().control_timestep() * env.task().control_steps();  // per action
+  const double dt = env.step_seconds();  // per action
   std::vector<float> actions(size_t(E) * size_t(A));
   PolicyScratch scratch = policy.make_scratch();
   PolicyEvaluation r;

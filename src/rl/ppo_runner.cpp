@@ -106,6 +106,16 @@ void write_curves(const std::string& dir, const std::vector<IterationRow>& rows,
   write_line_plot_png(dir + "/reward_vs_transitions.png", {by_samples, eval_samples}, o);
 }
 
+// The run's reward settings and penalty curriculum, only those given: part of its identity and
+// of the policy's training record.
+nlohmann::json reward_curriculum(const PpoRunOptions& o) {
+  nlohmann::json j = nlohmann::json::object();
+  if (!o.reward_settings.empty()) j["reward_settings"] = o.reward_settings;  // absent: the task's own
+  if (o.penalty_ramp > 0) j["penalty_ramp"] = o.penalty_ramp;
+  if (o.penalty_delay > 0) j["penalty_delay"] = o.penalty_delay;
+  return j;
+}
+
 // The settings a resumed run must share with its checkpoint.
 nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
   const PpoConfig& c = o.ppo;
@@ -120,9 +130,7 @@ nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
                        {"minibatches", c.minibatches},
                        {"actor_hidden", c.actor_hidden},
                        {"critic_hidden", c.critic_hidden}};
-  if (!o.reward_settings.empty()) id["reward_settings"] = o.reward_settings;  // absent: the task's own
-  if (o.penalty_ramp > 0) id["penalty_ramp"] = o.penalty_ramp;
-  if (o.penalty_delay > 0) id["penalty_delay"] = o.penalty_delay;
+  id.update(reward_curriculum(o));
   return id;
 }
 
@@ -202,15 +210,13 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
     info.task = env.task().name();
     info.robot = env.backend().robot().name();
     info.mjcf_hash = env.backend().robot().mjcf_hash();
-    info.control_timestep = env.backend().control_timestep() * env.task().control_steps();  // per action
+    info.control_timestep = env.step_seconds();  // per action
     info.observation_dim = D;
     info.action_dim = A;
     info.hidden = o.ppo.actor_hidden;
     info.observation_terms = env.task().observation_terms();
     info.training = o.run_info;
-    if (!o.reward_settings.empty()) info.training["reward_settings"] = o.reward_settings;
-    if (o.penalty_ramp > 0) info.training["penalty_ramp"] = o.penalty_ramp;
-    if (o.penalty_delay > 0) info.training["penalty_delay"] = o.penalty_delay;
+    info.training.update(reward_curriculum(o));
     info.training["backend"] = env.backend().kind();
     info.training["iterations"] = result.rows.empty() ? 0 : result.rows.back().iteration;
     info.training["transitions"] = transitions;

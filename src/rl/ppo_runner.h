@@ -41,11 +41,11 @@ struct PpoRunOptions {
   // Rewards other than the task's own (reward scales, clipping): part of the run's identity
   // and of the policy's training record; empty for the task's own rewards.
   nlohmann::json reward_settings = nlohmann::json::object();
-  // Iterations over which the task's penalty terms grow from 1/N to their full scale
+  // Iterations over which the task's shaping terms grow from 1/N to their full scale
   // (rl/penalty_ramp.h), after penalty_delay iterations without them; 0 and 0: full from the
   // start. Part of the run's identity when set.
   int penalty_ramp = 0;
-  int penalty_delay = 0;  // iterations with the penalty terms off before the ramp
+  int penalty_delay = 0;  // iterations with the shaping terms off before the ramp
 };
 
 struct IterationRow {
