@@ -11,7 +11,7 @@
 #
 # Usage: [ROUNDS=2] [EVAL_EVERY=10] [PPO_FLAGS=...] scripts/locomotion.sh [ENVS] [ITERATIONS] [UPDATES] [TRAJECTORIES]
 #   defaults 1024 400 60000 20000: 2 M transitions of data (2 minutes), the paper's 60 000
-#   updates per model (about 45 minutes on one core each, both at once); PPO runs
+#   updates per model (about 35 minutes on one core each, both at once); PPO runs
 #   9.8 M transitions per backend (about 25 minutes on MuJoCo with 2 cores), the budget at
 #   which the shared recipe first made the MuJoCo baseline walk (docs/RL.md).
 set -euo pipefail
@@ -36,8 +36,8 @@ mkdir -p "$OUT"
 # 1. data: random base poses, velocities and joints; i.i.d. joint-target offsets within
 #    +-0.75 rad around the default pose resampled every step (AR(1) with coefficient 0),
 #    100 steps, falls kept (invalid transitions masked), 4 foot probes
-[ -f "$OUT/train.h5" ] || $FN gen --robot quadruped --trajectories "$TRAJ" --steps 100 --seed 1 \
-  --command-process ar1 --ar1-coefficient 0 --ar1-amplitude 0.75 --contacts off \
+. scripts/locomotion_data.sh
+[ -f "$OUT/train.h5" ] || $FN gen --robot quadruped --steps 100 --contacts off "${LOCOMOTION_COMMANDS[@]}" --trajectories "$TRAJ" --seed 1 \
   --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
 
 # 2. models: same data, preset, updates and seed; one core and one BLAS thread each, concurrently

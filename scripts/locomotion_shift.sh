@@ -20,7 +20,8 @@ gen() {  # name seed flags...
   [ -f "$DIR/$name.h5" ] || $FN gen --robot quadruped --trajectories 500 --steps 100 --seed "$seed" --contacts off "$@" \
     --out "$DIR/$name.h5" --json > "$DIR/gen_$name.json"
 }
-gen random 12 --command-process ar1 --ar1-coefficient 0 --ar1-amplitude 0.75
+. scripts/locomotion_data.sh
+gen random 12 "${LOCOMOTION_COMMANDS[@]}"
 gen mujoco_policy 11 --policy "$OUT/ppo_mujoco/policy"
 gen flashnerd_policy 13 --policy "$OUT/ppo_flashnerd/policy"
 for data in random mujoco_policy flashnerd_policy; do

@@ -71,8 +71,8 @@ def main(out):
         lines.append(f"| {backend} | {rows[-1]['iteration']} | {rows[-1]['transitions']} | {cross_it} | "
                      f"{crossing:.0f} | {train_cross} | {total:.0f} | {median:.2f} | {steps_per_s:.0f} | {shares} | {last_eval:.3f} | "
                      f"{pe.get('episode_reward', math.nan):.3f} |")
-        series[backend] = ([number(r, "seconds") for r in rows if not math.isnan(number(r, "eval_reward"))],
-                           [number(r, "eval_reward") for r in rows if not math.isnan(number(r, "eval_reward"))],
+        evaluated = [r for r in rows if not math.isnan(number(r, "eval_reward"))]
+        series[backend] = ([number(r, "seconds") for r in evaluated], [number(r, "eval_reward") for r in evaluated],
                            [number(r, "seconds") for r in rows], [number(r, "episode_reward") for r in rows])
         if pe.get("tracking"):
             lines.append("")
