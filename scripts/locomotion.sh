@@ -24,10 +24,8 @@ EVAL_EVERY="${EVAL_EVERY:-10}"
 ROUNDS="${ROUNDS:-2}"
 # bf16 products where the CPU has them (docs/TRAINING.md); TRAIN_FLAGS=--precision fp32 for bit-reproducible models
 TRAIN_FLAGS="${TRAIN_FLAGS:---precision auto}"
-# The PPO recipe every backend shares (docs/RL.md, "why the corrected robot still stands"):
-# shaping terms ramped in over 300 iterations, feet air time off (it only penalizes the short
-# swings of exploration); policy-eval applies the policy's recorded reward settings.
-PPO_FLAGS="${PPO_FLAGS:---penalty-ramp 300 --reward-scale feet_air_time=0}"
+. scripts/locomotion_recipe.sh  # data and PPO settings shared with the other locomotion scripts
+PPO_FLAGS="${PPO_FLAGS:-${LOCOMOTION_PPO_FLAGS[*]}}"
 FN=./build/src/cli/flashnerd
 OUT="${OUT:-out/locomotion}"  # OUT=dir for a separate run
 mkdir -p "$OUT"
@@ -36,7 +34,6 @@ mkdir -p "$OUT"
 # 1. data: random base poses, velocities and joints; i.i.d. joint-target offsets within
 #    +-0.75 rad around the default pose resampled every step (AR(1) with coefficient 0),
 #    100 steps, falls kept (invalid transitions masked), 4 foot probes
-. scripts/locomotion_data.sh
 [ -f "$OUT/train.h5" ] || $FN gen --robot quadruped --steps 100 --contacts off "${LOCOMOTION_COMMANDS[@]}" --trajectories "$TRAJ" --seed 1 \
   --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
 

@@ -20,7 +20,7 @@ gen() {  # name seed flags...
   [ -f "$DIR/$name.h5" ] || $FN gen --robot quadruped --trajectories 500 --steps 100 --seed "$seed" --contacts off "$@" \
     --out "$DIR/$name.h5" --json > "$DIR/gen_$name.json"
 }
-. scripts/locomotion_data.sh
+. scripts/locomotion_recipe.sh
 gen random 12 "${LOCOMOTION_COMMANDS[@]}"
 gen mujoco_policy 11 --policy "$OUT/ppo_mujoco/policy"
 gen flashnerd_policy 13 --policy "$OUT/ppo_flashnerd/policy"

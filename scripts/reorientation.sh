@@ -50,8 +50,14 @@ done
 
 # 3. every final policy in MuJoCo: 512 first episodes, another seed
 for backend in mujoco two-way one-way; do
-  $FN policy-eval --policy "$OUT/ppo_$backend/policy" --task "$TASK" --envs 512 --steps 300 --seed 1001 \
-    --json > "$OUT/policy_eval_$backend.json"
+  [ -f "$OUT/policy_eval_$backend.json" ] || $FN policy-eval --policy "$OUT/ppo_$backend/policy" --task "$TASK" \
+    --envs 512 --steps 300 --seed 1001 --json > "$OUT/policy_eval_$backend.json"
+done
+# 3b. is each coupled simulator faithful to a good policy? The MuJoCo-trained one run inside it,
+#     same episodes: a simulator that scores it as MuJoCo does can teach it
+for backend in two-way one-way; do
+  [ -f "$OUT/mujoco_policy_in_$backend.json" ] || $FN policy-eval --policy "$OUT/ppo_mujoco/policy" --task "$TASK" \
+    --backend $backend --model "$HAND/model" --envs 512 --steps 300 --seed 1001 --json > "$OUT/mujoco_policy_in_$backend.json"
 done
 # 4. the three policies side by side in MuJoCo (same start state): PNG strip and MP4
 $FN policy-video --policy "$OUT/ppo_two-way/policy" --policy "$OUT/ppo_mujoco/policy" \
@@ -69,4 +75,11 @@ for b in ["mujoco", "two-way", "one-way"]:
           f"{r['share_two_or_more_targets']:.0%} | {r['drop_rate']:.2f} ({r['drop_rate_ci95'][0]:.2f}-{r['drop_rate_ci95'][1]:.2f}) | "
           f"{p['seconds'] / it:.2f} | {p['seconds_dynamics'] / it:.2f} / {p['seconds_sensing'] / it:.2f} / "
           f"{p['seconds_policy'] / it:.2f} / {p['seconds_update'] / it:.2f} |")
+print()
+print("| the MuJoCo-trained policy run in | targets / episode (95% CI) | >= 2 targets | drop rate (95% CI) |")
+print("|---|---:|---:|---:|")
+for b, f in [("mujoco", "policy_eval_mujoco"), ("two-way", "mujoco_policy_in_two-way"), ("one-way", "mujoco_policy_in_one-way")]:
+    r = json.load(open(f"{out}/{f}.json"))["reorientation"]
+    print(f"| {b} | {r['targets_per_episode']:.2f} ({r['targets_per_episode_ci95'][0]:.2f}-{r['targets_per_episode_ci95'][1]:.2f}) | "
+          f"{r['share_two_or_more_targets']:.0%} | {r['drop_rate']:.2f} ({r['drop_rate_ci95'][0]:.2f}-{r['drop_rate_ci95'][1]:.2f}) |")
 PY

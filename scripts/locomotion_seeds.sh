@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# How much of a locomotion result is the PPO seed (docs/RL.md): more PPO runs, same recipe and
+# budget as scripts/locomotion.sh, on one of its simulators -- mujoco, or a model directory of
+# the run (flashnerd, nerd, flashnerd_r1, ...) -- each final policy evaluated in MuJoCo
+# (256 envs x 1000 steps, seed 7, as locomotion.sh), and a table of every seed, the run's own
+# seed-1 policy first. Each run resumes where it stopped.
+#
+# Usage: [ENVS=1024] [ITERS=400] scripts/locomotion_seeds.sh OUT SIMULATOR SEED...
+#   e.g. scripts/locomotion_seeds.sh out/locomotion_long flashnerd_r1 2 3
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 3 ] || { sed -n 2,9p "$0" >&2; exit 2; }
+OUT=$1; SIM=$2; shift 2
+ENVS="${ENVS:-1024}"
+ITERS="${ITERS:-400}"
+FN=./build/src/cli/flashnerd
+. scripts/locomotion_recipe.sh
+backend=(--backend mujoco)
+if [ "$SIM" != mujoco ]; then
+  [ -f "$OUT/$SIM/config.json" ] || { echo "$OUT/$SIM is not a model directory" >&2; exit 1; }
+  arch=${SIM%%_r*}  # flashnerd_r1 -> flashnerd
+  backend=(--backend "$arch" --model "$OUT/$SIM")
+fi
+suffix=""; [ "$ITERS" = 400 ] || suffix="_it$ITERS"
+runs=("ppo_$SIM")
+for seed in "$@"; do
+  run="ppo_${SIM}_seed$seed$suffix"
+  runs+=("$run")
+  if ! grep -q '"iterations"' "$OUT/$run.json" 2>/dev/null; then
+    resume=(); [ -f "$OUT/$run/checkpoint.pt" ] && resume=(--resume)
+    $FN ppo --task quadruped-velocity "${backend[@]}" --envs "$ENVS" --iterations "$ITERS" "${LOCOMOTION_PPO_FLAGS[@]}" \
+      --eval-every 10 --eval-envs 64 --eval-steps 500 --seed "$seed" "${resume[@]}" --out "$OUT/$run" \
+      --json > "$OUT/$run.json" 2> "$OUT/$run.log"
+  fi
+  [ -f "$OUT/policy_eval_${run#ppo_}.json" ] || $FN policy-eval --policy "$OUT/$run/policy" --envs 256 --steps 1000 \
+    --seed 7 --json > "$OUT/policy_eval_${run#ppo_}.json"
+done
+/usr/bin/python3 - "$OUT" "${runs[@]}" <<'PY'
+import json, sys
+out, runs = sys.argv[1], sys.argv[2:]
+print("| PPO run | s / iteration | policy-eval in MuJoCo (256 x 1000) | falls of 256 |")
+print("|---|---:|---:|---:|")
+for run in runs:
+    e = json.load(open(f"{out}/policy_eval_{run[len('ppo_'):]}.json"))
+    p = json.load(open(f"{out}/{run}.json"))
+    print(f"| {run} | {p['seconds'] / p['iterations']:.2f} | {e['episode_reward']:.2f} | {e['terminations']} |")
+PY
