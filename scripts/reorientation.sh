@@ -13,6 +13,8 @@
 #   VARIANT reduced (default: yaw targets, 0.4 rad tolerance; robots/tasks/cube_reorient.json)
 #   or paper. Defaults 1024 envs x 24 steps x 600 iterations (~15 M policy steps: about 40 min
 #   on MuJoCo, 70 on two-way, 110 on one-way on 2 cores).
+#   SEED=N (default 1) trains and evaluates another PPO seed (runs ppo_BACKEND_seedN; seed 1's
+#   are ppo_BACKEND); BACKENDS="mujoco two-way" limits the backends (the video needs all three).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VARIANT="${1:-reduced}"
@@ -22,6 +24,9 @@ UPDATES="${4:-3000}"
 TASK=cube-reorient; [ "$VARIANT" = paper ] || TASK="cube-reorient-$VARIANT"
 FN=./build/src/cli/flashnerd
 OUT="out/reorientation/$VARIANT"
+SEED="${SEED:-1}"
+BACKENDS="${BACKENDS:-mujoco two-way one-way}"
+run_name() { [ "$SEED" = 1 ] && echo "ppo_$1" || echo "ppo_$1_seed$SEED"; }
 HAND=out/reorientation/hand  # the frozen hand model, shared by both variants
 mkdir -p "$OUT" "$HAND"
 [ -x "$FN" ] || ./scripts/build.sh build > /dev/null
@@ -36,50 +41,56 @@ if ! grep -q '"updates"' "$HAND/train.json" 2>/dev/null; then
 fi
 
 # 2. PPO, identical settings and seed on each backend
-for backend in mujoco two-way one-way; do
-  run="$OUT/ppo_$backend"
-  grep -q '"iterations"' "$OUT/ppo_$backend.json" 2>/dev/null && continue  # finished
+for backend in $BACKENDS; do
+  name=$(run_name $backend); run="$OUT/$name"
+  grep -q '"iterations"' "$run.json" 2>/dev/null && continue  # finished
   model=(); [ "$backend" = mujoco ] || model=(--model "$HAND/model")
   resume=(); [ -f "$run/checkpoint.pt" ] && resume=(--resume)
   # no entropy bonus (IsaacGymEnvs' in-hand settings): with rsl_rl's 0.005 the action std grew
   # from 1.0 to 1.3 in 220 iterations of a first MuJoCo run, past the [-1, 1] action range
-  $FN ppo --task "$TASK" --backend $backend "${model[@]}" --envs "$ENVS" --iterations "$ITERS" --seed 1 --entropy 0 \
+  $FN ppo --task "$TASK" --backend $backend "${model[@]}" --envs "$ENVS" --iterations "$ITERS" --seed "$SEED" --entropy 0 \
     --eval-every 50 --eval-envs 64 --eval-steps 300 "${resume[@]}" --out "$run" \
-    --json > "$OUT/ppo_$backend.json" 2> "$OUT/ppo_$backend.log"
+    --json > "$run.json" 2> "$run.log"
 done
 
 # 3. every final policy in MuJoCo: 512 first episodes, another seed
-for backend in mujoco two-way one-way; do
-  [ -f "$OUT/policy_eval_$backend.json" ] || $FN policy-eval --policy "$OUT/ppo_$backend/policy" --task "$TASK" \
-    --envs 512 --steps 300 --seed 1001 --json > "$OUT/policy_eval_$backend.json"
+for backend in $BACKENDS; do
+  name=$(run_name $backend)
+  [ -f "$OUT/policy_eval_${name#ppo_}.json" ] || $FN policy-eval --policy "$OUT/$name/policy" --task "$TASK" \
+    --envs 512 --steps 300 --seed 1001 --json > "$OUT/policy_eval_${name#ppo_}.json"
 done
 # 3b. is each coupled simulator faithful to a good policy? The MuJoCo-trained one run inside it,
 #     same episodes: a simulator that scores it as MuJoCo does can teach it
-for backend in two-way one-way; do
+[ -d "$OUT/ppo_mujoco/policy" ] && for backend in two-way one-way; do
   [ -f "$OUT/mujoco_policy_in_$backend.json" ] || $FN policy-eval --policy "$OUT/ppo_mujoco/policy" --task "$TASK" \
     --backend $backend --model "$HAND/model" --envs 512 --steps 300 --seed 1001 --json > "$OUT/mujoco_policy_in_$backend.json"
 done
 # 4. the three policies side by side in MuJoCo (same start state): PNG strip and MP4
-$FN policy-video --policy "$OUT/ppo_two-way/policy" --policy "$OUT/ppo_mujoco/policy" \
+[ -f "$OUT/video.json" ] || [ ! -f "$OUT/policy_eval_one-way.json" ] || [ ! -f "$OUT/policy_eval_two-way.json" ] || \
+  $FN policy-video --policy "$OUT/ppo_two-way/policy" --policy "$OUT/ppo_mujoco/policy" \
   --policy "$OUT/ppo_one-way/policy" --steps 300 --frames 8 --out "$OUT/video" --json > "$OUT/video.json"
 /usr/bin/python3 - "$OUT" <<'PY'
-import json, sys
+import glob, json, os, sys
 out = sys.argv[1]
-print("| trained on | targets / episode (95% CI) | >= 2 targets | drop rate (95% CI) | PPO s / iteration | dynamics / contacts / policy / update s |")
+def ci(r, k):
+    return f"{r[k + '_ci95'][0]:.2f}-{r[k + '_ci95'][1]:.2f}"
+def row(label, r):
+    return (f"| {label} | {r['targets_per_episode']:.2f} ({ci(r, 'targets_per_episode')}) | "
+            f"{r['share_two_or_more_targets']:.0%} | {r['drop_rate']:.2f} ({ci(r, 'drop_rate')}) |")
+print("| trained on (run) | targets / episode (95% CI) | >= 2 targets | drop rate (95% CI) | PPO s / iteration | dynamics / contacts / policy / update s |")
 print("|---|---:|---:|---:|---:|---|")
-for b in ["mujoco", "two-way", "one-way"]:
-    r = json.load(open(f"{out}/policy_eval_{b}.json"))["reorientation"]
-    p = json.load(open(f"{out}/ppo_{b}.json"))
+order = {"mujoco": 0, "two-way": 1, "one-way": 2}
+runs = [os.path.basename(f)[len("policy_eval_"):-len(".json")] for f in glob.glob(f"{out}/policy_eval_*.json")]
+for run in sorted(runs, key=lambda n: (order.get(n.split("_")[0], 3), n)):
+    p = json.load(open(f"{out}/ppo_{run}.json"))
     it = p["iterations"]
-    print(f"| {b} | {r['targets_per_episode']:.2f} ({r['targets_per_episode_ci95'][0]:.2f}-{r['targets_per_episode_ci95'][1]:.2f}) | "
-          f"{r['share_two_or_more_targets']:.0%} | {r['drop_rate']:.2f} ({r['drop_rate_ci95'][0]:.2f}-{r['drop_rate_ci95'][1]:.2f}) | "
-          f"{p['seconds'] / it:.2f} | {p['seconds_dynamics'] / it:.2f} / {p['seconds_sensing'] / it:.2f} / "
+    print(row(run, json.load(open(f"{out}/policy_eval_{run}.json"))["reorientation"]) +
+          f" {p['seconds'] / it:.2f} | {p['seconds_dynamics'] / it:.2f} / {p['seconds_sensing'] / it:.2f} / "
           f"{p['seconds_policy'] / it:.2f} / {p['seconds_update'] / it:.2f} |")
 print()
-print("| the MuJoCo-trained policy run in | targets / episode (95% CI) | >= 2 targets | drop rate (95% CI) |")
+print("| the MuJoCo-trained policy (seed 1) run in | targets / episode (95% CI) | >= 2 targets | drop rate (95% CI) |")
 print("|---|---:|---:|---:|")
 for b, f in [("mujoco", "policy_eval_mujoco"), ("two-way", "mujoco_policy_in_two-way"), ("one-way", "mujoco_policy_in_one-way")]:
-    r = json.load(open(f"{out}/{f}.json"))["reorientation"]
-    print(f"| {b} | {r['targets_per_episode']:.2f} ({r['targets_per_episode_ci95'][0]:.2f}-{r['targets_per_episode_ci95'][1]:.2f}) | "
-          f"{r['share_two_or_more_targets']:.0%} | {r['drop_rate']:.2f} ({r['drop_rate_ci95'][0]:.2f}-{r['drop_rate_ci95'][1]:.2f}) |")
+    if os.path.exists(f"{out}/{f}.json"):
+        print(row(b, json.load(open(f"{out}/{f}.json"))["reorientation"]))
 PY
