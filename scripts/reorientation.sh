@@ -27,6 +27,7 @@ OUT="out/reorientation/$VARIANT"
 SEED="${SEED:-1}"
 BACKENDS="${BACKENDS:-mujoco two-way one-way}"
 run_name() { [ "$SEED" = 1 ] && echo "ppo_$1" || echo "ppo_$1_seed$SEED"; }
+newer() { local out=$1; shift; for f; do [ "$out" -nt "$f" ] || return 1; done; }  # out newer than every input
 HAND=out/reorientation/hand  # the frozen hand model, shared by both variants
 mkdir -p "$OUT" "$HAND"
 [ -x "$FN" ] || ./scripts/build.sh build > /dev/null
@@ -43,7 +44,7 @@ fi
 # 2. PPO, identical settings and seed on each backend
 for backend in $BACKENDS; do
   name=$(run_name $backend); run="$OUT/$name"
-  grep -q '"iterations"' "$run.json" 2>/dev/null && continue  # finished
+  grep -q "\"iterations\":$ITERS," "$run.json" 2>/dev/null && continue  # finished at this budget (a larger one resumes it)
   model=(); [ "$backend" = mujoco ] || model=(--model "$HAND/model")
   resume=(); [ -f "$run/checkpoint.pt" ] && resume=(--resume)
   # no entropy bonus (IsaacGymEnvs' in-hand settings): with rsl_rl's 0.005 the action std grew
@@ -56,17 +57,18 @@ done
 # 3. every final policy in MuJoCo: 512 first episodes, another seed
 for backend in $BACKENDS; do
   name=$(run_name $backend)
-  [ -f "$OUT/policy_eval_${name#ppo_}.json" ] || $FN policy-eval --policy "$OUT/$name/policy" --task "$TASK" \
+  newer "$OUT/policy_eval_${name#ppo_}.json" "$OUT/$name/policy/policy.json" || $FN policy-eval --policy "$OUT/$name/policy" --task "$TASK" \
     --envs 512 --steps 300 --seed 1001 --json > "$OUT/policy_eval_${name#ppo_}.json"
 done
 # 3b. is each coupled simulator faithful to a good policy? The MuJoCo-trained one run inside it,
 #     same episodes: a simulator that scores it as MuJoCo does can teach it
 [ -d "$OUT/ppo_mujoco/policy" ] && for backend in two-way one-way; do
-  [ -f "$OUT/mujoco_policy_in_$backend.json" ] || $FN policy-eval --policy "$OUT/ppo_mujoco/policy" --task "$TASK" \
+  newer "$OUT/mujoco_policy_in_$backend.json" "$OUT/ppo_mujoco/policy/policy.json" || $FN policy-eval --policy "$OUT/ppo_mujoco/policy" --task "$TASK" \
     --backend $backend --model "$HAND/model" --envs 512 --steps 300 --seed 1001 --json > "$OUT/mujoco_policy_in_$backend.json"
 done
 # 4. the three policies side by side in MuJoCo (same start state): PNG strip and MP4
-[ -f "$OUT/video.json" ] || [ ! -f "$OUT/policy_eval_one-way.json" ] || [ ! -f "$OUT/policy_eval_two-way.json" ] || \
+[ ! -f "$OUT/policy_eval_one-way.json" ] || [ ! -f "$OUT/policy_eval_two-way.json" ] || \
+  newer "$OUT/video.json" "$OUT"/ppo_{mujoco,two-way,one-way}/policy/policy.json || \
   $FN policy-video --policy "$OUT/ppo_two-way/policy" --policy "$OUT/ppo_mujoco/policy" \
   --policy "$OUT/ppo_one-way/policy" --steps 300 --frames 8 --out "$OUT/video" --json > "$OUT/video.json"
 /usr/bin/python3 - "$OUT" <<'PY'
