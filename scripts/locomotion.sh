@@ -20,13 +20,11 @@ ENVS="${1:-1024}"
 ITERS="${2:-400}"
 UPDATES="${3:-60000}"
 TRAJ="${4:-20000}"
-EVAL_EVERY="${EVAL_EVERY:-10}"
 ROUNDS="${ROUNDS:-2}"
 # bf16 products where the CPU has them (docs/TRAINING.md); TRAIN_FLAGS=--precision fp32 for bit-reproducible models
 TRAIN_FLAGS="${TRAIN_FLAGS:---precision auto}"
-. scripts/locomotion_recipe.sh  # data and PPO settings shared with the other locomotion scripts
-PPO_FLAGS="${PPO_FLAGS:-${LOCOMOTION_PPO_FLAGS[*]}}"
 FN=./build/src/cli/flashnerd
+. scripts/locomotion_recipe.sh  # data, PPO settings and evaluation shared with the other locomotion scripts
 OUT="${OUT:-out/locomotion}"  # OUT=dir for a separate run
 mkdir -p "$OUT"
 [ -x "$FN" ] || ./scripts/build.sh build > /dev/null
@@ -51,24 +49,11 @@ done
 for pid in "${pids[@]+"${pids[@]}"}"; do wait "$pid"; done
 
 # 3. PPO on each backend, same seed and settings
-for backend in mujoco flashnerd nerd; do
-  run="$OUT/ppo_$backend"
-  grep -q '"iterations"' "$OUT/ppo_$backend.json" 2>/dev/null && continue  # finished
-  model=""
-  [ "$backend" != mujoco ] && model="--model $OUT/$backend"
-  resume=""
-  [ -f "$run/checkpoint.pt" ] && resume="--resume"
-  $FN ppo --task quadruped-velocity --backend $backend $model --envs "$ENVS" --iterations "$ITERS" $PPO_FLAGS \
-    --eval-every "$EVAL_EVERY" --eval-envs 64 --eval-steps 500 --seed 1 $resume --out "$run" \
-    --json > "$OUT/ppo_$backend.json" 2> "$OUT/ppo_$backend.log"
-done
+locomotion_ppo "$OUT" ppo_mujoco 1 mujoco
+for arch in flashnerd nerd; do locomotion_ppo "$OUT" "ppo_$arch" 1 $arch "$OUT/$arch"; done
 
 # 4. every final policy in MuJoCo
-evaluate() {  # run name
-  [ -f "$OUT/policy_eval_$1.json" ] || $FN policy-eval --policy "$OUT/ppo_$1/policy" --envs 256 --steps 1000 --seed 7 \
-    --json > "$OUT/policy_eval_$1.json"
-}
-for backend in mujoco flashnerd nerd; do evaluate $backend; done
+for backend in mujoco flashnerd nerd; do locomotion_evaluate "$OUT" "ppo_$backend"; done
 
 # 5. on-policy rounds against model exploitation (DAgger; ROUNDS=0 skips them): the policy
 #    trained on a model runs in MuJoCo (action noise of one policy std), the states it visits
@@ -87,11 +72,8 @@ for arch in flashnerd nerd; do
       $FN finetune --model "$model" --data "$OUT/mix_$tag.h5" --updates $((UPDATES / 4)) --seed 1 $TRAIN_FLAGS --valid-every 1000 \
         $resume --out "$OUT/$tag" --json > "$OUT/finetune_$tag.json" 2> "$OUT/finetune_$tag.log"
     fi
-    resume=""; [ -f "$OUT/ppo_$tag/checkpoint.pt" ] && resume="--resume"
-    $FN ppo --task quadruped-velocity --backend $arch --model "$OUT/$tag" --envs "$ENVS" --iterations "$ITERS" $PPO_FLAGS \
-      --eval-every "$EVAL_EVERY" --eval-envs 64 --eval-steps 500 --seed 1 $resume --out "$OUT/ppo_$tag" \
-      --json > "$OUT/ppo_$tag.json" 2> "$OUT/ppo_$tag.log"
-    evaluate "$tag"
+    locomotion_ppo "$OUT" "ppo_$tag" 1 $arch "$OUT/$tag"
+    locomotion_evaluate "$OUT" "ppo_$tag"
     model="$OUT/$tag"; data="$OUT/mix_$tag.h5"; run="ppo_$tag"
   done
 done

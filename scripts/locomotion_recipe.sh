@@ -1,10 +1,32 @@
 # The quadruped's shared recipe (paper IV-B), sourced by the locomotion scripts so every run
-# uses the same data and the same PPO settings.
+# uses the same data, the same PPO settings and the same evaluation. The functions use the
+# caller's FN (the flashnerd binary), ENVS and ITERS.
 # Data: i.i.d. joint-target offsets within +-0.75 rad around the default pose resampled every
 # step (AR(1) with coefficient 0); the scripts add --robot quadruped --steps 100 --contacts off
 # (fixed foot probes).
 LOCOMOTION_COMMANDS=(--command-process ar1 --ar1-coefficient 0 --ar1-amplitude 0.75)
 # PPO, every backend (docs/RL.md, "why the corrected robot still stands"): shaping terms ramped
 # in over 300 iterations, feet air time off (it only penalizes the short swings of
-# exploration); policy-eval applies the policy's recorded reward settings.
-LOCOMOTION_PPO_FLAGS=(--penalty-ramp 300 --reward-scale feet_air_time=0)
+# exploration); policy-eval applies the policy's recorded reward settings. PPO_FLAGS=...
+# replaces them for an experiment.
+read -ra LOCOMOTION_PPO_FLAGS <<< "${PPO_FLAGS:---penalty-ramp 300 --reward-scale feet_air_time=0}"
+
+# locomotion_ppo OUT RUN SEED BACKEND [MODEL]: PPO with the recipe into OUT/RUN (ENVS x 24
+# steps x ITERS, the mean policy evaluated in MuJoCo every EVAL_EVERY iterations, default 10);
+# resumes a begun run, skips a finished one
+locomotion_ppo() {
+  local out=$1 run=$2 seed=$3 backend=$4 model=() resume=()
+  [ $# -ge 5 ] && model=(--model "$5")
+  grep -q '"iterations"' "$out/$run.json" 2>/dev/null && return 0
+  [ -f "$out/$run/checkpoint.pt" ] && resume=(--resume)
+  $FN ppo --task quadruped-velocity --backend "$backend" "${model[@]}" --envs "$ENVS" --iterations "$ITERS" \
+    "${LOCOMOTION_PPO_FLAGS[@]}" --eval-every "${EVAL_EVERY:-10}" --eval-envs 64 --eval-steps 500 --seed "$seed" \
+    "${resume[@]}" --out "$out/$run" --json > "$out/$run.json" 2> "$out/$run.log"
+}
+
+# locomotion_evaluate OUT RUN: RUN's final policy in MuJoCo (256 envs x 1000 steps, mean
+# actions, seed 7) into OUT/policy_eval_NAME.json, NAME being RUN without "ppo_"
+locomotion_evaluate() {
+  local file="$1/policy_eval_${2#ppo_}.json"
+  [ -f "$file" ] || $FN policy-eval --policy "$1/$2/policy" --envs 256 --steps 1000 --seed 7 --json > "$file"
+}

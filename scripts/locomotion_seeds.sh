@@ -5,7 +5,7 @@
 # (256 envs x 1000 steps, seed 7, as locomotion.sh), and a table of every seed, the run's own
 # seed-1 policy first. Each run resumes where it stopped.
 #
-# Usage: [ENVS=1024] [ITERS=400] scripts/locomotion_seeds.sh OUT SIMULATOR SEED...
+# Usage: [ENVS=1024] [ITERS=400] [EVAL_EVERY=10] scripts/locomotion_seeds.sh OUT SIMULATOR SEED...
 #   e.g. scripts/locomotion_seeds.sh out/locomotion_long flashnerd_r1 2 3
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,26 +14,19 @@ OUT=$1; SIM=$2; shift 2
 ENVS="${ENVS:-1024}"
 ITERS="${ITERS:-400}"
 FN=./build/src/cli/flashnerd
-. scripts/locomotion_recipe.sh
-backend=(--backend mujoco)
+. scripts/locomotion_recipe.sh  # locomotion_ppo, locomotion_evaluate
+backend=(mujoco)
 if [ "$SIM" != mujoco ]; then
   [ -f "$OUT/$SIM/config.json" ] || { echo "$OUT/$SIM is not a model directory" >&2; exit 1; }
-  arch=${SIM%%_r*}  # flashnerd_r1 -> flashnerd
-  backend=(--backend "$arch" --model "$OUT/$SIM")
+  backend=("${SIM%%_r*}" "$OUT/$SIM")  # flashnerd_r1: the flashnerd backend on that model
 fi
 suffix=""; [ "$ITERS" = 400 ] || suffix="_it$ITERS"
 runs=("ppo_$SIM")
 for seed in "$@"; do
   run="ppo_${SIM}_seed$seed$suffix"
   runs+=("$run")
-  if ! grep -q '"iterations"' "$OUT/$run.json" 2>/dev/null; then
-    resume=(); [ -f "$OUT/$run/checkpoint.pt" ] && resume=(--resume)
-    $FN ppo --task quadruped-velocity "${backend[@]}" --envs "$ENVS" --iterations "$ITERS" "${LOCOMOTION_PPO_FLAGS[@]}" \
-      --eval-every 10 --eval-envs 64 --eval-steps 500 --seed "$seed" "${resume[@]}" --out "$OUT/$run" \
-      --json > "$OUT/$run.json" 2> "$OUT/$run.log"
-  fi
-  [ -f "$OUT/policy_eval_${run#ppo_}.json" ] || $FN policy-eval --policy "$OUT/$run/policy" --envs 256 --steps 1000 \
-    --seed 7 --json > "$OUT/policy_eval_${run#ppo_}.json"
+  locomotion_ppo "$OUT" "$run" "$seed" "${backend[@]}"
+  locomotion_evaluate "$OUT" "$run"
 done
 /usr/bin/python3 - "$OUT" "${runs[@]}" <<'PY'
 import json, sys

@@ -13,6 +13,7 @@ import csv
 import json
 import math
 import os
+import re
 import sys
 
 
@@ -31,7 +32,8 @@ def number(row, key):
 
 def main(out):
     runs = {}
-    rounds = sorted(d[len("ppo_"):] for d in os.listdir(out) if d.startswith("ppo_") and "_r" in d
+    # on-policy rounds of locomotion.sh (ppo_ARCH_rN); other seeds (locomotion_seeds.sh) have their own table
+    rounds = sorted(d[len("ppo_"):] for d in os.listdir(out) if re.fullmatch(r"ppo_(flashnerd|nerd)_r\d+", d)
                     and os.path.isdir(os.path.join(out, d)))
     for backend in ("mujoco", "flashnerd", "nerd", *rounds):
         log = os.path.join(out, f"ppo_{backend}", "log.csv")
