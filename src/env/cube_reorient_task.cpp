@@ -40,8 +40,12 @@ void random_rotation(Rng& rng, bool yaw_only, double q[4]) {
 
 CubeReorientSettings CubeReorientSettings::load(const std::string& path, const std::string& variant) {
   const nlohmann::json all = read_json_file(path, "cube-reorient settings");
-  FN_CHECK(all.contains(variant) && all[variant].is_object(), "cube-reorient settings '", path, "' have no variant '",
-           variant, "' (expected \"paper\" or \"reduced\")");
+  if (!all.contains(variant) || !all[variant].is_object() || variant == "about") {
+    std::string known;
+    for (const auto& [key, value] : all.items())
+      if (value.is_object()) known += (known.empty() ? "" : ", ") + key;
+    throw Error(str_cat("cube-reorient settings '", path, "' have no variant '", variant, "'; variants: ", known));
+  }
   const nlohmann::json& j = all[variant];
   CubeReorientSettings s;
   s.variant = variant;
@@ -65,10 +69,15 @@ CubeReorientSettings CubeReorientSettings::load(const std::string& path, const s
   number("hand_noise", s.hand_noise);
   number("cube_position_noise", s.cube_position_noise);
   FN_CHECK(j.contains("targets") && j["targets"].is_string(), "cube-reorient settings '", path, "' (", variant,
-           "): \"targets\" must be \"any\" or \"yaw\"");
+           "): \"targets\" must be \"any\", \"yaw\" or \"yaw-steps\"");
   s.targets = j["targets"].get<std::string>();
-  FN_CHECK(s.targets == "any" || s.targets == "yaw", "cube-reorient settings: targets must be \"any\" or \"yaw\", got \"",
-           s.targets, "\"");
+  FN_CHECK(s.targets == "any" || s.targets == "yaw" || s.targets == "yaw-steps",
+           "cube-reorient settings: targets must be \"any\", \"yaw\" or \"yaw-steps\", got \"", s.targets, "\"");
+  if (s.targets == "yaw-steps") {
+    number("target_step", s.target_step);
+    FN_CHECK(s.target_step > s.success_tolerance && s.target_step < kPi, "cube-reorient settings '", path, "' (",
+             variant, "): target_step must lie between the tolerance and pi, got ", s.target_step);
+  }
   FN_CHECK(s.policy_hz > 0 && s.episode_seconds > 0 && s.success_tolerance > 0 && s.action_smoothing > 0 &&
                s.action_smoothing <= 1 && s.rotation_epsilon > 0,
            "cube-reorient settings '", path, "' (", variant, "): rates, tolerance and epsilon must be positive, "
@@ -140,6 +149,15 @@ void CubeReorientTask::draw_target(int env, Rng& rng) {
   random_rotation(rng, s_.targets == "yaw", targets_.data() + 4 * size_t(env));
 }
 
+void CubeReorientTask::step_target(int env, const double from[4]) {
+  // about the world's vertical: the step multiplies from the left
+  const double step[4] = {std::cos(s_.target_step / 2), 0, 0, std::sin(s_.target_step / 2)};
+  double next[4];
+  quat_mul(step, from, next);
+  quat_normalize(next);
+  set_target(env, next);
+}
+
 void CubeReorientTask::reset(int env, Rng& rng, double* q, double* v) {
   for (int i = 0; i < nj_; ++i) {
     q[i] = std::clamp(home_q_[size_t(i)] + rng.uniform(-s_.hand_noise, s_.hand_noise), lower_[size_t(i)],
@@ -162,7 +180,7 @@ bool CubeReorientTask::reset_objects(int env, Rng& rng, double* q, double* v) {
   q[4] = q[5] = 0;
   q[6] = std::sin(yaw / 2);
   std::fill_n(v, 6, 0.0);
-  (void)env;
+  if (s_.targets == "yaw-steps") step_target(env, q + 3);  // the first target: one step from the start
   return true;
 }
 
@@ -195,9 +213,14 @@ bool CubeReorientTask::evaluate(int env, const Backend& b, const float* action, 
   terms[2] = action_sq;
   terms[3] = success ? 1.0 : 0.0;
   terms[4] = drop ? 1.0 : 0.0;
-  if (success) {  // reached: count it and draw the next target at once
+  if (success) {  // reached: count it and set the next target at once
     ++reached_[size_t(env)];
-    draw_target(env, rng);
+    if (s_.targets == "yaw-steps") {
+      const double reached[4] = {target(env)[0], target(env)[1], target(env)[2], target(env)[3]};
+      step_target(env, reached);
+    } else {
+      draw_target(env, rng);
+    }
   }
   return drop;
 }

@@ -5,8 +5,8 @@
 // by drop_height, or farther than drop_radius from its resting spot) ends the episode.
 // Actions are joint-position targets in [-1, 1] mapped onto the joint ranges and smoothed
 // (exponential moving average), sent to the hand's PD actuators: the commands of the
-// free-dynamics data. Settings come from robots/tasks/cube_reorient.json ("paper" or
-// "reduced"): the same code runs both.
+// free-dynamics data. Settings come from robots/tasks/cube_reorient.json (variants "paper",
+// "reduced", "rotate"): the same code runs every variant.
 #pragma once
 
 #include <array>
@@ -17,23 +17,27 @@
 namespace flashnerd::env {
 
 struct CubeReorientSettings {
-  std::string variant = "paper";  // "paper" or "reduced": the task is named after it
+  std::string variant = "paper";  // a key of the settings file: the task is named after it
   double policy_hz = 30, episode_seconds = 10;
-  std::string targets = "any";  // "any" (uniform rotations) or "yaw" (about the vertical)
+  // "any" (uniform rotations), "yaw" (uniform about the vertical) or "yaw-steps" (each target
+  // target_step further counter-clockwise about the vertical than the last, the first one
+  // target_step from the cube's start: in-hand rotation in one direction)
+  std::string targets = "any";
+  double target_step = 0;  // rad, yaw-steps only
   double success_tolerance = 0.2;  // rad
   double action_smoothing = 0.8;   // new target = a·action target + (1 − a)·previous
   double distance_weight = -10, rotation_weight = 1, rotation_epsilon = 0.1, action_weight = -0.0002;
   double success_bonus = 250, drop_penalty = 0;
   double drop_height = 0.05, drop_radius = 0.1;  // m
   double hand_noise = 0.1, cube_position_noise = 0.005;
-  // `variant` of the settings file ("paper" or "reduced"); throws naming a missing key.
+  // `variant` of the settings file ("paper", "reduced", ...); throws naming a missing key.
   static CubeReorientSettings load(const std::string& path, const std::string& variant);
 };
 
 class CubeReorientTask : public Task {
  public:
   CubeReorientTask(const sim::Robot& hand, CubeReorientSettings settings);
-  // "cube-reorient" (the paper's protocol) or "cube-reorient-reduced"
+  // "cube-reorient" (the paper's protocol) or "cube-reorient-VARIANT"
   std::string name() const override { return s_.variant == "paper" ? "cube-reorient" : "cube-reorient-" + s_.variant; }
   int observation_dim() const override;
   int action_dim() const override { return nj_; }
@@ -63,6 +67,7 @@ class CubeReorientTask : public Task {
 
  private:
   void draw_target(int env, Rng& rng);
+  void step_target(int env, const double from[4]);  // yaw-steps: target_step beyond `from`
   void smoothed_targets(int env, const float* action, double* u) const;
   template <class Io>
   void io_state(Io& io);

@@ -79,13 +79,13 @@ ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const 
 }
 
 std::vector<std::string> task_names() {
-  return {"quadruped-velocity", "cartpole-balance", "cube-reorient", "cube-reorient-reduced"};
+  return {"quadruped-velocity", "cartpole-balance", "cube-reorient", "cube-reorient-reduced", "cube-reorient-rotate"};
 }
 
 std::string task_robot(const std::string& task) {
   if (task == "quadruped-velocity") return "quadruped";
   if (task == "cartpole-balance") return "cartpole";
-  if (task == "cube-reorient" || task == "cube-reorient-reduced") return "hand16";
+  if (task.rfind("cube-reorient", 0) == 0) return "hand16";
   std::string known;
   for (const auto& n : task_names()) known += (known.empty() ? "" : ", ") + n;
   throw Error(str_cat("unknown task '", task, "'; tasks: ", known));
@@ -94,10 +94,10 @@ std::string task_robot(const std::string& task) {
 std::unique_ptr<Task> make_task(const std::string& name, const sim::Robot& robot) {
   if (name == "quadruped-velocity") return std::make_unique<QuadrupedVelocityTask>(robot);
   if (name == "cartpole-balance") return std::make_unique<CartpoleBalanceTask>(robot);
-  if (name == "cube-reorient" || name == "cube-reorient-reduced")  // one settings file, two variants
+  if (name == "cube-reorient" || name.rfind("cube-reorient-", 0) == 0)  // one settings file, one key per variant
     return std::make_unique<CubeReorientTask>(
         robot, CubeReorientSettings::load(sim::robots_directory() + "/tasks/cube_reorient.json",
-                                          name == "cube-reorient" ? "paper" : "reduced"));
+                                          name == "cube-reorient" ? "paper" : name.substr(14)));
   std::string known;
   for (const auto& n : task_names()) known += (known.empty() ? "" : ", ") + n;
   throw Error(str_cat("unknown task '", name, "'; tasks: ", known));

@@ -1,11 +1,14 @@
 // Cube reorientation on hand16 with scripted cube states: a reached target is counted and
-// replaced at once, a dropped cube ends the episode, the settings file holds both variants,
-// and a VecEnv runs the 30 Hz policy over 240 Hz control steps.
+// replaced at once (drawn at random, or one step further about the vertical for 'rotate'), a
+// dropped cube ends the episode, the settings file holds every variant, and a VecEnv runs the
+// 30 Hz policy over 240 Hz control steps.
 #include "env/cube_reorient_task.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "core/error.h"
 #include "core/rotation.h"
@@ -23,14 +26,15 @@ struct Fixture {
   std::shared_ptr<const sim::Robot> hand = sim::Robot::load("hand16");
   ThreadPool pool{1};
   MujocoBackend backend{hand, 1, pool};
-  CubeReorientTask task{*hand, CubeReorientSettings::load(kSettings, "reduced")};
+  CubeReorientTask task;
   Rng rng{3};
   std::vector<double> q = std::vector<double>(16), v = std::vector<double>(16), cube = std::vector<double>(7),
                       cube_v = std::vector<double>(6, 0.0);
   std::vector<float> action = std::vector<float>(16, 0.0f);
   std::vector<double> terms = std::vector<double>(5);
 
-  Fixture() {
+  explicit Fixture(const std::string& variant = "reduced")
+      : task(*hand, CubeReorientSettings::load(kSettings, variant)) {
     task.allocate(1);
     task.reset(0, rng, q.data(), v.data());
     backend.reset(0, q.data(), v.data());
@@ -55,7 +59,67 @@ TEST(CubeReorientTask, SettingsFileHoldsBothVariants) {
   EXPECT_EQ(paper.policy_hz, reduced.policy_hz);
   EXPECT_EQ(paper.success_bonus, reduced.success_bonus);
   EXPECT_THROW(CubeReorientSettings::load(kSettings, "easy"), Error);
+  EXPECT_THROW(CubeReorientSettings::load(kSettings, "about"), Error);
   EXPECT_THROW(CubeReorientSettings::load("/nonexistent.json", "paper"), Error);
+  // 'rotate' differs from 'reduced' only in how targets follow each other
+  const auto rotate = CubeReorientSettings::load(kSettings, "rotate");
+  EXPECT_EQ(rotate.targets, "yaw-steps");
+  EXPECT_GT(rotate.target_step, rotate.success_tolerance);
+  EXPECT_EQ(rotate.success_tolerance, reduced.success_tolerance);
+  EXPECT_EQ(rotate.episode_seconds, reduced.episode_seconds);
+  EXPECT_EQ(rotate.rotation_weight, reduced.rotation_weight);
+  EXPECT_EQ(rotate.distance_weight, reduced.distance_weight);
+  EXPECT_EQ(rotate.action_smoothing, reduced.action_smoothing);
+}
+
+// A settings file with one variant whose targets are yaw-steps and `extra` appended.
+std::string write_steps_settings(const std::string& extra) {
+  const auto path = std::filesystem::temp_directory_path() / "fn_cube_steps_settings.json";
+  std::ofstream(path) << R"({"v": {"policy_hz": 30, "episode_seconds": 10, "targets": "yaw-steps",
+    "success_tolerance": 0.4, "action_smoothing": 0.8, "distance_weight": -10, "rotation_weight": 1,
+    "rotation_epsilon": 0.1, "action_weight": -0.0002, "success_bonus": 250, "drop_penalty": 0,
+    "drop_height": 0.05, "drop_radius": 0.1, "hand_noise": 0.1, "cube_position_noise": 0.005)"
+                      << extra << "}}";
+  return path.string();
+}
+
+TEST(CubeReorientTask, StepTargetsNeedAStepBetweenTheToleranceAndPi) {
+  EXPECT_THROW(CubeReorientSettings::load(write_steps_settings(""), "v"), Error) << "no target_step";
+  EXPECT_THROW(CubeReorientSettings::load(write_steps_settings(R"(, "target_step": 0.3)"), "v"), Error);
+  EXPECT_THROW(CubeReorientSettings::load(write_steps_settings(R"(, "target_step": 3.2)"), "v"), Error);
+  EXPECT_DOUBLE_EQ(CubeReorientSettings::load(write_steps_settings(R"(, "target_step": 1)"), "v").target_step, 1.0);
+}
+
+// The rotation taking `from` to `to`, as the yaw angle of a rotation about the vertical
+// (the test fails if it has any other component).
+double yaw_between(const double from[4], const double to[4]) {
+  double conj[4], diff[4];
+  rot::quat_conj(from, conj);
+  rot::quat_mul(to, conj, diff);
+  EXPECT_NEAR(std::hypot(diff[1], diff[2]), 0.0, 1e-12);
+  return 2 * std::atan2(diff[3], diff[0]);
+}
+
+TEST(CubeReorientTask, RotateTargetsStepCounterClockwiseFromTheStart) {
+  Fixture f("rotate");
+  const double step = f.task.settings().target_step;
+  const double* home = f.cube.data();
+  const double start[4] = {f.cube[3], f.cube[4], f.cube[5], f.cube[6]};
+  const std::vector<double> first(f.task.target(0), f.task.target(0) + 4);
+  EXPECT_NEAR(yaw_between(start, first.data()), step, 1e-12) << "the first target: one step from the start";
+  // turned the other way by a step: twice the step from the target, not reached
+  double back[4], minus[4] = {std::cos(-step / 2), 0, 0, std::sin(-step / 2)};
+  rot::quat_mul(minus, start, back);
+  EXPECT_FALSE(f.place_and_evaluate(home, back));
+  EXPECT_EQ(f.task.reached(0), 0);
+  // at the target: counted, and the next one is a further step counter-clockwise
+  EXPECT_FALSE(f.place_and_evaluate(home, first.data()));
+  EXPECT_EQ(f.task.reached(0), 1);
+  EXPECT_NEAR(yaw_between(first.data(), f.task.target(0)), step, 1e-12);
+  const std::vector<double> second(f.task.target(0), f.task.target(0) + 4);
+  EXPECT_FALSE(f.place_and_evaluate(home, second.data()));
+  EXPECT_EQ(f.task.reached(0), 2);
+  EXPECT_NEAR(yaw_between(second.data(), f.task.target(0)), step, 1e-12);
 }
 
 TEST(CubeReorientTask, AReachedTargetIsCountedAndReplaced) {
