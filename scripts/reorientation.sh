@@ -54,11 +54,17 @@ for backend in $BACKENDS; do
     --json > "$run.json" 2> "$run.log"
 done
 
-# 3. every final policy in MuJoCo: 512 first episodes, another seed
+# 3. every final policy in MuJoCo: 512 first episodes, another seed; and the policy of each
+#    run's best MuJoCo validation (every 50 iterations, 64 episodes, the run's own seed), as
+#    the paper selects its policies (run_best in the table)
 for backend in $BACKENDS; do
   name=$(run_name $backend)
-  newer "$OUT/policy_eval_${name#ppo_}.json" "$OUT/$name/policy/policy.json" || $FN policy-eval --policy "$OUT/$name/policy" --task "$TASK" \
-    --envs 512 --steps 300 --seed 1001 --json > "$OUT/policy_eval_${name#ppo_}.json"
+  for kind in policy best_policy; do
+    [ -f "$OUT/$name/$kind/policy.json" ] || continue
+    result="$OUT/policy_eval_${name#ppo_}$([ $kind = policy ] || echo _best).json"
+    newer "$result" "$OUT/$name/$kind/policy.json" || $FN policy-eval --policy "$OUT/$name/$kind" --task "$TASK" \
+      --envs 512 --steps 300 --seed 1001 --json > "$result"
+  done
 done
 # 3b. is each coupled simulator faithful to a good policy? The MuJoCo-trained one run inside it,
 #     same episodes: a simulator that scores it as MuJoCo does can teach it
@@ -79,12 +85,12 @@ def ci(r, k):
 def row(label, r):
     return (f"| {label} | {r['targets_per_episode']:.2f} ({ci(r, 'targets_per_episode')}) | "
             f"{r['share_two_or_more_targets']:.0%} | {r['drop_rate']:.2f} ({ci(r, 'drop_rate')}) |")
-print("| trained on (run) | targets / episode (95% CI) | >= 2 targets | drop rate (95% CI) | PPO s / iteration | dynamics / contacts / policy / update s |")
+print("| trained on (run; _best: the policy of its best MuJoCo validation) | targets / episode (95% CI) | >= 2 targets | drop rate (95% CI) | PPO s / iteration | dynamics / contacts / policy / update s |")
 print("|---|---:|---:|---:|---:|---|")
 order = {"mujoco": 0, "two-way": 1, "one-way": 2}
 runs = [os.path.basename(f)[len("policy_eval_"):-len(".json")] for f in glob.glob(f"{out}/policy_eval_*.json")]
 for run in sorted(runs, key=lambda n: (order.get(n.split("_")[0], 3), n)):
-    p = json.load(open(f"{out}/ppo_{run}.json"))
+    p = json.load(open(f"{out}/ppo_{run.removesuffix('_best')}.json"))
     it = p["iterations"]
     print(row(run, json.load(open(f"{out}/policy_eval_{run}.json"))["reorientation"]) +
           f" {p['seconds'] / it:.2f} | {p['seconds_dynamics'] / it:.2f} / {p['seconds_sensing'] / it:.2f} / "

@@ -143,12 +143,14 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
   FN_CHECK(!(o.resume && o.overwrite), "ppo: --resume and --overwrite exclude each other");
   const std::string ckpt_path = o.out_dir + "/checkpoint.pt";
   const std::string policy_dir = o.out_dir + "/policy";
+  const std::string best_dir = o.out_dir + "/best_policy";  // the best-evaluated mean policy
   if (!o.resume && !o.overwrite) {
     FN_CHECK(!std::filesystem::exists(ckpt_path) && !std::filesystem::exists(policy_dir + "/policy.json"), "ppo: ",
              o.out_dir, " already holds a PPO run; pass --resume to continue it, --overwrite to start a new one there");
   }
   ensure_writable_directory(o.out_dir);
   ensure_writable_directory(policy_dir);
+  if (o.overwrite) std::filesystem::remove_all(best_dir);  // a new run: the old run's best is not its
 
   const int update_threads = o.update_threads > 0 ? o.update_threads : int(std::max(1u, std::thread::hardware_concurrency()));
   const int E = env.envs(), D = env.observation_dim(), A = env.action_dim(), T = o.ppo.steps_per_env;
@@ -324,8 +326,22 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
         mean[size_t(i)] = float(normalizer.mean()[size_t(i)]);
         denom[size_t(i)] = float(std::sqrt(normalizer.variance()[size_t(i)]) + ObservationNormalizer::kEpsilon);
       }
-      const Policy p = ppo.net()->export_policy(info_for_export(), mean, denom);
+      PolicyInfo info = info_for_export();
+      info.training["iterations"] = it + 1;  // info_for_export reads the rows, this one is not in yet
+      info.training["transitions"] = transitions;
+      info.training["seconds"] = clock;
+      Policy p = ppo.net()->export_policy(info, mean, denom);
       row.eval_reward = evaluate_policy(*o.eval_env, p, o.eval_steps).episode_reward;
+      // the paper's checkpoint selection: keep the mean policy that scored best in the
+      // analytic simulator so far (ties keep the earlier one)
+      double best = -std::numeric_limits<double>::infinity();
+      for (const auto& r : result.rows)
+        if (std::isfinite(r.eval_reward)) best = std::max(best, r.eval_reward);
+      if (std::isfinite(row.eval_reward) && row.eval_reward > best) {
+        info.training["selected_by"] = {{"eval_reward", row.eval_reward}, {"iteration", it + 1},
+                                        {"eval_envs", o.eval_env->envs()}, {"eval_steps", o.eval_steps}};
+        ppo.net()->export_policy(info, mean, denom).save(best_dir);
+      }
     }
     result.rows.push_back(row);
     progress.update(it + 1, str_cat("return ", std::isfinite(row.finished_return) ? str_cat(row.finished_return) : std::string("-"),

@@ -4,7 +4,9 @@
 // inference, the PPO update and task bookkeeping. Optional evaluation of the mean policy in
 // a second VecEnv (the analytic simulator) runs off the training clock. Outputs in out_dir:
 // checkpoint.pt (resumable, bit-exact), log.csv, reward curves (PNG, against wall time and
-// transitions) and policy/ (the libtorch-free artifact).
+// transitions), policy/ (the libtorch-free artifact, last iteration) and, with evaluations,
+// best_policy/ (the mean policy of the best evaluation so far: the paper picks its policy by
+// validation in the simulator; policy.json's training.selected_by says which).
 #pragma once
 
 #include <cstdint>

@@ -1,10 +1,14 @@
-// PPO end to end on MuJoCo's cartpole: it learns to balance within a CI-sized budget, and a
-// run resumed from its checkpoint equals the uninterrupted run bit for bit.
+// PPO end to end on MuJoCo's cartpole: it learns to balance within a CI-sized budget, a run
+// resumed from its checkpoint equals the uninterrupted run bit for bit, and the policy of the
+// best evaluation is kept beside the last one.
 #include "rl/ppo_runner.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+
+#include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
 #include "cartpole_env.h"
@@ -45,6 +49,39 @@ TEST(Ppo, LearnsCartpoleBalance) {
   const Policy policy = Policy::load(dir + "/policy");
   EXPECT_GT(evaluate_policy(eval.env, policy, 200).episode_reward, 150.0);
   EXPECT_TRUE(std::filesystem::exists(dir + "/reward_vs_time.png"));
+}
+
+TEST(Ppo, KeepsThePolicyOfTheBestEvaluation) {
+  ThreadPool pool(2);
+  const std::string dir = ::testing::TempDir() + "/ppo_best";
+  std::filesystem::remove_all(dir);
+  CartpoleEnv train(16, 3, pool), eval(16, 4, pool);
+  PpoRunOptions o = options(dir, 12);
+  o.eval_env = &eval.env;
+  o.eval_every = 2;
+  o.eval_steps = 100;
+  const PpoRunResult r = run_ppo(train.env, o);
+  double best = -1e300;
+  int best_iteration = 0, evaluations = 0;
+  for (const auto& row : r.rows)
+    if (std::isfinite(row.eval_reward)) {
+      ++evaluations;
+      if (row.eval_reward > best) best = row.eval_reward, best_iteration = row.iteration;
+    }
+  ASSERT_EQ(evaluations, 6);
+  const auto j = nlohmann::json::parse(read_file(dir + "/best_policy/policy.json"));
+  const auto& selected = j.at("training").at("selected_by");
+  EXPECT_EQ(selected.at("eval_reward").get<double>(), best);
+  EXPECT_EQ(selected.at("iteration").get<int>(), best_iteration);
+  EXPECT_EQ(j.at("training").at("iterations").get<int>(), best_iteration);
+  // the best is the last policy exactly when the last evaluation was the best
+  EXPECT_EQ(read_file(dir + "/best_policy/policy.safetensors") == read_file(dir + "/policy/policy.safetensors"),
+            best_iteration == 12);
+  // a new run over this directory does not inherit the old run's best
+  o.overwrite = true;
+  o.eval_env = nullptr;
+  run_ppo(train.env, o);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/best_policy"));
 }
 
 TEST(Ppo, ResumeEqualsUninterruptedRun) {
