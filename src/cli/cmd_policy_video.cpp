@@ -38,6 +38,7 @@ void run_policy_video(const PolicyVideoArgs& a) {
   std::shared_ptr<const sim::Robot> robot;
   nlohmann::json rows = nlohmann::json::array();
   int control_steps = 1;
+  bool commanded = false;  // quadruped-velocity policies: the command belongs in the summary
   for (size_t p = 0; p < a.policies.size(); ++p) {
     const rl::Policy policy = rl::Policy::load(a.policies[p]);
     EnvOptions eo;
@@ -49,6 +50,7 @@ void run_policy_video(const PolicyVideoArgs& a) {
     env::VecEnv env(*parts.task, *parts.backend, pool, a.seed);
     auto* quadruped = dynamic_cast<env::QuadrupedVelocityTask*>(parts.task.get());
     if (quadruped) quadruped->hold_commands(true);
+    commanded |= quadruped != nullptr;
     env.reset_all();
     if (quadruped) quadruped->set_command(0, cmd.data());
     env.refresh_observations();
@@ -77,7 +79,8 @@ void run_policy_video(const PolicyVideoArgs& a) {
   sim::render_sequences(renderer, sequences, a.steps, robot->model()->nq, a.frames,
                         {std::begin(kColors), std::end(kColors)}, png, mp4,
                         1.0 / (robot->control_timestep() * control_steps), true);
-  nlohmann::json j = {{"command", cmd}, {"steps", a.steps}, {"strip", png}, {"rows", rows}};
+  nlohmann::json j = {{"steps", a.steps}, {"strip", png}, {"rows", rows}};
+  if (commanded) j["command"] = cmd;
   if (!mp4.empty()) j["video"] = mp4;
   print_summary(a.common, "policy-video", j);
 }

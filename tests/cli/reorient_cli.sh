@@ -33,8 +33,19 @@ lo, hi = r["targets_per_episode_ci95"]
 assert lo <= r["targets_per_episode"] <= hi and 0 <= r["share_two_or_more_targets"] <= 1, r
 PY
 "$FN" policy-video --policy "$TMP/p_two-way/policy" --policy "$TMP/p_one-way/policy" --steps 6 --frames 3 \
-  --no-video --width 96 --height 72 --out "$TMP/video" --json > /dev/null || fail "policy-video of cube policies"
+  --no-video --width 96 --height 72 --out "$TMP/video" --json > "$TMP/video.json" || fail "policy-video of cube policies"
 [ -s "$TMP/video/policies_strip.png" ] || fail "no strip of the cube policies"
+! grep -q '"command"' "$TMP/video.json" || fail "policy-video reports a velocity command for cube policies"
+# the 'rotate' variant, with MuJoCo validation: the best-validated policy is kept beside the last
+"$FN" ppo --task cube-reorient-rotate --backend mujoco --envs 8 --iterations 2 --eval-every 1 --eval-envs 4 \
+  --eval-steps 30 --quiet --json --out "$TMP/p_rotate" > /dev/null || fail "ppo --task cube-reorient-rotate"
+python3 - "$TMP/p_rotate/best_policy/policy.json" <<'PY' || fail "best_policy of the rotate run"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["task"] == "cube-reorient-rotate", p["task"]
+assert p["training"]["selected_by"]["iteration"] in (1, 2), p["training"]
+PY
+expect_error "variants: paper, reduced, rotate" ppo --task cube-reorient-easy --envs 2 --iterations 1 --out "$TMP/y"
 expect_error "steps a trained model" ppo --task cube-reorient-reduced --envs 8 --iterations 1 --backend two-way \
   --out "$TMP/x"
 "$FN" gen --robot hand16_alone --trajectories 6 --steps 20 --out "$TMP/inc.h5" --json > /dev/null || fail "gen"
