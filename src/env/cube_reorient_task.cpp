@@ -85,7 +85,8 @@ CubeReorientSettings CubeReorientSettings::load(const std::string& path, const s
   return s;
 }
 
-CubeReorientTask::CubeReorientTask(const sim::Robot& hand, CubeReorientSettings settings) : s_(std::move(settings)) {
+CubeReorientTask::CubeReorientTask(const sim::Robot& hand, CubeReorientSettings settings)
+    : s_(std::move(settings)), step_targets_(s_.targets == "yaw-steps"), yaw_targets_(s_.targets == "yaw") {
   const mjModel* m = hand.model();
   nj_ = hand.layout().nu;
   FN_CHECK(hand.layout().nq == nj_ && !hand.floating_base(), "cube-reorient: robot '", hand.name(),
@@ -146,7 +147,7 @@ bool CubeReorientTask::dropped(const double* cube_q) const {
 void CubeReorientTask::set_target(int env, const double quat[4]) { std::copy_n(quat, 4, targets_.begin() + 4 * env); }
 
 void CubeReorientTask::draw_target(int env, Rng& rng) {
-  random_rotation(rng, s_.targets == "yaw", targets_.data() + 4 * size_t(env));
+  random_rotation(rng, yaw_targets_, targets_.data() + 4 * size_t(env));
 }
 
 void CubeReorientTask::step_target(int env, const double from[4]) {
@@ -180,7 +181,7 @@ bool CubeReorientTask::reset_objects(int env, Rng& rng, double* q, double* v) {
   q[4] = q[5] = 0;
   q[6] = std::sin(yaw / 2);
   std::fill_n(v, 6, 0.0);
-  if (s_.targets == "yaw-steps") step_target(env, q + 3);  // the first target: one step from the start
+  if (step_targets_) step_target(env, q + 3);  // the first target: one step from the start
   return true;
 }
 
@@ -215,12 +216,10 @@ bool CubeReorientTask::evaluate(int env, const Backend& b, const float* action, 
   terms[4] = drop ? 1.0 : 0.0;
   if (success) {  // reached: count it and set the next target at once
     ++reached_[size_t(env)];
-    if (s_.targets == "yaw-steps") {
-      const double reached[4] = {target(env)[0], target(env)[1], target(env)[2], target(env)[3]};
-      step_target(env, reached);
-    } else {
+    if (step_targets_)
+      step_target(env, target(env));  // reads `from` whole before writing the target
+    else
       draw_target(env, rng);
-    }
   }
   return drop;
 }

@@ -73,6 +73,7 @@ class CubeReorientTask : public Task {
   void io_state(Io& io);
 
   CubeReorientSettings s_;
+  bool step_targets_ = false, yaw_targets_ = false;  // s_.targets, parsed once
   int nj_ = 0, episode_steps_ = 0, control_steps_ = 1;
   std::vector<double> lower_, upper_, home_q_;
   std::array<double, 7> home_cube_{};

@@ -1,5 +1,7 @@
 #include "env/factory.h"
 
+#include <string_view>
+
 #include "core/contact_row.h"
 #include "core/error.h"
 #include "core/state_codec.h"
@@ -78,6 +80,12 @@ ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const 
   return c;
 }
 
+namespace {
+// "cube-reorient-VARIANT" names a key of robots/tasks/cube_reorient.json ("cube-reorient": "paper")
+constexpr std::string_view kCubeVariantPrefix = "cube-reorient-";
+bool is_cube_task(const std::string& name) { return name == "cube-reorient" || name.rfind(kCubeVariantPrefix, 0) == 0; }
+}  // namespace
+
 std::vector<std::string> task_names() {
   return {"quadruped-velocity", "cartpole-balance", "cube-reorient", "cube-reorient-reduced", "cube-reorient-rotate"};
 }
@@ -85,7 +93,7 @@ std::vector<std::string> task_names() {
 std::string task_robot(const std::string& task) {
   if (task == "quadruped-velocity") return "quadruped";
   if (task == "cartpole-balance") return "cartpole";
-  if (task.rfind("cube-reorient", 0) == 0) return "hand16";
+  if (is_cube_task(task)) return "hand16";
   std::string known;
   for (const auto& n : task_names()) known += (known.empty() ? "" : ", ") + n;
   throw Error(str_cat("unknown task '", task, "'; tasks: ", known));
@@ -94,10 +102,10 @@ std::string task_robot(const std::string& task) {
 std::unique_ptr<Task> make_task(const std::string& name, const sim::Robot& robot) {
   if (name == "quadruped-velocity") return std::make_unique<QuadrupedVelocityTask>(robot);
   if (name == "cartpole-balance") return std::make_unique<CartpoleBalanceTask>(robot);
-  if (name == "cube-reorient" || name.rfind("cube-reorient-", 0) == 0)  // one settings file, one key per variant
+  if (is_cube_task(name))  // one settings file, one key per variant
     return std::make_unique<CubeReorientTask>(
         robot, CubeReorientSettings::load(sim::robots_directory() + "/tasks/cube_reorient.json",
-                                          name == "cube-reorient" ? "paper" : name.substr(14)));
+                                          name == "cube-reorient" ? "paper" : name.substr(kCubeVariantPrefix.size())));
   std::string known;
   for (const auto& n : task_names()) known += (known.empty() ? "" : ", ") + n;
   throw Error(str_cat("unknown task '", name, "'; tasks: ", known));

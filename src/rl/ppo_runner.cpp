@@ -207,7 +207,9 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
 
   std::vector<float> obs_n(size_t(E) * size_t(D)), final_n(size_t(E) * size_t(D)), actions(size_t(E) * size_t(A));
   std::vector<float> bootstrap(static_cast<size_t>(E)), final_values(static_cast<size_t>(E));
-  auto info_for_export = [&] {
+  // The current mean policy as an artifact (normalizer folded in), trained for `iteration`
+  // iterations; `extra` goes into its training record.
+  auto current_policy = [&](int iteration, const nlohmann::json& extra) {
     PolicyInfo info;
     info.task = env.task().name();
     info.robot = env.backend().robot().name();
@@ -220,18 +222,16 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
     info.training = o.run_info;
     info.training.update(reward_curriculum(o));
     info.training["backend"] = env.backend().kind();
-    info.training["iterations"] = result.rows.empty() ? 0 : result.rows.back().iteration;
+    info.training["iterations"] = iteration;
     info.training["transitions"] = transitions;
     info.training["seconds"] = clock;
-    return info;
-  };
-  auto export_policy = [&] {
+    info.training.update(extra);
     std::vector<float> mean(static_cast<size_t>(D)), denom(static_cast<size_t>(D));
     for (int i = 0; i < D; ++i) {
       mean[size_t(i)] = float(normalizer.mean()[size_t(i)]);
       denom[size_t(i)] = float(std::sqrt(normalizer.variance()[size_t(i)]) + ObservationNormalizer::kEpsilon);
     }
-    ppo.net()->export_policy(info_for_export(), mean, denom).save(policy_dir);
+    return ppo.net()->export_policy(info, mean, denom);
   };
   auto save = [&](int iteration) {
     nlohmann::json meta = {{"format", kCheckpointFormat}, {"version", kCheckpointVersion}, {"identity", identity},
@@ -256,7 +256,7 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
     write_file_atomic(o.out_dir + "/log.csv", csv);
     write_curves(o.out_dir, result.rows,
                  str_cat("PPO ", env.task().name(), " on ", env.backend().kind(), " (", E, " envs)"));
-    export_policy();
+    current_policy(iteration, nlohmann::json::object()).save(policy_dir);
   };
 
   ProgressLine progress(str_cat("ppo ", env.task().name(), " on ", env.backend().kind()), o.iterations, "it",
@@ -321,27 +321,17 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
     if (ep.episodes > 0) row.finished_return = ep.mean_return();
     for (double s : ep.term_sums) row.terms.push_back(ep.episodes ? s / double(ep.episodes) : 0.0);
     if (o.eval_env && o.eval_every > 0 && ((it + 1) % o.eval_every == 0 || it + 1 == o.iterations)) {
-      std::vector<float> mean(static_cast<size_t>(D)), denom(static_cast<size_t>(D));
-      for (int i = 0; i < D; ++i) {
-        mean[size_t(i)] = float(normalizer.mean()[size_t(i)]);
-        denom[size_t(i)] = float(std::sqrt(normalizer.variance()[size_t(i)]) + ObservationNormalizer::kEpsilon);
-      }
-      PolicyInfo info = info_for_export();
-      info.training["iterations"] = it + 1;  // info_for_export reads the rows, this one is not in yet
-      info.training["transitions"] = transitions;
-      info.training["seconds"] = clock;
-      Policy p = ppo.net()->export_policy(info, mean, denom);
-      row.eval_reward = evaluate_policy(*o.eval_env, p, o.eval_steps).episode_reward;
+      row.eval_reward = evaluate_policy(*o.eval_env, current_policy(it + 1, nlohmann::json::object()), o.eval_steps)
+                            .episode_reward;
       // the paper's checkpoint selection: keep the mean policy that scored best in the
       // analytic simulator so far (ties keep the earlier one)
       double best = -std::numeric_limits<double>::infinity();
       for (const auto& r : result.rows)
         if (std::isfinite(r.eval_reward)) best = std::max(best, r.eval_reward);
-      if (std::isfinite(row.eval_reward) && row.eval_reward > best) {
-        info.training["selected_by"] = {{"eval_reward", row.eval_reward}, {"iteration", it + 1},
-                                        {"eval_envs", o.eval_env->envs()}, {"eval_steps", o.eval_steps}};
-        ppo.net()->export_policy(info, mean, denom).save(best_dir);
-      }
+      if (std::isfinite(row.eval_reward) && row.eval_reward > best)
+        current_policy(it + 1, {{"selected_by", {{"eval_reward", row.eval_reward}, {"iteration", it + 1},
+                                                 {"eval_envs", o.eval_env->envs()}, {"eval_steps", o.eval_steps}}}})
+            .save(best_dir);
     }
     result.rows.push_back(row);
     progress.update(it + 1, str_cat("return ", std::isfinite(row.finished_return) ? str_cat(row.finished_return) : std::string("-"),
