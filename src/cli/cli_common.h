@@ -60,6 +60,7 @@ void register_train(CLI::App& app);
 void register_finetune(CLI::App& app);
 void register_import(CLI::App& app);
 void register_eval(CLI::App& app);
+void register_calibrate(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_bench_contacts(CLI::App& app);
 void register_rollout(CLI::App& app);

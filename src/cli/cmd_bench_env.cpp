@@ -23,6 +23,7 @@ struct BenchEnvArgs {
   EnvOptions env;
   std::vector<std::string> models;
   std::string preset = "small";
+  int members = 0;  // also a random-weight FlashNeRD ensemble of this many members (0: none)
   int steps = 50;
   int warmup = 5;
   uint64_t seed = 1;
@@ -95,6 +96,16 @@ void run_bench_env(const BenchEnvArgs& a) {
     r.backend += " (" + label + ")";
     rates.push_back(r);
   }
+  if (a.members > 0) {  // independent random members, stepped together with their disagreement
+    std::vector<std::shared_ptr<const engine::Model>> members;
+    for (int m = 0; m < a.members; ++m)
+      members.push_back(engine::Model::random(env::random_robot_model_config(*robot, Arch::FlashNeRD, a.preset, true),
+                                              a.seed + uint64_t(m), mo));
+    env::LearnedBackend backend(robot, members, a.env.envs, pool, env::EnsembleUse{env::EnsembleMode::Random, 0, a.seed});
+    Rate r = measure(backend, *task, pool, a);
+    r.backend += str_cat(" (random ", a.preset, ", ensemble of ", a.members, ")");
+    rates.push_back(r);
+  }
   std::vector<std::vector<std::string>> rows;
   nlohmann::json summary = {{"task", a.env.task}, {"envs", a.env.envs}, {"threads", pool.size()}, {"steps", a.steps}};
   for (const Rate& r : rates) {
@@ -123,6 +134,9 @@ void register_bench_env(CLI::App& app) {
   add_env_options(*sub, args->env, 4096, false);
   sub->add_option("--model", args->models, "Trained models to compare (repeatable); default: random weights of --preset");
   sub->add_option("--preset", args->preset, "Preset of the random-weight models")->capture_default_str();
+  sub->add_option("--members", args->members,
+                  "Also time a random-weight FlashNeRD ensemble (with probes) of this many members")
+      ->check(CLI::Range(0, 16))->capture_default_str();
   sub->add_option("--steps", args->steps, "Timed steps")->capture_default_str();
   sub->add_option("--warmup", args->warmup, "Untimed steps first")->capture_default_str();
   sub->add_option("--seed", args->seed, "Seed of resets, actions and random weights")->capture_default_str();

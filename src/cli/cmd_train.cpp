@@ -6,8 +6,10 @@
 #include "cli/cli_common.h"
 #include "core/atomic_file.h"
 #include "core/dataset.h"
+#include "core/ensemble_manifest.h"
 #include "core/error.h"
 #include "core/model_artifact.h"
+#include "cli/train_sensor.h"
 #include "cli/worker_launcher.h"
 #include "train/trainer.h"
 
@@ -105,16 +107,20 @@ struct TrainArgs {
   bool variable_contacts = false;
   std::string target = "increment";
   int window = 0;
+  std::string init_from;
+  train::OwnStateOptions own;
+  int ensemble = 1;
 };
 
 nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 void print_train_summary(const CommonOptions& common, const char* command, const train::TrainResult& r);
+void train_ensemble(const TrainArgs& a, const Dataset& data, const train::TrainOptions& base);
 
 // A finished artifact in --out is never replaced by accident: --overwrite or --resume, not both.
 void check_output_directory(const std::string& out, bool resume, bool overwrite) {
   FN_CHECK(!(resume && overwrite), "give one of --resume (continue the run in ", out,
            ") and --overwrite (start a new one over it), not both");
-  for (const char* file : {"config.json", "weights.safetensors"})
+  for (const char* file : {"config.json", "weights.safetensors", kEnsembleManifest})
     FN_CHECK(resume || overwrite || !std::filesystem::exists(std::filesystem::path(out) / file), "--out ", out,
              " already holds a model artifact (", file, "); pass --overwrite to replace it when the new "
              "run finishes, --resume to continue its training, or choose another --out");
@@ -152,9 +158,55 @@ void run_train(const TrainArgs& a) {
   } else {
     FN_CHECK(a.probes == "auto", "--probes: expected on, off or auto, got '", a.probes, "'");
   }
+  o.own = a.own;
+  if (!a.init_from.empty()) {  // a trained artifact's config and weights, a fresh optimizer (resumable)
+    const ModelConfig parent = load_model_config(a.init_from);  // fails early on a bad directory
+    o.init_from = a.init_from;
+    o.arch = parent.arch;
+    o.preset = parent.preset;
+  }
   Dataset data = load_dataset(a.run.data);
+  std::unique_ptr<MujocoStateSensor> sensor;
+  if (a.own.any() && (data.probe_count > 0 || data.contact_capacity > 0)) {
+    sensor = std::make_unique<MujocoStateSensor>(data, a.run.data);
+    o.sensor = sensor.get();
+  }
+  if (a.ensemble > 1) {
+    train_ensemble(a, data, o);
+    return;
+  }
   const train::TrainResult result = train::train_model(data, o);
   if (is_root_worker(o)) print_train_summary(a.common, "train", result);
+}
+
+// --ensemble N: N independent trainings (seeds seed..seed+N−1: their own initialization,
+// validation split and data order) into OUT/member_I, then OUT/ensemble.json. A rerun with
+// --resume continues the unfinished member and skips finished ones.
+void train_ensemble(const TrainArgs& a, const Dataset& data, const train::TrainOptions& base) {
+  FN_CHECK(base.distributed.world_size <= 1, "--ensemble trains its members one after another in this process; "
+           "drop --workers");
+  nlohmann::json members = nlohmann::json::array();
+  std::vector<std::string> names;
+  for (int i = 0; i < a.ensemble; ++i) {
+    train::TrainOptions o = base;
+    o.seed = base.seed + uint64_t(i);
+    names.push_back(str_cat("member_", i));
+    o.out_dir = (std::filesystem::path(base.out_dir) / names.back()).string();
+    const bool finished = std::filesystem::exists(std::filesystem::path(o.out_dir) / "config.json");
+    if (base.resume && finished) {
+      members.push_back({{"member", i}, {"seed", o.seed}, {"skipped", "finished before"}});
+      continue;
+    }
+    o.resume = base.resume && std::filesystem::exists(std::filesystem::path(o.out_dir) / "checkpoint.pt");
+    std::filesystem::create_directories(o.out_dir);
+    const train::TrainResult r = train::train_model(data, o);
+    members.push_back({{"member", i}, {"seed", o.seed}, {"updates", r.updates},
+                       {"valid_loss", number_or_null(r.valid_loss)},
+                       {"valid_rollout_nrmse", number_or_null(r.valid_rollout_nrmse)}, {"seconds", r.seconds},
+                       {"windows_per_second", r.windows_per_second}});
+  }
+  write_ensemble_manifest(base.out_dir, names);
+  print_summary(a.common, "train", {{"ensemble", a.ensemble}, {"members", members}, {"artifact", base.out_dir}});
 }
 
 void print_train_summary(const CommonOptions& common, const char* command, const train::TrainResult& r) {
@@ -167,6 +219,7 @@ void print_train_summary(const CommonOptions& common, const char* command, const
                             {"windows_per_second", r.windows_per_second},
                             {"gflops", r.gflops},
                             {"window", r.window},
+                            {"own_state_seconds", r.own_state_seconds},
                             {"workers", r.workers},
                             {"precision", r.precision},
                             {"precision_reason", r.precision_reason},
@@ -222,6 +275,8 @@ void run_finetune(const FinetuneArgs& a) {
     check_output_directory(a.run.out, a.run.resume, a.run.overwrite);
   apply_run_options(a.run, o);
   if (launch_or_join(a.run, "finetune", o)) return;
+  FN_CHECK(parent.target == "increment", "finetune: ", a.model, " predicts ", parent.target,
+           "; only increment models are fine-tuned");
   o.init_from = a.model;
   o.arch = parent.arch;
   o.preset = parent.preset;
@@ -262,6 +317,28 @@ void register_train(CLI::App& app) {
   sub->add_flag("--variable-contacts", args->variable_contacts,
                 "FlashNeRD reads the detector's contact rows through the set encoder (no fixed probes)");
   sub->add_option("--window", args->window, "Training window in frames (default: the model's history)");
+  sub->add_option("--init-from", args->init_from,
+                  "Start from this trained model's config, normalization and weights (a shipped model in "
+                  "models/, say) with a fresh optimizer: training accumulates across runs and machines");
+  sub->add_option("--ensemble", args->ensemble,
+                  "Train N independent members (seeds --seed .. --seed+N-1) into --out/member_I and write "
+                  "--out/ensemble.json: environments step them all and report their disagreement")
+      ->check(CLI::Range(1, 16))->capture_default_str();
+  sub->add_option("--unroll", args->own.unroll,
+                  "Train on the model's own rollouts: unrolled windows end in K frames the current weights "
+                  "predicted (probes and contacts sensed again by MuJoCo), their targets lead back to the "
+                  "recorded next states (0: teacher forcing only)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub->add_option("--unroll-ramp", args->own.unroll_ramp, "Updates over which K grows from 1 to --unroll (0: none)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub->add_option("--unroll-fraction", args->own.unroll_fraction, "Share of each batch that is unrolled")
+      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  sub->add_option("--input-noise", args->own.input_noise,
+                  "Noise injection: perturb every frame of some windows by this many per-channel increment "
+                  "standard deviations, targets leading back to the recorded next states (0: none)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub->add_option("--noise-fraction", args->own.noise_fraction, "Share of each batch that is perturbed")
+      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
   sub->add_option("--profile-ops", args->profile_ops,
                   "Profile this many updates (after 5 of warm-up) op by op; self time per op kind in the summary");
   sub->callback([args] { run_train(*args); });

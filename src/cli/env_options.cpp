@@ -24,7 +24,15 @@ void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs, bool backen
         ->capture_default_str();
     sub.add_option("--model", o.model,
                    "Model artifact directory for --backend flashnerd / nerd, or the hand's free-velocity model "
-                   "(two-way / one-way)");
+                   "(two-way / one-way); an ensemble (train --ensemble N) steps all its members");
+    sub.add_option("--ensemble-mode", o.ensemble_mode,
+                   "An ensemble --model: environments advance by the members' mean increment, by a member drawn "
+                   "at each reset (random), or by --ensemble-member; the members' disagreement is reported")
+        ->check(CLI::IsMember({"mean", "random", "member"}))
+        ->capture_default_str();
+    sub.add_option("--ensemble-member", o.ensemble_member, "The member of --ensemble-mode member")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
   }
   sub.add_option("--envs", o.envs, "Environments stepped together")->capture_default_str();
   sub.add_option("--reward-scale", o.reward_scales,
@@ -53,6 +61,7 @@ EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int env
   r.model_dir = o.model;
   r.allow_other_mjcf = o.allow_other_mjcf;
   r.envs = envs;
+  r.ensemble = {env::parse_ensemble_mode(o.ensemble_mode), o.ensemble_member, 0};
   if (backend != "mujoco") r.model_options = model_options(o.precision);
   std::vector<std::string> warnings;
   p.backend = env::make_backend(r, p.robot, pool, &warnings);

@@ -21,6 +21,8 @@ struct EnvOptions {
   std::string backend = "mujoco";
   std::string model;
   std::string precision = "auto";
+  std::string ensemble_mode = "mean";  // an ensemble --model: mean | random | member
+  int ensemble_member = 0;
   bool allow_other_mjcf = false;
   int envs = 0;  // 0: the command's default
   std::vector<std::string> reward_scales;  // "TERM=SCALE", per second

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   flashnerd::cli::register_plan(app);
   flashnerd::cli::register_plan_video(app);
   flashnerd::cli::register_eval(app);
+  flashnerd::cli::register_calibrate(app);
   flashnerd::cli::register_bench(app);
   flashnerd::cli::register_bench_contacts(app);
   flashnerd::cli::register_rollout(app);

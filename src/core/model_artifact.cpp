@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/atomic_file.h"
+#include "core/ensemble_manifest.h"
 #include "core/error.h"
 
 namespace flashnerd {
@@ -34,11 +35,14 @@ ModelConfig parse_model_config(const std::string& text, const std::string& path)
 ModelConfig load_model_config(const std::string& dir) {
   FN_CHECK(std::filesystem::is_directory(dir), "model directory ", dir,
            " does not exist; pass the --out directory of 'flashnerd train'");
+  if (is_ensemble_dir(dir)) return load_model_config(model_member_dirs(dir).front());  // members share it
   const std::string path = dir + "/config.json";
   return parse_model_config(read_file(path), path);
 }
 
 ModelArtifact ModelArtifact::load(const std::string& dir) {
+  FN_CHECK(!is_ensemble_dir(dir), dir, " is an ensemble of ", model_member_dirs(dir).size(),
+           " models: load its members (", model_member_dirs(dir).front(), ", ...) one by one");
   ModelArtifact a{load_model_config(dir), SafetensorsFile::load(dir + "/weights.safetensors")};
   for (const auto& spec : model_tensors(a.config)) a.weights.get(spec.name, spec.shape);
   return a;

@@ -23,7 +23,8 @@ struct ModelArtifact {
 void save_model_artifact(const std::string& dir, const ModelConfig& config,
                          const std::vector<NamedTensor>& tensors);
 
-// Reads and validates only config.json.
+// Reads and validates only config.json (an ensemble's: its first member's, which every member
+// shares but for normalization and training record).
 ModelConfig load_model_config(const std::string& dir);
 // Parses and validates the text of a config.json; `path` names it in errors.
 ModelConfig parse_model_config(const std::string& text, const std::string& path);

@@ -190,6 +190,10 @@ class Model {
   // options.precision chooses fp32 or bf16 products (resolve_precision: bf16 on a CPU
   // without native bf16 throws).
   static std::shared_ptr<const Model> load(const std::string& dir, const ModelOptions& options = {});
+  // Every member of an ensemble directory (core/ensemble_manifest.h; a plain model directory
+  // gives one), checked to step side by side.
+  static std::vector<std::shared_ptr<const Model>> load_members(const std::string& dir,
+                                                                const ModelOptions& options = {});
   // Random weights of config's shape (PyTorch-like init, norm weights near 1, lag biases and
   // positions nonzero), for benchmarks and tests. Empty normalization becomes mean 0 / std 1.
   static std::shared_ptr<const Model> random(const ModelConfig& config, uint64_t seed,

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 
+#include "core/ensemble_manifest.h"
 #include "core/error.h"
 #include "core/model_artifact.h"
 #include "core/rng.h"
@@ -93,6 +94,18 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const ModelOpti
   } catch (const Error& e) {
     throw Error(str_cat(dir, ": ", e.what()));
   }
+}
+
+std::vector<std::shared_ptr<const Model>> Model::load_members(const std::string& dir, const ModelOptions& options) {
+  const std::vector<std::string> dirs = model_member_dirs(dir);
+  std::vector<std::shared_ptr<const Model>> members;
+  std::vector<ModelConfig> configs;
+  for (const auto& d : dirs) {
+    members.push_back(load(d, options));
+    configs.push_back(members.back()->config());
+  }
+  check_ensemble_members(configs, dirs);
+  return members;
 }
 
 std::shared_ptr<const Model> Model::random(const ModelConfig& config, uint64_t seed,

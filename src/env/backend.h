@@ -89,6 +89,12 @@ class Backend {
   // (planning on one terrain); throws for a robot without a platform.
   virtual void set_platform(const sim::Platform& platform) = 0;
 
+  // Learned ensembles (env/learned_backend.h): the members stepped, and after each step every
+  // environment's disagreement, the mean over increment channels of the standard deviation
+  // across members of the standardized predicted increment. 1 member and 0 everywhere else.
+  int ensemble_size() const { return ensemble_size_; }
+  float disagreement(int env) const { return disagreement_.empty() ? 0.f : disagreement_[size_t(env)]; }
+
   const BackendTimings& timings() const { return timings_; }
   void clear_timings() { timings_ = {}; }
 
@@ -125,6 +131,8 @@ class Backend {
   int onq_ = 0, onv_ = 0;
   std::vector<double> q_, v_, oq_, ov_, clearance_, probe_position_;
   std::vector<uint8_t> failed_;
+  int ensemble_size_ = 1;
+  std::vector<float> disagreement_;  // (envs) when ensemble_size_ > 1
   BackendTimings timings_;
 };
 

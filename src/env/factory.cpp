@@ -18,12 +18,13 @@ namespace flashnerd::env {
 
 namespace {
 
-// The artifact of r.model_dir, checked against `robot` (name, control step, MJCF).
-std::shared_ptr<const engine::Model> load_checked_model(const BackendRequest& r, const sim::Robot& robot,
-                                                        std::vector<std::string>* warnings) {
+// The artifact of r.model_dir (every member of an ensemble), checked against `robot` (name,
+// control step, MJCF).
+std::vector<std::shared_ptr<const engine::Model>> load_checked_members(const BackendRequest& r, const sim::Robot& robot,
+                                                                       std::vector<std::string>* warnings) {
   FN_CHECK(!r.model_dir.empty(), "backend ", r.kind, " needs a trained model: pass --model DIR");
-  auto model = engine::Model::load(r.model_dir, r.model_options);
-  const ModelConfig& c = model->config();
+  auto members = engine::Model::load_members(r.model_dir, r.model_options);
+  const ModelConfig& c = members[0]->config();
   FN_CHECK(c.robot == robot.name(), "model ", r.model_dir, " is for robot '", c.robot, "', not '", robot.name(), "'");
   ModelSource src;
   src.what = "robot " + robot.name() + " (" + robot.spec().mjcf + ")";
@@ -33,7 +34,15 @@ std::shared_ptr<const engine::Model> load_checked_model(const BackendRequest& r,
   src.mjcf_hash = robot.mjcf_hash();
   std::vector<std::string> w = check_model_source(c, r.model_dir, src, r.allow_other_mjcf);
   if (warnings) warnings->insert(warnings->end(), w.begin(), w.end());
-  return model;
+  return members;
+}
+
+std::shared_ptr<const engine::Model> load_checked_model(const BackendRequest& r, const sim::Robot& robot,
+                                                        std::vector<std::string>* warnings) {
+  auto members = load_checked_members(r, robot, warnings);
+  FN_CHECK(members.size() == 1, "backend ", r.kind, ": ", r.model_dir, " is an ensemble of ", members.size(),
+           " models; this backend steps one model (pass one member's directory)");
+  return members[0];
 }
 
 }  // namespace
@@ -52,11 +61,11 @@ std::unique_ptr<Backend> make_backend(const BackendRequest& r, std::shared_ptr<c
   }
   FN_CHECK(r.kind == "flashnerd" || r.kind == "nerd", "unknown backend '", r.kind,
            "'; use mujoco, flashnerd, nerd, two-way or one-way");
-  auto model = load_checked_model(r, *robot, warnings);
-  const char* arch = model->config().arch == Arch::FlashNeRD ? "flashnerd" : "nerd";
+  auto members = load_checked_members(r, *robot, warnings);
+  const char* arch = members[0]->config().arch == Arch::FlashNeRD ? "flashnerd" : "nerd";
   FN_CHECK(r.kind == arch, "backend ", r.kind, " was asked for, but model ", r.model_dir, " is a ", arch,
            " model; pass --backend ", arch);
-  return std::make_unique<LearnedBackend>(std::move(robot), std::move(model), r.envs, pool, r.gemm);
+  return std::make_unique<LearnedBackend>(std::move(robot), std::move(members), r.envs, pool, r.ensemble, r.gemm);
 }
 
 ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const std::string& preset, bool probes) {

@@ -9,6 +9,7 @@
 
 #include "engine/engine.h"
 #include "env/backend.h"
+#include "env/learned_backend.h"
 #include "env/task.h"
 
 namespace flashnerd::env {
@@ -20,6 +21,7 @@ struct BackendRequest {
   engine::GemmBackend gemm = engine::GemmBackend::Auto;  // fp32 products (RowInvariant: planners)
   bool allow_other_mjcf = false;
   int envs = 1;
+  EnsembleUse ensemble;  // learned kinds, when model_dir is an ensemble
 };
 
 // warnings: lines to show the user (e.g. another MJCF, allowed).

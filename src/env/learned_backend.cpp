@@ -6,20 +6,47 @@
 
 #include "core/blob.h"
 #include "core/contact_row.h"
+#include "core/ensemble_stats.h"
 #include "core/error.h"
+#include "core/rng.h"
 #include "core/stopwatch.h"
 #include "sim/probe_features.h"
 
 namespace flashnerd::env {
 
+const char* ensemble_mode_name(EnsembleMode m) {
+  switch (m) {
+    case EnsembleMode::Mean: return "mean";
+    case EnsembleMode::Random: return "random";
+    case EnsembleMode::Member: return "member";
+  }
+  return "?";
+}
+
+EnsembleMode parse_ensemble_mode(const std::string& s) {
+  for (EnsembleMode m : {EnsembleMode::Mean, EnsembleMode::Random, EnsembleMode::Member})
+    if (s == ensemble_mode_name(m)) return m;
+  throw Error(str_cat("unknown ensemble mode '", s, "': choose mean, random or member"));
+}
+
 LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
                                std::shared_ptr<const engine::Model> model, int envs, ThreadPool& pool,
                                engine::GemmBackend gemm)
+    : LearnedBackend(std::move(robot), std::vector<std::shared_ptr<const engine::Model>>{std::move(model)}, envs,
+                     pool, EnsembleUse{}, gemm) {}
+
+LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
+                               std::vector<std::shared_ptr<const engine::Model>> members, int envs, ThreadPool& pool,
+                               const EnsembleUse& use, engine::GemmBackend gemm)
     : Backend(std::move(robot), envs, pool),
-      model_(std::move(model)),
+      members_(std::move(members)),
+      use_(use),
       codec_(robot_->layout()),
-      features_(codec_, model_->config().probe_dim / kProbeFeatureDim) {
-  const ModelConfig& c = model_->config();
+      features_(codec_, members_.at(0)->config().probe_dim / kProbeFeatureDim) {
+  const int M = int(members_.size());
+  FN_CHECK(use.mode != EnsembleMode::Member || (use.member >= 0 && use.member < M), "learned backend: member ",
+           use.member, " asked for, but the ensemble has ", M, " (0..", M - 1, ")");
+  const ModelConfig& c = members_[0]->config();
   FN_CHECK(c.target == "increment", "learned backend: the model predicts '", c.target,
            "'; environments need a model of the full dynamics (target 'increment')");
   FN_CHECK(c.layout == robot_->layout(), "learned backend: the model's state layout (nq ", c.layout.nq, ", nv ",
@@ -37,20 +64,23 @@ LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
   K_ = c.contact.capacity;
   din_ = features_.input_dim();
   dout_ = features_.output_dim();
-  FN_CHECK(din_ == model_->input_dim() && dout_ == model_->output_dim(), "learned backend: model widths (",
-           model_->input_dim(), " in, ", model_->output_dim(), " out) do not match the robot's frame features (",
-           din_, ", ", dout_, ")");
+  FN_CHECK(din_ == c.input_dim && dout_ == c.output_dim, "learned backend: model widths (", c.input_dim, " in, ",
+           c.output_dim, " out) do not match the robot's frame features (", din_, ", ", dout_, ")");
 
   engine::ContextOptions opt;
   opt.max_batch = envs;
   opt.pool = &pool;
   opt.gemm = gemm;
-  context_ = std::make_unique<engine::Context>(*model_, opt);
+  for (const auto& m : members_) contexts_.push_back(std::make_unique<engine::Context>(*m, opt));
+  ensemble_size_ = M;
+  if (M > 1) disagreement_.assign(size_t(envs), 0.f);
+  member_of_.assign(size_t(envs), use.mode == EnsembleMode::Member ? use.member : 0);
+  resets_.assign(size_t(envs), 0);
   for (int i = 0; i < pool.size(); ++i) sensors_.push_back(std::make_unique<sim::ContactSensor>(*robot_));
 
   const size_t E = size_t(envs);
   inputs_.assign(E * size_t(din_), 0.0f);
-  outputs_.assign(E * size_t(dout_), 0.0f);
+  outputs_.assign(size_t(M) * E * size_t(dout_), 0.0f);
   probe_features_.assign(E * size_t(std::max(1, model_probes_ * kProbeFeatureDim)), 0.0f);
   q_next_.assign(q_.size(), 0.0);
   v_next_.assign(v_.size(), 0.0);
@@ -61,12 +91,36 @@ LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
   contacts_ = {contact_rows_.data(), contact_link_.data(), contact_count_.data()};
   for (int e = 0; e < envs; ++e) {
     std::memcpy(q_.data() + size_t(e) * size_t(nq_), robot_->model()->qpos0, sizeof(double) * size_t(nq_));
+    draw_member(e);
     sense(e, 0);
   }
 }
 
 std::string LearnedBackend::kind() const {
-  return model_->config().arch == Arch::FlashNeRD ? "flashnerd" : "nerd";
+  return members_[0]->config().arch == Arch::FlashNeRD ? "flashnerd" : "nerd";
+}
+
+void LearnedBackend::draw_member(int e) {
+  if (use_.mode != EnsembleMode::Random) return;
+  Rng rng = Rng::stream(use_.seed ^ 0xE45E4B1Eull, (uint64_t(e) << 32) + uint64_t(resets_[size_t(e)]));
+  member_of_[size_t(e)] = int32_t(rng.below(members_.size()));
+}
+
+void LearnedBackend::combine(int e, double* inc) {
+  const int M = int(members_.size());
+  const size_t stride = size_t(envs_) * size_t(dout_);
+  const float* out = outputs_.data() + size_t(e) * size_t(dout_);  // member 0's row; member m at + m·stride
+  if (use_.mode == EnsembleMode::Mean) {
+    for (int i = 0; i < dout_; ++i) {
+      double sum = 0;
+      for (int m = 0; m < M; ++m) sum += out[size_t(m) * stride + size_t(i)];
+      inc[i] = sum / M;
+    }
+  } else {
+    const float* chosen = out + size_t(member_of_[size_t(e)]) * stride;
+    for (int i = 0; i < dout_; ++i) inc[i] = chosen[i];
+  }
+  if (M > 1) disagreement_[size_t(e)] = ensemble_disagreement(out, stride, M, dout_, members_[0]->target_std());
 }
 
 void LearnedBackend::sense(int e, int worker) {
@@ -89,7 +143,9 @@ void LearnedBackend::sense(int e, int worker) {
 
 void LearnedBackend::reset(int e, const double* qs, const double* vs) {
   put_state(e, qs, vs, "reset");
-  engine::reset_env(*context_, e);
+  for (auto& context : contexts_) engine::reset_env(*context, e);
+  ++resets_[size_t(e)];
+  draw_member(e);
   sense(e, 0);
 }
 
@@ -113,15 +169,18 @@ void LearnedBackend::step_first(const double* u, int count) {
                                     : nullptr,
                       inputs_.data() + size_t(e) * size_t(din_));
   });
-  engine::step(*model_, *context_, count, inputs_.data(), K_ > 0 ? &contacts_ : nullptr, outputs_.data());
+  for (size_t m = 0; m < members_.size(); ++m)
+    engine::step(*members_[m], *contexts_[m], count, inputs_.data(), K_ > 0 ? &contacts_ : nullptr,
+                 outputs_.data() + m * size_t(envs_) * size_t(dout_));
   pool_->parallel_for(count, [&](int64_t e0, int64_t e1, int) {
     for (int64_t e = e0; e < e1; ++e) {
       double* inc = increments_.data() + size_t(e) * size_t(dout_);
-      for (int i = 0; i < dout_; ++i) inc[i] = outputs_[size_t(e) * size_t(dout_) + size_t(i)];
+      combine(int(e), inc);
       double* qn = q_next_.data() + size_t(e) * size_t(nq_);
       double* vn = v_next_.data() + size_t(e) * size_t(nv_);
       codec_.apply(q(int(e)), v(int(e)), inc, qn, vn);
-      bool ok = !context_->diverged(int(e));
+      bool ok = true;
+      for (const auto& context : contexts_) ok = ok && !context->diverged(int(e));
       for (int i = 0; i < nq_ && ok; ++i) ok = std::isfinite(qn[i]);
       for (int i = 0; i < nv_ && ok; ++i) ok = std::isfinite(vn[i]);
       failed_[size_t(e)] = ok ? 0 : 1;
@@ -158,11 +217,14 @@ void LearnedBackend::copy_env(int src, int dst) {
   copy_row(contact_rows_, K_ * kContactRowDim, src, dst);
   copy_row(contact_link_, K_, src, dst);
   copy_row(contact_count_, 1, src, dst);
-  engine::copy_env(*context_, src, dst);
+  copy_row(member_of_, 1, src, dst);
+  copy_row(resets_, 1, src, dst);
+  if (!disagreement_.empty()) copy_row(disagreement_, 1, src, dst);
+  for (auto& context : contexts_) engine::copy_env(*context, src, dst);
 }
 
 template <class Io>
-void LearnedBackend::io_state(Io& io, std::string& history) {
+void LearnedBackend::io_state(Io& io, std::vector<std::string>& histories) {
   io.io(q_);
   io.io(v_);
   io.io(clearance_);
@@ -172,22 +234,28 @@ void LearnedBackend::io_state(Io& io, std::string& history) {
   io.io(contact_rows_);
   io.io(contact_link_);
   io.io(contact_count_);
-  io.io(history);
+  if (members_.size() > 1 || use_.mode != EnsembleMode::Mean) {  // a single model's blob is unchanged
+    io.io(member_of_);
+    io.io(resets_);
+    io.io(disagreement_);
+  }
+  for (auto& history : histories) io.io(history);
 }
 
 std::string LearnedBackend::save_state() const {
   BlobWriter w;
-  std::string history = context_->save_history();
-  const_cast<LearnedBackend*>(this)->io_state(w, history);
+  std::vector<std::string> histories;
+  for (const auto& context : contexts_) histories.push_back(context->save_history());
+  const_cast<LearnedBackend*>(this)->io_state(w, histories);
   return w.bytes();
 }
 
 void LearnedBackend::load_state(const std::string& bytes) {
   BlobReader r(bytes, str_cat(kind(), " backend"));
-  std::string history;  // its size is in the blob; load_history checks it
-  io_state(r, history);
+  std::vector<std::string> histories(contexts_.size());  // sizes are in the blob; load_history checks them
+  io_state(r, histories);
   r.expect_end();
-  context_->load_history(history);
+  for (size_t m = 0; m < contexts_.size(); ++m) contexts_[m]->load_history(histories[m]);
 }
 
 }  // namespace flashnerd::env

@@ -10,8 +10,7 @@
 #include "core/error.h"
 #include "core/frame_features.h"
 #include "core/stopwatch.h"
-#include "sim/contact_sensor.h"
-#include "sim/probe_features.h"
+#include "sim/frame_sensor.h"
 
 namespace flashnerd::eval {
 
@@ -82,10 +81,10 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
   res.diverged_at.assign(size_t(res.trajectories), -1);
 
   const bool senses = probe_count > 0 || K > 0;
-  std::vector<std::unique_ptr<sim::ContactSensor>> sensors;  // one per thread
+  std::vector<std::unique_ptr<sim::FrameSensor>> sensors;  // one per thread
   if (senses)
-    for (int i = 0; i < pool.size(); ++i) sensors.push_back(std::make_unique<sim::ContactSensor>(*o.robot));
-  const auto& probe_set = probe_count > 0 ? o.robot->probes(o.climbing_probes) : std::vector<sim::ResolvedProbe>{};
+    for (int i = 0; i < pool.size(); ++i)
+      sensors.push_back(std::make_unique<sim::FrameSensor>(*o.robot, data.seed, o.climbing_probes));
 
   const int B = std::max(1, std::min<int>(o.batch, int(res.trajectories)));
   std::vector<float> inputs(size_t(B) * din), outputs(size_t(B) * dout);
@@ -104,21 +103,16 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
 
   // Probes and contact rows of environment e (trajectory `row`) at state (qs, vs).
   auto sense = [&](int64_t e, int64_t row, const double* qs, const double* vs, int wi) {
-    sim::ContactSensor& sensor = *sensors[size_t(wi)];
-    sensor.place(data.seed, res.source[size_t(row)], qs, vs);
+    sim::ContactRowsOut out{contact_rows.data() + size_t(e) * K * kContactRowDim,
+                            contact_link.data() + size_t(e) * K, 0, 0};
+    sensors[size_t(wi)]->sense(res.source[size_t(row)], qs, vs,
+                               probe_count ? probe_buf.data() + size_t(e) * probe_count * kProbeFeatureDim : nullptr,
+                               K, K > 0 ? &out : nullptr);
     if (K > 0) {
-      sim::ContactRowsOut out{contact_rows.data() + size_t(e) * K * kContactRowDim,
-                              contact_link.data() + size_t(e) * K, 0, 0};
-      sensor.detect(K, out);
       contact_count[size_t(e)] = out.count;
       contact_overflow[size_t(e)] = out.overflow;
       contact_full[size_t(e)] = out.buffer_full;
-    } else {
-      sensor.kinematics();
     }
-    if (probe_count)
-      sim::build_probe_features(*o.robot, sensor.model(), sensor.data(), probe_set, o.robot->spec().probe_threshold,
-                                probe_buf.data() + size_t(e) * probe_count * kProbeFeatureDim);
   };
 
   for (int64_t first = 0; first < res.trajectories; first += B) {

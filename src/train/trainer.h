@@ -1,12 +1,13 @@
 // Training a FlashNeRD or NeRD model on a dataset, with checkpoints, resume and export to a
 // model artifact. This header does not include libtorch (the CLI includes it).
 //
-// Lifecycle of one run (train_model):
+// Lifecycle of one run (train_model, a Trainer with these steps):
 //   config    ModelConfig from the dataset's robot + preset (+ customize hook)
 //   split     5% of trajectories held out (core split_trajectories, seeded)
 //   normalize NeRD normalization fitted on the training split's valid transitions
-//   loop      update u = start..updates-1: batch = pure function of (seed, u); masked MSE on
-//             standardized increments over every window position; Adam, clip 1.0, linear LR
+//   loop      update u = start..updates-1: batch = pure function of (seed, u) (and of the
+//             weights for unrolled windows, train/batch_source.h); masked MSE on standardized
+//             increments over every window position; Adam, clip 1.0, linear LR
 //   validate  every valid_every updates: one-step loss and a short open-loop rollout
 //   persist   <out>/checkpoint.pt atomically every checkpoint_every updates; train_log.csv,
 //             loss.png; at the end config.json + weights.safetensors (the artifact)
@@ -22,6 +23,8 @@
 #include "core/model_config.h"
 #include "train/data_parallel.h"
 #include "train/op_profile.h"
+#include "train/own_states.h"
+#include "train/state_sensor.h"
 
 namespace flashnerd::train {
 
@@ -56,8 +59,8 @@ struct TrainOptions {
   bool progress = true;             // progress line on stderr
   int profile_updates = 0;          // op-level profile of this many updates after 5 of warm-up (0: none)
   bool write_plot = true;           // loss.png
-  // Fine-tuning (flashnerd finetune): start from this artifact's config and weights instead
-  // of a preset. Its normalization is kept unless refit_normalization (then refitted on the
+  // Continuing a trained artifact (flashnerd finetune, train --init-from): start from its
+  // config and weights instead of a preset, with a fresh optimizer. Its normalization is kept unless refit_normalization (then refitted on the
   // new data's training split, which shifts what every weight sees: documented in
   // docs/FINETUNE.md). dropout applies to every residual branch while training.
   std::string init_from;
@@ -66,6 +69,11 @@ struct TrainOptions {
   // Early stopping: after `patience` validations without a lower one-step validation loss
   // the run stops and the best validated weights are exported (0 = run every update).
   int patience = 0;
+  // Training on the model's own states (--unroll, --input-noise; train/batch_source.h), and
+  // what senses probes and contact rows at those states (null: the recorded ones are kept, an
+  // approximation; the CLI passes MuJoCo's detector). The sensor must outlive the run.
+  OwnStateOptions own;
+  StateSensor* sensor = nullptr;
   // Adjusts the model config after the preset is applied (tests, experiments).
   std::function<void(ModelConfig&)> customize;
   // Data-parallel training (train/data_parallel.h): this process is rank `distributed.rank`
@@ -97,6 +105,7 @@ struct TrainResult {
     double gather = 0, forward = 0, backward = 0, allreduce = 0, clip = 0, optimizer = 0, validation = 0,
            checkpoint = 0;
   } split;
+  double own_state_seconds = 0;   // of the updates' time, making unrolled and perturbed windows
   int window = 0;                 // training window length
   int workers = 1;                // data-parallel world size
   std::vector<OpTime> op_profile; // profile_updates > 0: op kinds by self time over those updates

@@ -21,14 +21,26 @@
 namespace flashnerd::env {
 namespace {
 
-enum class Kind { Mujoco, Flash, FlashProbes, Nerd };
+enum class Kind { Mujoco, Flash, FlashProbes, Nerd, EnsembleRandom, EnsembleMean };
 
 std::shared_ptr<const engine::Model> random_model(const sim::Robot& robot, Arch arch, bool probes) {
   return engine::Model::random(flashnerd::testing::robot_model_config(robot, arch, "increment", probes), 3);
 }
 
+// Three independent random members with probes (seeds 3, 4, 5).
+std::vector<std::shared_ptr<const engine::Model>> random_members(const sim::Robot& robot) {
+  std::vector<std::shared_ptr<const engine::Model>> members;
+  for (uint64_t seed : {3, 4, 5})
+    members.push_back(engine::Model::random(flashnerd::testing::robot_model_config(robot, Arch::FlashNeRD, "increment", true), seed));
+  return members;
+}
+
 std::unique_ptr<Backend> make(Kind kind, std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& pool) {
   switch (kind) {
+    case Kind::EnsembleRandom:
+      return std::make_unique<LearnedBackend>(robot, random_members(*robot), envs, pool,
+                                              EnsembleUse{EnsembleMode::Random, 0, 17});
+    case Kind::EnsembleMean: return std::make_unique<LearnedBackend>(robot, random_members(*robot), envs, pool);
     case Kind::Mujoco: return std::make_unique<MujocoBackend>(robot, envs, pool);
     case Kind::Flash: return std::make_unique<LearnedBackend>(robot, random_model(*robot, Arch::FlashNeRD, false), envs, pool);
     case Kind::FlashProbes: return std::make_unique<LearnedBackend>(robot, random_model(*robot, Arch::FlashNeRD, true), envs, pool);
@@ -199,12 +211,14 @@ TEST(CubeReorientation, NoAllocationPerStepOnAnyBackend) {
 }
 
 std::string kind_name(const ::testing::TestParamInfo<Kind>& info) {
-  const char* names[] = {"mujoco", "flashnerd", "flashnerd_probes", "nerd"};
+  const char* names[] = {"mujoco", "flashnerd", "flashnerd_probes", "nerd", "ensemble_random", "ensemble_mean"};
   return names[int(info.param)];
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, EveryBackend,
-                         ::testing::Values(Kind::Mujoco, Kind::Flash, Kind::FlashProbes, Kind::Nerd), kind_name);
+                         ::testing::Values(Kind::Mujoco, Kind::Flash, Kind::FlashProbes, Kind::Nerd,
+                                           Kind::EnsembleRandom, Kind::EnsembleMean),
+                         kind_name);
 
 // A task whose episodes last 5 steps and that terminates when the action asks for it.
 class FiveStepTask : public CartpoleBalanceTask {

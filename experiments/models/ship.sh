@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Trains (or continues) one of the models the project ships and writes it to models/NAME/ with
+# its provenance: the exact commands, data seeds, updates, windows, wall time, CPU, validation
+# loss and rollout NRMSE on held-out MuJoCo data, plus the small check that
+# tests/cli/shipped_models_cli.sh reruns. Resumable: rerun the same command after a kill.
+# When models/NAME exists, training starts from it (--init-from, fresh optimizer) so training
+# accumulates across sessions; the record keeps the earlier figures under "history".
+# Usage: experiments/models/ship.sh NAME [UPDATES] [BATCH]
+#   NAME: cartpole | quadruped      UPDATES: this run's updates      BATCH: windows per update
+# Environment: OUT (default out/models/NAME), TRAIN_FLAGS (default --precision auto).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+NAME="$1"
+UPDATES="${2:-20000}"
+BATCH="${3:-128}"
+FN="${FN:-./build/src/cli/flashnerd}"
+OUT="${OUT:-out/models/$NAME}"
+read -ra TRAIN_FLAGS <<< "${TRAIN_FLAGS:---precision auto}"
+mkdir -p "$OUT"
+case "$NAME" in
+  cartpole)
+    GEN_TRAIN=(--robot cartpole --trajectories 8000 --steps 100 --seed 1)
+    GEN_TEST=(--robot cartpole --trajectories 512 --steps 220 --seed 2)
+    GEN_CHECK=(--robot cartpole --trajectories 64 --steps 120 --seed 3)
+    TRAIN_ARGS=(--arch flashnerd --preset small)
+    HORIZONS=1,15,100,200 CHECK_HORIZONS=1,15,100 ;;
+  quadruped)  # locomotion (paper IV-B): 4 foot probes, the recipe's random joint targets
+    LOCO=(--robot quadruped --contacts off --command-process ar1 --ar1-coefficient 0 --ar1-amplitude 0.75)
+    GEN_TRAIN=("${LOCO[@]}" --trajectories 20000 --steps 100 --seed 1)
+    GEN_TEST=("${LOCO[@]}" --trajectories 256 --steps 220 --seed 2)
+    GEN_CHECK=("${LOCO[@]}" --trajectories 32 --steps 70 --seed 3)
+    TRAIN_ARGS=(--arch flashnerd --preset small)
+    HORIZONS=1,15,50,100,200 CHECK_HORIZONS=1,15,50 ;;
+  *) echo "unknown model '$NAME': cartpole or quadruped" >&2; exit 2 ;;
+esac
+
+[ -f "$OUT/train.h5" ] || $FN gen "${GEN_TRAIN[@]}" --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
+[ -f "$OUT/test.h5" ] || $FN gen "${GEN_TEST[@]}" --out "$OUT/test.h5" --json > "$OUT/gen_test.json"
+[ -f "$OUT/check.h5" ] || $FN gen "${GEN_CHECK[@]}" --out "$OUT/check.h5" --json > "$OUT/gen_check.json"
+
+init=()
+[ -f "models/$NAME/config.json" ] && init=(--init-from "models/$NAME")
+resume=()
+[ -f "$OUT/model/checkpoint.pt" ] && resume=(--resume)
+TRAIN_CMD=($FN train --data "$OUT/train.h5" "${TRAIN_ARGS[@]}" "${init[@]}" --updates "$UPDATES" --batch "$BATCH"
+  --seed 1 --valid-every 1000 "${TRAIN_FLAGS[@]}" --out "$OUT/model")
+if ! grep -q '"updates"' "$OUT/train.json" 2>/dev/null; then
+  OPENBLAS_NUM_THREADS=1 "${TRAIN_CMD[@]}" "${resume[@]}" --json > "$OUT/train.json"
+fi
+$FN eval --model "$OUT/model" --data "$OUT/test.h5" --horizons "$HORIZONS" --precision fp32 --json > "$OUT/eval.json"
+$FN eval --model "$OUT/model" --data "$OUT/check.h5" --horizons "$CHECK_HORIZONS" --precision fp32 --json > "$OUT/check.json"
+
+python3 - "$NAME" "$OUT" "$UPDATES" "$BATCH" "${TRAIN_CMD[*]}" "${GEN_TRAIN[*]}" "${GEN_TEST[*]}" "${GEN_CHECK[*]}" \
+  "$CHECK_HORIZONS" <<'PY'
+import json, os, platform, shutil, subprocess, sys
+name, out, updates, batch, train_cmd, gen_train, gen_test, gen_check, check_h = sys.argv[1:]
+def load(f): return json.load(open(os.path.join(out, f)))
+train, ev, check = load("train.json"), load("eval.json"), load("check.json")
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
+flags = next((l for l in open("/proc/cpuinfo") if l.startswith("flags")), "")
+isa = "AMX" if "amx_tile" in flags else "AVX-512-BF16" if "avx512_bf16" in flags else "AVX-512" if "avx512f" in flags else "AVX2"
+dest = os.path.join("models", name)
+old = json.load(open(os.path.join(dest, "provenance.json"))) if os.path.exists(os.path.join(dest, "provenance.json")) else None
+history = (old.get("history", []) + [{k: old[k] for k in ("updates_total", "windows_total", "rollout_nrmse", "valid_loss", "trained_on") if k in old}]) if old else []
+record = {
+  "name": name,
+  "commands": {"gen_train": "flashnerd gen " + gen_train, "gen_test": "flashnerd gen " + gen_test,
+               "train": train_cmd.replace("./build/src/cli/flashnerd", "flashnerd"),
+               "eval": "flashnerd eval --model models/%s --data TEST --horizons %s --precision fp32" % (name, ",".join(str(h) for h in ev["horizons"]))},
+  "trained_on": {"cpu": cpu, "isa": isa, "precision": train["precision"], "date": subprocess.check_output(["date", "-u", "+%F"]).decode().strip()},
+  "updates": train["updates"], "batch": int(batch), "windows": train["updates"] * int(batch),
+  "updates_total": (old["updates_total"] if old else 0) + train["updates"],
+  "windows_total": (old["windows_total"] if old else 0) + train["updates"] * int(batch),
+  "wall_seconds": train["seconds"], "windows_per_second": train["windows_per_second"],
+  "valid_loss": train["valid_loss"],
+  "rollout_nrmse": {"horizons": ev["horizons"], "nrmse": ev["nrmse"], "trajectories": ev.get("trajectories")},
+  "check": {"gen": gen_check, "horizons": [int(h) for h in check_h.split(",")], "nrmse": check["nrmse"],
+            "relative_tolerance": 0.1},
+  "history": history,
+}
+os.makedirs(dest, exist_ok=True)
+for f in ("config.json", "weights.safetensors"):
+  shutil.copyfile(os.path.join(out, "model", f), os.path.join(dest, f + ".tmp"))
+  os.replace(os.path.join(dest, f + ".tmp"), os.path.join(dest, f))
+with open(os.path.join(dest, "provenance.json.tmp"), "w") as fh: json.dump(record, fh, indent=1)
+os.replace(os.path.join(dest, "provenance.json.tmp"), os.path.join(dest, "provenance.json"))
+print(json.dumps({k: record[k] for k in ("name", "updates_total", "windows_total", "rollout_nrmse")}))
+PY

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Own-state training against teacher forcing at equal training wall time (docs/RESULTS.md,
+# "Training on the model's own states"): the same data, preset, seed and batch, trained
+#   onestep  teacher forcing only
+#   unroll   --unroll K (ramped in over the first quarter), half of each batch unrolled
+#   noise    --input-noise S on half of each batch
+# Each variant first runs CALIB updates to measure its seconds per update, then trains for
+# BUDGET seconds' worth of updates; every model is evaluated against MuJoCo (fp32 products).
+# Resumable: finished stages are skipped. Usage:
+#   experiments/own_states/compare.sh ROBOT BUDGET_SECONDS [K] [S]
+# ROBOT: cartpole (the demo's data) | quadruped (the locomotion recipe, 4 foot probes).
+# Environment: OUT (default out/own_states/ROBOT), FN, INIT (a model to start every variant
+# from, e.g. models/quadruped), BATCH (default 64), CALIB (default 200).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROBOT="$1"
+BUDGET="$2"
+K="${3:-4}"
+S="${4:-1.0}"
+FN="${FN:-./build/src/cli/flashnerd}"
+OUT="${OUT:-out/own_states/$ROBOT}"
+BATCH="${BATCH:-64}"
+CALIB="${CALIB:-200}"
+mkdir -p "$OUT"
+case "$ROBOT" in
+  cartpole)
+    GEN=(--robot cartpole --steps 100) TEST=(--robot cartpole --steps 220) NTRAIN=4000 NTEST=512 HORIZONS=1,15,100,200 ;;
+  quadruped)
+    LOCO=(--robot quadruped --contacts off --command-process ar1 --ar1-coefficient 0 --ar1-amplitude 0.75)
+    GEN=("${LOCO[@]}" --steps 100) TEST=("${LOCO[@]}" --steps 220) NTRAIN=20000 NTEST=256 HORIZONS=1,15,50,100,200 ;;
+  *) echo "unknown robot '$ROBOT': cartpole or quadruped" >&2; exit 2 ;;
+esac
+[ -f "$OUT/train.h5" ] || $FN gen "${GEN[@]}" --trajectories "$NTRAIN" --seed 1 --out "$OUT/train.h5" --json > /dev/null
+[ -f "$OUT/test.h5" ] || $FN gen "${TEST[@]}" --trajectories "$NTEST" --seed 2 --out "$OUT/test.h5" --json > /dev/null
+
+init=()
+[ -n "${INIT:-}" ] && init=(--init-from "$INIT")
+flags_of() {
+  case "$1" in
+    onestep) echo "" ;;
+    unroll) echo "--unroll $K --unroll-ramp \$((UPDATES / 4))" ;;
+    noise) echo "--input-noise $S" ;;
+  esac
+}
+for variant in onestep unroll noise; do
+  # calibration: seconds per update of this variant on this machine
+  if [ ! -f "$OUT/calib_$variant.json" ]; then
+    UPDATES=$CALIB
+    eval "extra=($(flags_of $variant))"
+    OPENBLAS_NUM_THREADS=1 $FN train --data "$OUT/train.h5" --preset small "${init[@]}" --batch "$BATCH" --seed 1 \
+      --updates "$CALIB" --valid-every 0 --precision fp32 "${extra[@]}" --overwrite --quiet --out "$OUT/calib_$variant" \
+      --json > "$OUT/calib_$variant.json"
+  fi
+  UPDATES=$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(int(float(sys.argv[2]) * j['updates'] / j['seconds']))" \
+    "$OUT/calib_$variant.json" "$BUDGET")
+  eval "extra=($(flags_of $variant))"
+  resume=()
+  [ -f "$OUT/$variant/checkpoint.pt" ] && resume=(--resume)
+  if ! grep -q '"updates"' "$OUT/train_$variant.json" 2>/dev/null; then
+    echo "== $variant: $UPDATES updates (${BUDGET} s budget) ${extra[*]}"
+    OPENBLAS_NUM_THREADS=1 $FN train --data "$OUT/train.h5" --preset small "${init[@]}" --batch "$BATCH" --seed 1 \
+      --updates "$UPDATES" --valid-every 1000 --precision fp32 "${extra[@]}" "${resume[@]}" --quiet --out "$OUT/$variant" \
+      --json > "$OUT/train_$variant.json"
+  fi
+  [ -f "$OUT/eval_$variant.json" ] || $FN eval --model "$OUT/$variant" --data "$OUT/test.h5" --horizons "$HORIZONS" \
+    --precision fp32 --json > "$OUT/eval_$variant.json"
+done
+python3 - "$OUT" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+rows = []
+for v in ("onestep", "unroll", "noise"):
+    t = json.load(open(os.path.join(out, "train_%s.json" % v)))
+    e = json.load(open(os.path.join(out, "eval_%s.json" % v)))
+    rows.append((v, t, e))
+hs = rows[0][2]["horizons"]
+print("| variant | updates | seconds | own-state share | " + " | ".join("H=%d" % h for h in hs) + " |")
+print("|---|---:|---:|---:|" + "---:|" * len(hs))
+base = rows[0][2]["nrmse"]
+for v, t, e in rows:
+    cells = ["%.4f" % x if v == "onestep" else "%.4f (%+.1f%%)" % (x, 100 * (x / b - 1)) for x, b in zip(e["nrmse"], base)]
+    print("| %s | %d | %.0f | %.0f%% | %s |" % (v, t["updates"], t["seconds"], 100 * t.get("own_state_seconds", 0) / t["seconds"], " | ".join(cells)))
+PY

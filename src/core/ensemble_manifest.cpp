@@ -1,0 +1,68 @@
+#include "core/ensemble_manifest.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/json_file.h"
+
+namespace flashnerd {
+
+namespace {
+constexpr const char* kFormat = "flashnerd-ensemble";
+constexpr int kVersion = 1;
+}  // namespace
+
+bool is_ensemble_dir(const std::string& dir) {
+  return std::filesystem::is_regular_file(std::filesystem::path(dir) / kEnsembleManifest);
+}
+
+std::vector<std::string> model_member_dirs(const std::string& dir) {
+  if (!is_ensemble_dir(dir)) return {dir};
+  const std::string path = (std::filesystem::path(dir) / kEnsembleManifest).string();
+  const nlohmann::json j = read_json_file(path, "ensemble manifest");
+  FN_CHECK(j.value("format", "") == kFormat && j.value("version", 0) == kVersion, path,
+           ": not a FlashNeRD ensemble manifest of version ", kVersion);
+  FN_CHECK(j.contains("members") && j.at("members").is_array() && !j.at("members").empty(), path,
+           ": 'members' must be a non-empty list of member directories");
+  std::vector<std::string> dirs;
+  for (const auto& m : j.at("members")) {
+    FN_CHECK(m.is_string(), path, ": every member must be a directory name, got ", m.dump());
+    const std::string member = (std::filesystem::path(dir) / m.get<std::string>()).string();
+    FN_CHECK(std::filesystem::is_directory(member), path, ": member ", m.get<std::string>(), " (", member,
+             ") does not exist");
+    dirs.push_back(member);
+  }
+  return dirs;
+}
+
+void write_ensemble_manifest(const std::string& dir, const std::vector<std::string>& members) {
+  FN_CHECK(!members.empty(), "an ensemble needs at least one member");
+  const nlohmann::json j = {{"format", kFormat}, {"version", kVersion}, {"members", members}};
+  write_file_atomic((std::filesystem::path(dir) / kEnsembleManifest).string(), j.dump(1) + "\n");
+}
+
+void check_ensemble_members(const std::vector<ModelConfig>& configs, const std::vector<std::string>& dirs) {
+  FN_ASSERT(configs.size() == dirs.size() && !configs.empty());
+  const ModelConfig& a = configs[0];
+  for (size_t i = 1; i < configs.size(); ++i) {
+    const ModelConfig& b = configs[i];
+    auto differs = [&](const char* field) {
+      return Error(str_cat("ensemble member ", dirs[i], " differs from member ", dirs[0], " in ", field,
+                           ": members must be trainings of one architecture and preset on one robot"));
+    };
+    if (b.robot != a.robot || b.mjcf_hash != a.mjcf_hash) throw differs("robot / MJCF");
+    if (!(b.layout == a.layout)) throw differs("state layout");
+    if (b.timestep != a.timestep || b.actuator_model != a.actuator_model) throw differs("timestep / actuator model");
+    if (b.arch != a.arch || b.preset != a.preset) throw differs("architecture / preset");
+    if (b.target != a.target) throw differs("target");
+    if (b.input_dim != a.input_dim || b.output_dim != a.output_dim || b.probe_dim != a.probe_dim)
+      throw differs("input / output widths or probes");
+    if (b.contact.capacity != a.contact.capacity) throw differs("contact capacity");
+    if (b.history() != a.history()) throw differs("history");
+  }
+}
+
+}  // namespace flashnerd

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Every model shipped in models/ loads and reproduces the rollout NRMSE its provenance records
+# on the small held-out check set, regenerated here from the recorded gen arguments (fresh
+# MuJoCo data, fp32 products). Usage: shipped_models_cli.sh PATH/TO/flashnerd
+source "$(dirname "$0")/common.bash" "$1"
+MODELS="$(cd "$(dirname "$0")/../../models" 2>/dev/null && pwd)" || { echo "shipped_models_cli: no models/"; exit 0; }
+checked=0
+for record in "$MODELS"/*/provenance.json; do
+  [ -f "$record" ] || continue
+  dir=$(dirname "$record")
+  name=$(basename "$dir")
+  size=$(du -cb "$dir/weights.safetensors" "$dir/config.json" | tail -1 | cut -f1)
+  [ "$size" -le $((6 * 1024 * 1024)) ] || fail "$name: $size bytes, over the 6 MB a shipped model may take"
+  read -r gen_args horizons <<< "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["check"]; print(c["gen"].replace(" ", "\x1f"), ",".join(map(str, c["horizons"])))' "$record")"
+  IFS=$'\x1f' read -ra gen <<< "$gen_args"
+  "$FN" gen "${gen[@]}" --out "$TMP/$name.h5" --json > /dev/null || fail "$name: gen ${gen[*]}"
+  "$FN" eval --model "$dir" --data "$TMP/$name.h5" --horizons "$horizons" --precision fp32 --json \
+    > "$TMP/$name.json" || fail "$name: eval"
+  python3 - "$record" "$TMP/$name.json" <<'PY' || fail "$name: rollout NRMSE differs from its record"
+import json, sys
+check = json.load(open(sys.argv[1]))["check"]
+got = json.load(open(sys.argv[2]))["nrmse"]
+tol = check["relative_tolerance"]
+for h, want, have in zip(check["horizons"], check["nrmse"], got):
+    ok = abs(have - want) <= tol * want
+    print("  H=%-4d recorded %.5f  now %.5f  %s" % (h, want, have, "ok" if ok else "DIFFERS"))
+    if not ok: sys.exit(1)
+PY
+  checked=$((checked + 1))
+done
+echo "shipped_models_cli: $checked shipped models reproduce their records"
