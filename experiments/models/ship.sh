@@ -65,7 +65,7 @@ history = (old.get("history", []) + [{k: old[k] for k in ("updates_total", "wind
 record = {
   "name": name,
   "commands": {"gen_train": "flashnerd gen " + gen_train, "gen_test": "flashnerd gen " + gen_test,
-               "train": train_cmd.replace("./build/src/cli/flashnerd", "flashnerd"),
+               "train": " ".join(["flashnerd"] + train_cmd.split()[1:]),
                "eval": "flashnerd eval --model models/%s --data TEST --horizons %s --precision fp32" % (name, ",".join(str(h) for h in ev["horizons"]))},
   "trained_on": {"cpu": cpu, "isa": isa, "precision": train["precision"], "date": subprocess.check_output(["date", "-u", "+%F"]).decode().strip()},
   "updates": train["updates"], "batch": int(batch), "windows": train["updates"] * int(batch),

@@ -8,6 +8,7 @@
 #include "cli/cli_common.h"
 #include "core/error.h"
 #include "core/atomic_file.h"
+#include "core/ensemble_manifest.h"
 #include "core/model_artifact.h"
 #include "core/model_dataset_check.h"
 #include "core/plot_png.h"
@@ -68,6 +69,33 @@ PlotSeries prefix_curve(const std::vector<double>& step_nrmse, const std::string
   return s;
 }
 
+// What eval measures: each --model directory, and for an ensemble each member and the
+// members' mean, which steps them all.
+struct EvalEntry {
+  std::string label_dir;  // names it in the table and plots
+  std::vector<std::shared_ptr<const engine::Model>> members;
+};
+
+std::vector<EvalEntry> eval_entries(const std::vector<std::string>& dirs, const engine::ModelOptions& options) {
+  std::vector<EvalEntry> entries;
+  for (const auto& dir : dirs) {
+    auto members = engine::Model::load_members(dir, options);
+    if (members.size() == 1) {
+      entries.push_back({dir, members});
+      continue;
+    }
+    const std::vector<std::string> member_dirs = model_member_dirs(dir);
+    for (size_t m = 0; m < members.size(); ++m) entries.push_back({member_dirs[m], {members[m]}});
+    entries.push_back({str_cat(dir, " (mean of ", members.size(), ")"), members});
+  }
+  return entries;
+}
+
+std::unique_ptr<eval::StepModel> step_model_of(const EvalEntry& e, int batch, ThreadPool& pool) {
+  if (e.members.size() == 1) return std::make_unique<eval::EngineStepModel>(e.members[0], batch, &pool);
+  return std::make_unique<eval::EnsembleStepModel>(e.members, batch, &pool);
+}
+
 void run_eval(const EvalArgs& a) {
   FN_CHECK(!a.models.empty(), "give at least one --model DIR");
   const int threads = checked_threads(a.threads.threads, a.threads.force_threads);
@@ -87,11 +115,14 @@ void run_eval(const EvalArgs& a) {
   std::vector<eval::RolloutResult> rollouts;
   std::vector<std::string> labels;
   int64_t common_trajectories = -1;
-  for (size_t mi = 0; mi < a.models.size(); ++mi) {
-    auto model = engine::Model::load(a.models[mi], model_options(a.precision));
-    const ModelConfig& cfg = model->config();
-    print_warnings(check_model_dataset(cfg, a.models[mi], data, a.data, a.allow_other_mjcf));
-    FN_CHECK(!cfg.norm.channel_std.empty(), a.models[mi], "/config.json has no state channel stds "
+  const std::vector<EvalEntry> entries = eval_entries(a.models, model_options(a.precision));
+  for (size_t mi = 0; mi < entries.size(); ++mi) {
+    const EvalEntry& entry = entries[mi];
+    const std::string& model_dir = entry.label_dir;
+    const engine::Model& model = *entry.members[0];
+    const ModelConfig& cfg = model.config();
+    print_warnings(check_model_dataset(cfg, model_dir, data, a.data, a.allow_other_mjcf));
+    FN_CHECK(!cfg.norm.channel_std.empty(), model_dir, "/config.json has no state channel stds "
              "(normalization.channel_std); retrain it with this flashnerd");
     std::shared_ptr<const sim::Robot> robot;
     if (cfg.probe_dim > 0 || cfg.contact.enabled() || a.by_start) {
@@ -108,20 +139,20 @@ void run_eval(const EvalArgs& a) {
     if (common_trajectories < 0 || int64_t(eligible.size()) < common_trajectories)
       common_trajectories = int64_t(eligible.size());
     eligible.resize(size_t(common_trajectories));
-    eval::EngineStepModel step_model(model, std::min<int>(a.batch, int(eligible.size())), &pool);
+    auto step_model = step_model_of(entry, std::min<int>(a.batch, int(eligible.size())), pool);
     eval::RolloutOptions ro;
     ro.horizon = H;
     ro.batch = a.batch;
     ro.robot = robot.get();
     ro.climbing_probes = data.generator.value("climbing_probes", false);
-    auto rollout = eval::run_rollouts(step_model, data, eligible, ro, pool);
+    auto rollout = eval::run_rollouts(*step_model, data, eligible, ro, pool);
     auto errors = eval::rollout_errors(data, rollout, cfg.norm.channel_std, horizons);
     nlohmann::json nrmse = nlohmann::json::array(), groups = nlohmann::json::object();
     for (const auto& he : errors.horizons) {
       nrmse.push_back(he.nrmse);
       for (const auto& g : he.group_rmse) groups[g.first].push_back(g.second);
     }
-    nlohmann::json j = {{"model", a.models[mi]}, {"precision", engine::precision_name(model->precision())},
+    nlohmann::json j = {{"model", model_dir}, {"precision", engine::precision_name(model.precision())},
                         {"arch", arch_name(cfg.arch)},
                         {"parameters", parameter_count(cfg)},
                         {"contacts", cfg.contact.enabled() ? "variable" : cfg.probe_dim > 0 ? "fixed probes" : "none"},
@@ -136,13 +167,13 @@ void run_eval(const EvalArgs& a) {
       j["contact_rows"] = {{"min", rollout.contact_rows_min}, {"mean", rollout.contact_rows_mean},
                            {"max", rollout.contact_rows_max}, {"overflow", rollout.contact_overflow},
                            {"mujoco_buffer_full_frames", rollout.contact_buffer_full}};
-    std::vector<std::string> row = {model_label(cfg, a.models[mi]), "all", std::to_string(errors.trajectories),
+    std::vector<std::string> row = {model_label(cfg, model_dir), "all", std::to_string(errors.trajectories),
                                     std::to_string(errors.diverged)};
     for (const auto& he : errors.horizons) row.push_back(format_number(he.nrmse));
     eval::OneStepErrors one_step;
     if (data.layout.floating_base) {
-      eval::EngineStepModel teacher(model, std::min<int>(a.batch, int(eligible.size())), &pool);
-      one_step = eval::one_step_errors(teacher, data, eligible, a.batch);
+      auto teacher = step_model_of(entry, std::min<int>(a.batch, int(eligible.size())), pool);
+      one_step = eval::one_step_errors(*teacher, data, eligible, a.batch);
       j["one_step_base_rmse_mm"] = one_step.base_rmse_mm();
       row.push_back(format_number(one_step.base_rmse_mm()));
     }
@@ -158,14 +189,14 @@ void run_eval(const EvalArgs& a) {
         auto part = eval::rollout_errors(data, eval::select_rollouts(rollout, rows, data.layout.nq, data.layout.nv, data.layout.na),
                                          cfg.norm.channel_std, horizons);
         nlohmann::json pn = nlohmann::json::array();
-        std::vector<std::string> prow = {model_label(cfg, a.models[mi]), name, std::to_string(part.trajectories),
+        std::vector<std::string> prow = {model_label(cfg, model_dir), name, std::to_string(part.trajectories),
                                          std::to_string(part.diverged)};
         for (const auto& he : part.horizons) {
           pn.push_back(he.nrmse);
           prow.push_back(format_number(he.nrmse));
         }
         j["by_start"][name] = {{"trajectories", part.trajectories}, {"diverged", part.diverged}, {"nrmse", pn}};
-        start_curves[k].push_back(prefix_curve(part.step_nrmse, model_label(cfg, a.models[mi]), kColors[mi % 5]));
+        start_curves[k].push_back(prefix_curve(part.step_nrmse, model_label(cfg, model_dir), kColors[mi % 5]));
         if (data.layout.floating_base) {
           j["by_start"][name]["one_step_base_rmse_mm"] = one_step.base_rmse_mm(rows);
           prow.push_back(format_number(one_step.base_rmse_mm(rows)));
@@ -174,7 +205,7 @@ void run_eval(const EvalArgs& a) {
       }
     }
     results.push_back(j);
-    PlotSeries s = prefix_curve(errors.step_nrmse, model_label(cfg, a.models[mi]), kColors[mi % 5]);
+    PlotSeries s = prefix_curve(errors.step_nrmse, model_label(cfg, model_dir), kColors[mi % 5]);
     nrmse_curves.push_back(s);
     rollouts.push_back(std::move(rollout));
     labels.push_back(s.label);

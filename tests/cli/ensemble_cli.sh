@@ -2,7 +2,8 @@
 # requires: libtorch (the script trains models)
 # Ensembles end to end: train --ensemble writes independent members and ensemble.json, refuses
 # to replace it without --overwrite, resumes by skipping finished members; bench-env and ppo
-# step an ensemble in each mode; calibrate measures disagreement against error; --unroll and --input-noise train through the CLI.
+# step an ensemble in each mode; calibrate measures disagreement against error;
+# eval reports each member and the mean; --unroll and --input-noise train through the CLI.
 # Usage: ensemble_cli.sh PATH/TO/flashnerd
 source "$(dirname "$0")/common.bash" "$1"
 
@@ -23,6 +24,10 @@ expect_error "already holds a model artifact" "${TRAIN[@]}" --updates 20 --ensem
 grep -q '"spearman"' "$TMP/cal.json" || fail "calibrate: $(cat "$TMP/cal.json")"
 [ -s "$TMP/cal/calibration.csv" ] && [ -s "$TMP/cal/calibration.png" ] || fail "calibrate wrote no CSV or plot"
 expect_error "is a single model" calibrate --model "$TMP/ens/member_0" --data "$TMP/d.h5"
+
+"$FN" eval --model "$TMP/ens" --data "$TMP/d.h5" --horizons 1,5 --json > "$TMP/eval.json" || fail "eval of an ensemble"
+python3 -c 'import json,sys; m=[x["model"] for x in json.load(open(sys.argv[1]))["models"]]; sys.exit(0 if len(m)==3 and "mean of 2" in m[2] else 1)' \
+  "$TMP/eval.json" || fail "eval does not report both members and their mean: $(cat "$TMP/eval.json")"
 
 "$FN" bench-env --task cartpole-balance --model "$TMP/ens" --envs 16 --steps 2 --warmup 1 --members 2 --json \
   > "$TMP/bench.json" || fail "bench-env with an ensemble"
