@@ -4,6 +4,8 @@
 #   onestep  teacher forcing only
 #   unroll   --unroll K (ramped in over the first quarter), half of each batch unrolled
 #   noise    --input-noise S on half of each batch
+#   unrollw  --unroll K with windows of R + K frames (R = 10, the small preset's receptive
+#            field), so every predicted frame sees a full recorded-or-predicted history
 # Each variant first runs CALIB updates to measure its seconds per update, then trains for
 # BUDGET seconds' worth of updates; every model is evaluated against MuJoCo (fp32 products).
 # Resumable: finished stages are skipped. Usage:
@@ -40,9 +42,10 @@ flags_of() {
     onestep) echo "" ;;
     unroll) echo "--unroll $K --unroll-ramp \$((UPDATES / 4))" ;;
     noise) echo "--input-noise $S" ;;
+    unrollw) echo "--unroll $K --unroll-ramp \$((UPDATES / 4)) --window $((10 + K))" ;;
   esac
 }
-for variant in onestep unroll noise; do
+for variant in ${VARIANTS:-onestep unroll noise unrollw}; do
   # calibration: seconds per update of this variant on this machine
   if [ ! -f "$OUT/calib_$variant.json" ]; then
     UPDATES=$CALIB
@@ -69,7 +72,8 @@ python3 - "$OUT" <<'PY'
 import json, os, sys
 out = sys.argv[1]
 rows = []
-for v in ("onestep", "unroll", "noise"):
+for v in ("onestep", "unroll", "noise", "unrollw"):
+    if not os.path.exists(os.path.join(out, "eval_%s.json" % v)): continue
     t = json.load(open(os.path.join(out, "train_%s.json" % v)))
     e = json.load(open(os.path.join(out, "eval_%s.json" % v)))
     rows.append((v, t, e))
