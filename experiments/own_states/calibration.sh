@@ -9,7 +9,10 @@
 #   4. the one-step error (H = 1) and H = 50 rollout NRMSE of the compare run's models
 #      (onestep, unroll, noise) on each kind of data.
 # Resumable stage by stage. Usage: experiments/own_states/calibration.sh ROBOT [UPDATES] [ITERS]
-# ROBOT: cartpole (task cartpole-balance, model models/cartpole for the policy of (c)).
+# ROBOT: cartpole (task cartpole-balance, 256 envs) or quadruped (quadruped-velocity with the
+# locomotion recipe's PPO settings, 1024 envs); the policy of (c) trains on models/ROBOT.
+# Environment: MEMBERS (default 4; 0 skips the ensemble and calibration), POLICIES (default
+# "mujoco model"; the policies whose data is measured).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROBOT="$1"
@@ -17,47 +20,55 @@ UPDATES="${2:-2000}"
 ITERS="${3:-40}"
 FN="${FN:-./build/src/cli/flashnerd}"
 OUT="${OUT:-out/own_states/$ROBOT}"
+MEMBERS="${MEMBERS:-4}"
+POLICIES="${POLICIES:-mujoco model}"
 case "$ROBOT" in
-  cartpole) TASK=cartpole-balance MODEL=models/cartpole STEPS=220 ;;
-  *) echo "unknown robot '$ROBOT': cartpole" >&2; exit 2 ;;
+  cartpole) TASK=cartpole-balance MODEL=models/cartpole STEPS=220 ENVS=256 PPO_FLAGS=() GEN_FLAGS=() H=50 ;;
+  quadruped) TASK=quadruped-velocity MODEL=models/quadruped STEPS=120 ENVS=1024 H=50
+    PPO_FLAGS=(--penalty-ramp 300 --reward-scale feet_air_time=0) GEN_FLAGS=(--contacts off) ;;
+  *) echo "unknown robot '$ROBOT': cartpole or quadruped" >&2; exit 2 ;;
 esac
 [ -f "$OUT/train.h5" ] || { echo "run experiments/own_states/compare.sh $ROBOT first" >&2; exit 1; }
 
 # 1. the ensemble
-if [ ! -f "$OUT/ensemble/ensemble.json" ]; then
+if [ "$MEMBERS" -gt 0 ] && [ ! -f "$OUT/ensemble/ensemble.json" ]; then
   resume=()
   [ -d "$OUT/ensemble" ] && resume=(--resume)
-  OPENBLAS_NUM_THREADS=1 $FN train --data "$OUT/train.h5" --preset small --ensemble 4 --updates "$UPDATES" --batch 64 \
+  OPENBLAS_NUM_THREADS=1 $FN train --data "$OUT/train.h5" --preset small --ensemble "$MEMBERS" --updates "$UPDATES" --batch 64 \
     --seed 11 --valid-every 1000 --precision fp32 --quiet "${resume[@]}" --out "$OUT/ensemble" --json > "$OUT/ensemble.json"
 fi
 # 2. policies and their MuJoCo data
-for kind in mujoco model; do
+for kind in $POLICIES; do
   backend=(--backend mujoco)
   [ $kind = model ] && backend=(--backend flashnerd --model "$MODEL")
   grep -q '"iterations"' "$OUT/ppo_$kind.json" 2>/dev/null || \
-    $FN ppo --task "$TASK" "${backend[@]}" --envs 256 --iterations "$ITERS" --seed 1 --quiet --overwrite \
+    $FN ppo --task "$TASK" "${backend[@]}" "${PPO_FLAGS[@]}" --envs "$ENVS" --iterations "$ITERS" --seed 1 --quiet --overwrite \
       --out "$OUT/ppo_$kind" --json > "$OUT/ppo_$kind.json"
-  [ -f "$OUT/policy_$kind.h5" ] || $FN gen --robot "$ROBOT" --policy "$OUT/ppo_$kind/policy" --trajectories 256 \
+  [ -f "$OUT/policy_$kind.h5" ] || $FN gen --robot "$ROBOT" "${GEN_FLAGS[@]}" --policy "$OUT/ppo_$kind/policy" --trajectories 256 \
     --steps "$STEPS" --seed 5 --out "$OUT/policy_$kind.h5" --json > /dev/null
 done
 # 3. calibration, 4. errors by data kind
-for data in test policy_mujoco policy_model; do
-  [ -f "$OUT/calibrate_$data.json" ] || $FN calibrate --model "$OUT/ensemble" --data "$OUT/$data.h5" \
+datas=(test)
+for kind in $POLICIES; do datas+=("policy_$kind"); done
+for data in "${datas[@]}"; do
+  [ "$MEMBERS" -gt 0 ] && [ ! -f "$OUT/calibrate_$data.json" ] && $FN calibrate --model "$OUT/ensemble" --data "$OUT/$data.h5" \
     --out "$OUT/calibrate_$data" --json > "$OUT/calibrate_$data.json"
   for variant in onestep unroll noise; do
     [ -f "$OUT/errors_${variant}_$data.json" ] || $FN eval --model "$OUT/$variant" --data "$OUT/$data.h5" \
-      --horizons 1,50 --precision fp32 --json > "$OUT/errors_${variant}_$data.json"
+      --horizons 1,$H --precision fp32 --json > "$OUT/errors_${variant}_$data.json"
   done
 done
 python3 - "$OUT" <<'PY'
 import json, os, sys
 out = sys.argv[1]
 load = lambda f: json.load(open(os.path.join(out, f)))
-kinds = [("test", "(a) random commands"), ("policy_mujoco", "(b) MuJoCo-trained policy"), ("policy_model", "(c) model-trained policy")]
-print("| data | frames | Spearman (4 members) | " + " | ".join("%s H=1 / H=50" % v for v in ("onestep", "unroll", "noise")) + " |")
+kinds = [(k, l) for k, l in (("test", "(a) random commands"), ("policy_mujoco", "(b) MuJoCo-trained policy"),
+                             ("policy_model", "(c) model-trained policy")) if os.path.exists(os.path.join(out, "errors_onestep_%s.json" % k))]
+print("| data | frames | Spearman | " + " | ".join("%s H=1 / H=50" % v for v in ("onestep", "unroll", "noise")) + " |")
 print("|---|---:|---:|" + "---:|" * 3)
 for key, label in kinds:
-    c = load("calibrate_%s.json" % key)
+    f = "calibrate_%s.json" % key
+    c = load(f) if os.path.exists(os.path.join(out, f)) else {"frames": 0, "spearman": float("nan")}
     cells = []
     for v in ("onestep", "unroll", "noise"):
         n = load("errors_%s_%s.json" % (v, key))["nrmse"]
@@ -66,6 +77,6 @@ for key, label in kinds:
 print()
 for v in ("onestep", "unroll", "noise"):
     a = load("errors_%s_test.json" % v)["nrmse"][0]
-    print("%s: one-step error on (c) / on (a) = %.2f, on (b) / on (a) = %.2f" % (
-        v, load("errors_%s_policy_model.json" % v)["nrmse"][0] / a, load("errors_%s_policy_mujoco.json" % v)["nrmse"][0] / a))
+    print(v + ": one-step error " + ", ".join("on %s / on (a) = %.2f" % (label[:3], load("errors_%s_%s.json" % (v, key))["nrmse"][0] / a)
+                                             for key, label in kinds[1:]))
 PY

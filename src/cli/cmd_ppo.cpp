@@ -30,6 +30,7 @@ struct PpoArgs {
   int eval_steps = 1000;
   int penalty_ramp = 0;
   int penalty_delay = 0;
+  env::UncertaintyOptions uncertainty;
   bool resume = false;
   bool overwrite = false;
   bool quiet = false;
@@ -50,6 +51,7 @@ void run_ppo_command(const PpoArgs& a) {
   ThreadPool pool(checked_threads(a.threads.threads, a.threads.force_threads));
   EnvParts parts = make_env_parts(a.env, a.env.backend, a.env.envs, pool);
   env::VecEnv env(*parts.task, *parts.backend, pool, a.seed);
+  env.set_uncertainty(a.uncertainty);
   // evaluation in the analytic simulator, off the training clock
   EnvParts eval_parts;
   std::unique_ptr<env::VecEnv> eval_env;
@@ -82,6 +84,10 @@ void run_ppo_command(const PpoArgs& a) {
   o.penalty_ramp = a.penalty_ramp;
   o.penalty_delay = a.penalty_delay;
   o.run_info = {{"model", a.env.model}, {"envs", a.env.envs}, {"steps_per_env", a.steps_per_env}, {"seed", a.seed}};
+  if (parts.backend->ensemble_size() > 1)
+    o.run_info["ensemble"] = {{"members", parts.backend->ensemble_size()}, {"mode", a.env.ensemble_mode},
+                              {"uncertainty_penalty", a.uncertainty.penalty},
+                              {"uncertainty_truncate_above", a.uncertainty.truncate_above}};
   const rl::PpoRunResult r = rl::run_ppo(env, o);
   const rl::IterationRow& last = r.rows.back();
   double dyn = 0, sense = 0, policy = 0, update = 0, task = 0;
@@ -121,6 +127,13 @@ void register_ppo(CLI::App& app) {
   add_env_options(*sub, args->env, 4096);
   sub->add_option("--out", args->out, "Run directory: checkpoint.pt, log.csv, reward curves, policy/")->required();
   sub->add_option("--iterations", args->iterations, "PPO iterations (a resume continues to it)")->capture_default_str();
+  sub->add_option("--uncertainty-penalty", args->uncertainty.penalty,
+                  "An ensemble --model: each step's reward loses this x the members' disagreement x dt (MOPO)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub->add_option("--uncertainty-truncate", args->uncertainty.truncate_above,
+                  "An ensemble --model: truncate (bootstrap) an episode at a step whose disagreement exceeds "
+                  "this (MOReL; 0: never)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_option("--steps-per-env", args->steps_per_env, "Steps of every environment per iteration")
       ->capture_default_str();
   sub->add_option("--seed", args->seed, "Seed of the networks, actions, minibatches and resets")->capture_default_str();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 
 #include "core/error.h"
@@ -28,6 +29,8 @@ VecEnv::VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed, Au
   final_obs_.assign(E * size_t(obs_dim_), 0.0f);
   reward_.assign(E, 0.0f);
   episode_return_.assign(E, 0.0);
+  episode_uncertainty_.assign(E, 0.0);
+  uncertainty_truncated_.assign(E, 0);
   steps_.assign(E, 0);
   terminated_.assign(E, 0);
   timed_out_.assign(E, 0);
@@ -42,6 +45,7 @@ void VecEnv::start_episode(int e) {
     backend_->set_objects(e, oq0_.data(), ov0_.data());
   steps_[size_t(e)] = 0;
   episode_return_[size_t(e)] = 0;
+  episode_uncertainty_[size_t(e)] = 0;
   std::fill_n(episode_terms_.data() + size_t(e) * size_t(terms_), terms_, 0.0);
   task_->observe(e, *backend_, obs_.data() + size_t(e) * size_t(obs_dim_));
 }
@@ -90,11 +94,20 @@ void VecEnv::step(const float* actions) {
       }
       if (task_->clip_negative_reward() && r < 0) r = 0;
       r += r_after_clip;
+      bool too_uncertain = false;
+      if (uncertainty_.any()) {
+        const double u = backend_->disagreement(int(e));
+        const double penalty = uncertainty_.penalty * u * dt;
+        r -= penalty;
+        episode_uncertainty_[size_t(e)] += penalty;
+        too_uncertain = uncertainty_.truncate_above > 0 && u > uncertainty_.truncate_above;
+      }
       reward_[size_t(e)] = float(r);
       episode_return_[size_t(e)] += r;
       const int steps = ++steps_[size_t(e)];
       terminated_[size_t(e)] = ended ? 1 : 0;
-      timed_out_[size_t(e)] = !ended && steps >= horizon ? 1 : 0;
+      timed_out_[size_t(e)] = !ended && (steps >= horizon || too_uncertain) ? 1 : 0;
+      uncertainty_truncated_[size_t(e)] = !ended && steps < horizon && too_uncertain ? 1 : 0;
       const bool done = terminated_[size_t(e)] || timed_out_[size_t(e)];
       float* obs = obs_.data() + size_t(e) * size_t(obs_dim_);
       float* final_obs = final_obs_.data() + size_t(e) * size_t(obs_dim_);
@@ -116,6 +129,8 @@ void VecEnv::step(const float* actions) {
     stats_.length_sum += steps_[size_t(e)];
     stats_.timeouts += timed_out_[size_t(e)];
     for (int k = 0; k < terms_; ++k) stats_.term_sums[size_t(k)] += episode_terms_[size_t(e) * size_t(terms_) + size_t(k)];
+    stats_.uncertainty_sum += episode_uncertainty_[size_t(e)];
+    stats_.uncertainty_truncations += uncertainty_truncated_[size_t(e)];
     if (autoreset_ == Autoreset::NextStep) {
       reset_pending_[size_t(e)] = 1;
     } else {
@@ -124,6 +139,16 @@ void VecEnv::step(const float* actions) {
   }
   task_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   task_seconds_ += task_seconds;
+}
+
+void VecEnv::set_uncertainty(const UncertaintyOptions& o) {
+  FN_CHECK(o.penalty >= 0 && std::isfinite(o.penalty) && o.truncate_above >= 0 && std::isfinite(o.truncate_above),
+           "uncertainty penalty and truncation threshold must be finite and >= 0, got ", o.penalty, " and ",
+           o.truncate_above);
+  FN_CHECK(!o.any() || backend_->ensemble_size() > 1, "an uncertainty penalty or truncation needs an ensemble "
+           "model (flashnerd train --ensemble N); the ", backend_->kind(), " backend steps ",
+           backend_->ensemble_size(), " model");
+  uncertainty_ = o;
 }
 
 EpisodeStats VecEnv::take_episode_stats() {
@@ -147,6 +172,11 @@ void VecEnv::io_state(Io& io, std::string& backend) {
   io.io(stats_.timeouts);
   io.io(stats_.term_sums);
   if (autoreset_ == Autoreset::NextStep) io.io(reset_pending_);  // SameStep states keep their format
+  if (uncertainty_.any()) {  // runs without it keep their format too
+    io.io(episode_uncertainty_);
+    io.io(stats_.uncertainty_sum);
+    io.io(stats_.uncertainty_truncations);
+  }
 }
 
 std::string VecEnv::save_state() const {

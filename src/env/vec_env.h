@@ -32,11 +32,23 @@ struct EpisodeStats {
   double length_sum = 0;               // Σ episode lengths (steps)
   int64_t timeouts = 0;
   std::vector<double> term_sums;       // Σ over episodes of each reward term's scaled sum
+  double uncertainty_sum = 0;          // Σ over episodes of the uncertainty penalty taken
+  int64_t uncertainty_truncations = 0; // episodes truncated for disagreement
   double mean_return() const { return episodes ? return_sum / double(episodes) : 0.0; }
   double mean_length() const { return episodes ? length_sum / double(episodes) : 0.0; }
 };
 
 enum class Autoreset { SameStep, NextStep };
+
+// Uncertainty of an ensemble backend in the reward (MOPO, RWM-U) and in the episode's end
+// (MOReL): each step's reward loses penalty · disagreement · dt (a rate per second, like the
+// task's terms), and an episode is truncated (bootstrapped, not terminated) at a step whose
+// disagreement exceeds truncate_above. Zero turns either off; with both off nothing changes.
+struct UncertaintyOptions {
+  double penalty = 0;
+  double truncate_above = 0;
+  bool any() const { return penalty > 0 || truncate_above > 0; }
+};
 
 class VecEnv {
  public:
@@ -50,6 +62,9 @@ class VecEnv {
 
   // Every environment starts a new episode (the first call; later resets are automatic).
   void reset_all();
+  // Uncertainty in reward and episode end (needs an ensemble backend when any()).
+  void set_uncertainty(const UncertaintyOptions& o);
+  const UncertaintyOptions& uncertainty() const { return uncertainty_; }
   // Recomputes every observation (after the task's state was changed from outside, e.g. a
   // fixed command for an evaluation).
   void refresh_observations();
@@ -95,7 +110,9 @@ class VecEnv {
   std::vector<Rng> rng_;
   std::vector<double> u_, q0_, v0_, oq0_, ov0_, term_values_, episode_terms_;
   std::vector<float> obs_, final_obs_, reward_;
-  std::vector<double> episode_return_;
+  std::vector<double> episode_return_, episode_uncertainty_;
+  std::vector<uint8_t> uncertainty_truncated_;
+  UncertaintyOptions uncertainty_;
   std::vector<int> steps_;
   std::vector<uint8_t> terminated_, timed_out_;
   std::vector<uint8_t> reset_pending_;  // NextStep: the episode ended at the last step

@@ -131,6 +131,8 @@ nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
                        {"actor_hidden", c.actor_hidden},
                        {"critic_hidden", c.critic_hidden}};
   id.update(reward_curriculum(o));
+  if (env.uncertainty().any())
+    id["uncertainty"] = {{"penalty", env.uncertainty().penalty}, {"truncate_above", env.uncertainty().truncate_above}};
   return id;
 }
 

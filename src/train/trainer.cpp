@@ -193,6 +193,7 @@ class Trainer {
   LinearSchedule schedule_;
   EarlyStopping stopping_;
   // progress
+  std::optional<ProgressLine> progress_;
   TrainResult result_;
   double train_seconds_ = 0;
   int64_t trained_ = 0;
@@ -431,6 +432,7 @@ double Trainer::update(int64_t u) {
 
 void Trainer::diverged(int64_t u, double loss, double grad_norm) {
   write_logs();
+  progress_->finish("diverged");
   throw Error(str_cat(
       "training diverged at update ", u + 1, ": the ", std::isfinite(loss) ? "gradient norm" : "loss", " is ",
       std::isfinite(loss) ? grad_norm : loss, ". ",
@@ -508,8 +510,8 @@ TrainResult Trainer::run() {
   }
   setup_data();
   setup_model();
-  ProgressLine progress(str_cat("train ", arch_name(config_.arch), " ", config_.preset), opts_.updates - start_,
-                        "updates", opts_.progress);
+  progress_.emplace(str_cat("train ", arch_name(config_.arch), " ", config_.preset), opts_.updates - start_,
+                    "updates", opts_.progress);
   const int64_t ckpt_every = opts_.checkpoint_every > 0 ? opts_.checkpoint_every : opts_.valid_every;
   OpProfiler op_profiler;
   const int64_t profile_from = start_ + std::min<int64_t>(5, (opts_.updates - start_) / 2);
@@ -522,12 +524,7 @@ TrainResult Trainer::run() {
     LogRow row;
     row.update = u + 1;
     row.lr = schedule_.at(u);
-    try {
-      row.loss = update(u);
-    } catch (const Error&) {
-      progress.finish("diverged");
-      throw;
-    }
+    row.loss = update(u);
     const bool last = u + 1 == opts_.updates;
     const bool stop = opts_.stop_at > 0 && u + 1 == opts_.stop_at && !last;
     const bool validating = last || (opts_.valid_every > 0 && (u + 1) % opts_.valid_every == 0);
@@ -537,7 +534,7 @@ TrainResult Trainer::run() {
     dp_.finished_update(u + 1);
     if (dp_.is_root() && (stop || last || early_stop || (ckpt_every > 0 && (u + 1) % ckpt_every == 0)))
       save(u + 1, row.seconds);
-    progress.update(u + 1 - start_, str_cat("update ", u + 1, ", loss ", short_number(row.loss),
+    progress_->update(u + 1 - start_, str_cat("update ", u + 1, ", loss ", short_number(row.loss),
                                             std::isfinite(last_valid_) ? ", valid " + short_number(last_valid_) : ""));
     if (stop) break;
     if (early_stop) {
@@ -553,7 +550,7 @@ TrainResult Trainer::run() {
     stopping_.restore_best(params_);  // export the best validated weights, not the last
     result_.best_update = stopping_.best_update();
   }
-  progress.finish(rows_.empty() ? "" : str_cat("loss ", short_number(rows_.back().loss)));
+  progress_->finish(rows_.empty() ? "" : str_cat("loss ", short_number(rows_.back().loss)));
 
   result_.updates = rows_.empty() ? 0 : rows_.back().update;
   if (!rows_.empty()) {

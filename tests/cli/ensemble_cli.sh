@@ -37,6 +37,12 @@ for mode in mean random member; do
     --envs 8 --steps-per-env 8 --iterations 1 --hidden 8,8 --quiet --out "$TMP/ppo_$mode" --json > /dev/null \
     || fail "ppo on an ensemble, --ensemble-mode $mode"
 done
+"$FN" ppo --task cartpole-balance --backend flashnerd --model "$TMP/ens" --uncertainty-penalty 1 --uncertainty-truncate 0.5 \
+  --envs 8 --steps-per-env 8 --iterations 1 --hidden 8,8 --quiet --out "$TMP/ppo_unc" --json > /dev/null \
+  || fail "ppo with an uncertainty penalty and truncation"
+grep -q '"uncertainty_penalty"' "$TMP/ppo_unc/policy/policy.json" || fail "the policy does not record its uncertainty settings"
+expect_error "needs an ensemble model" ppo --task cartpole-balance --backend flashnerd --model "$TMP/ens/member_0" \
+  --uncertainty-penalty 1 --envs 8 --steps-per-env 8 --iterations 1 --hidden 8,8 --quiet --out "$TMP/ppo_single"
 expect_error "ensemble has 2" ppo --task cartpole-balance --backend flashnerd --model "$TMP/ens" --ensemble-mode member \
   --ensemble-member 5 --envs 8 --steps-per-env 8 --iterations 1 --hidden 8,8 --quiet --out "$TMP/ppo_bad"
 

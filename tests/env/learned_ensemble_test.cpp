@@ -13,6 +13,8 @@
 #include "core/model_artifact.h"
 #include "engine/engine.h"
 #include "env/learned_backend.h"
+#include "env/quadruped_velocity_task.h"
+#include "env/vec_env.h"
 #include "testing/robot_models.h"
 
 namespace flashnerd::env {
@@ -144,6 +146,41 @@ TEST(LearnedEnsemble, ArtifactsRoundTripAndOldDirectoriesLoadAsOne) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("member_x"), std::string::npos) << e.what();
   }
+}
+
+// Reward minus penalty · disagreement · dt, and truncation above a threshold; off = unchanged.
+TEST(LearnedEnsemble, UncertaintyPenalizesAndTruncates) {
+  auto robot = sim::Robot::load("quadruped");
+  ThreadPool pool(1);
+  const std::vector<std::shared_ptr<const engine::Model>> members{member(*robot, 3), member(*robot, 4)};
+  const int E = 4;
+  LearnedBackend ba(robot, members, E, pool), bb(robot, members, E, pool), bc(robot, members, E, pool);
+  QuadrupedVelocityTask ta(*robot), tb(*robot), tc(*robot);
+  VecEnv plain(ta, ba, pool, 3), penalized(tb, bb, pool, 3), truncated(tc, bc, pool, 3);
+  const double lambda = 2.5;
+  penalized.set_uncertainty({lambda, 0});
+  truncated.set_uncertainty({0.5, 1e-12});
+  for (VecEnv* v : {&plain, &penalized, &truncated}) v->reset_all();
+  std::vector<float> act(size_t(E) * size_t(plain.action_dim()), 0.1f);
+  for (int s = 0; s < 3; ++s) {
+    plain.step(act.data());
+    penalized.step(act.data());
+    truncated.step(act.data());
+    for (int e = 0; e < E; ++e) {
+      ASSERT_GT(ba.disagreement(e), 0.f);
+      EXPECT_NEAR(penalized.rewards()[e], plain.rewards()[e] - lambda * ba.disagreement(e) * plain.step_seconds(), 1e-5);
+      EXPECT_EQ(truncated.timed_out()[e], 1) << "every step disagrees more than 1e-12";
+      EXPECT_EQ(truncated.terminated()[e], 0);
+    }
+  }
+  const EpisodeStats st = truncated.take_episode_stats();
+  EXPECT_EQ(st.uncertainty_truncations, 3 * E);
+  EXPECT_GT(st.uncertainty_sum, 0.0);  // the penalties of the truncated episodes
+  // a single model has no disagreement to use
+  LearnedBackend single(robot, members[0], E, pool);
+  QuadrupedVelocityTask td(*robot);
+  VecEnv one(td, single, pool, 3);
+  EXPECT_THROW(one.set_uncertainty({1.0, 0}), Error);
 }
 
 }  // namespace
