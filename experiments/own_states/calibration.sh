@@ -11,7 +11,8 @@
 # Resumable stage by stage. Usage: experiments/own_states/calibration.sh ROBOT [UPDATES] [ITERS]
 # ROBOT: cartpole (task cartpole-balance, 256 envs) or quadruped (quadruped-velocity with the
 # locomotion recipe's PPO settings, 1024 envs); the policy of (c) trains on models/ROBOT.
-# Environment: MEMBERS (default 4; 0 skips the ensemble and calibration), POLICIES (default
+# Environment: POLICY_MODEL (the model PPO trains on for (c); default models/ROBOT), MEMBERS
+# (default 4; 0 skips the ensemble and calibration), POLICIES (default
 # "mujoco model"; the policies whose data is measured).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,8 +24,8 @@ OUT="${OUT:-out/own_states/$ROBOT}"
 MEMBERS="${MEMBERS:-4}"
 POLICIES="${POLICIES:-mujoco model}"
 case "$ROBOT" in
-  cartpole) TASK=cartpole-balance MODEL=models/cartpole STEPS=220 ENVS=256 PPO_FLAGS=() GEN_FLAGS=() H=50 ;;
-  quadruped) TASK=quadruped-velocity MODEL=models/quadruped STEPS=120 ENVS=1024 H=50
+  cartpole) TASK=cartpole-balance MODEL="${POLICY_MODEL:-models/cartpole}" STEPS=220 ENVS=256 PPO_FLAGS=() GEN_FLAGS=() H=50 ;;
+  quadruped) TASK=quadruped-velocity MODEL="${POLICY_MODEL:-models/quadruped}" STEPS=120 ENVS=1024 H=50
     PPO_FLAGS=(--penalty-ramp 300 --reward-scale feet_air_time=0) GEN_FLAGS=(--contacts off) ;;
   *) echo "unknown robot '$ROBOT': cartpole or quadruped" >&2; exit 2 ;;
 esac
