@@ -1,5 +1,5 @@
 // flashnerd bench: model-only speed of FlashNeRD and Optimized NeRD side by side in one run
-// (DESIGN §6). Per batch size: median per-step latency over nine steady-state groups (inputs
+// (docs/DESIGN.md §6). Per batch size: median per-step latency over nine steady-state groups (inputs
 // pre-normalized and already in memory, histories full), throughput Q(B) = B / (10³ L) million
 // transitions/s, achieved GFLOP/s from flops_per_transition, and the machine's own GEMM rate
 // measured in the same run; memory per environment. Random weights of a preset's shape unless

@@ -3,7 +3,7 @@
 
 namespace flashnerd {
 
-// One contact row (DESIGN section 4), in the robot base frame:
+// One contact row (docs/DESIGN.md §4), in the robot base frame:
 // [kind_robot, kind_static, kind_dynamic, pos(3), normal into the link(3), lever arm(3),
 //  gap, relative surface velocity(3)]; the link index is stored separately.
 constexpr int kContactRowDim = 16;

@@ -1,4 +1,4 @@
-// Errors, three levels (STYLE.md): argument and file errors at the API throw
+// Errors, three levels (CONTRIBUTING.md, rule 6): argument and file errors at the API throw
 // flashnerd::Error with a message naming the thing and the fix; internal invariants use
 // FN_ASSERT; numerical divergence in a rollout is data (per-environment flags), never thrown.
 #pragma once

@@ -34,7 +34,7 @@ NormKind parse_norm(const std::string& s);
 constexpr int kModelFormatVersion = 2;
 constexpr double kNormEpsilon = 1e-5;  // RMSNorm / LayerNorm epsilon, both architectures
 
-// FlashNeRD (DESIGN section 2): parallel blocks, multi-query attention, lag bias, spans.
+// FlashNeRD (docs/DESIGN.md §2): parallel blocks, multi-query attention, lag bias, spans.
 struct FlashConfig {
   int d_model = 128;
   int n_layers = 4;
@@ -50,7 +50,7 @@ struct FlashConfig {
   int qkv_dim() const { return (n_heads + 2) * head_dim; }
 };
 
-// Optimized NeRD baseline (DESIGN section 3): GPT over a window of frames.
+// Optimized NeRD baseline (docs/DESIGN.md §3): GPT over a window of frames.
 struct NerdConfig {
   int d_model = 120;
   int n_layers = 4;
@@ -67,7 +67,7 @@ struct NerdConfig {
   int head_dim() const { return d_model / n_heads; }
 };
 
-// Variable-contact set encoder (DESIGN section 4), FlashNeRD only. Each frame carries up to
+// Variable-contact set encoder (docs/DESIGN.md §4), FlashNeRD only. Each frame carries up to
 // `capacity` contact rows (kContactRowDim features + a robot link index); a shared per-row MLP
 // φ maps [standardized row, link embedding] to `row_width` features, `slots` learned queries
 // pool the valid rows by masked attention, and the flattened pool p (slots · row_width)
@@ -108,7 +108,7 @@ struct ModelConfig {
   int output_dim = 0;          // increment_dim of the codec, or nv for free_velocity
   // What the model predicts: "increment" (the codec's one-step increment, contacts included)
   // or "free_velocity" (the robot's pre-constraint velocity increment qacc_smooth·dt, for
-  // two-way coupling, DESIGN section 5).
+  // two-way coupling, docs/DESIGN.md §5).
   std::string target = "increment";
   FlashConfig flash;
   NerdConfig nerd;

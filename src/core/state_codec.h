@@ -1,5 +1,5 @@
 // StateCodec: the one place that turns states into model features and increments and back
-// (DESIGN section 1). Each frame is encoded in its own base frame, so a frame's encoding
+// (docs/DESIGN.md §1). Each frame is encoded in its own base frame, so a frame's encoding
 // never changes after it is made (what makes the key/value cache valid).
 //
 // Fixed base:    features   = [q (joints wrapped), v]                          nq + nv

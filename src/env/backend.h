@@ -1,5 +1,5 @@
 // Backend: batched robot dynamics, the one contract that environments, planners and rollouts
-// step (DESIGN §9). A backend holds the state (q, v) of `envs` robots, sets or resets chosen
+// step (docs/DESIGN.md §9). A backend holds the state (q, v) of `envs` robots, sets or resets chosen
 // environments (learned backends also clear that environment's history, and only its own),
 // steps all of them with commands and senses the robot's fixed probes (e.g. the feet) at the
 // new states, so tasks can see foot contact without physics of their own. Everything is

@@ -1,4 +1,4 @@
-// The coupled backend (paper III-E, DESIGN §5) for environments: a fixed-base robot with
+// The coupled backend (paper III-E, docs/DESIGN.md §5) for environments: a fixed-base robot with
 // objects, e.g. hand16 and its cube. Each step a predictor gives the robot's free velocity
 // increment and MuJoCo resolves the contacts (sim::CoupledSim):
 //   two-way  robot and objects in one solve, so the hand feels the cube;

@@ -1,4 +1,4 @@
-// Task: what an environment asks of the robot (DESIGN §9). Observations, named reward terms,
+// Task: what an environment asks of the robot (docs/DESIGN.md §9). Observations, named reward terms,
 // terminations (kept apart from time-outs), command resampling and the reset distribution,
 // as functions of the backend's states and the policy's actions: no physics here. A task
 // keeps a little per-environment state of its own (commands, last action, foot air time),

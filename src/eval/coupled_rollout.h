@@ -1,4 +1,4 @@
-// Coupled manipulation measurement (paper IV-D, DESIGN section 5): the same scripted hand
+// Coupled manipulation measurement (paper IV-D, docs/DESIGN.md §5): the same scripted hand
 // commands run in (a) MuJoCo alone (the analytical reference), (b) two-way coupling with the
 // learned free-dynamics model, (c) one-way coupling with the same model, and (d) two-way
 // coupling with MuJoCo's own free dynamics (the oracle, which must match (a)). Reported over

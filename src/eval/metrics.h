@@ -1,4 +1,4 @@
-// Prefix-averaged rollout NRMSE (DESIGN section 6):
+// Prefix-averaged rollout NRMSE (docs/DESIGN.md §6):
 //   NRMSE(H) = sqrt( mean over trajectories n, steps h = 1..H, channels c of (e_nhc / σ_c)² )
 // with e the StateCodec's channel error (orientation: rotation vector of the error rotation)
 // and σ_c the training-state standard deviation of channel c. Diverged trajectories are

@@ -1,4 +1,4 @@
-// PlanTask: what a planner optimizes (DESIGN §9): backend commands from normalized actions
+// PlanTask: what a planner optimizes (docs/DESIGN.md §9): backend commands from normalized actions
 // and a reward per step of named, weighted terms, read from the backend's state after the
 // step (q, v, probe positions and clearances). Stateless per sample, so every sample of a
 // planner can be scored in parallel.

@@ -1,4 +1,4 @@
-// Planner: DIAL-MPC over any Backend (DESIGN §9), with MuJoCo MPC's explicit lifecycle:
+// Planner: DIAL-MPC over any Backend (docs/DESIGN.md §9), with MuJoCo MPC's explicit lifecycle:
 //   Planner planner(backend, task, options, pool);   // allocates for options.samples
 //   planner.reset(q0, v0, seed);                       // a new trial from the measured state
 //   loop: planner.optimize(); apply planner.command(); planner.set_state(q, v);

@@ -1,4 +1,4 @@
-// Contact rows (DESIGN section 4): after mj_step1 / mj_fwdPosition+mj_fwdVelocity, every
+// Contact rows (docs/DESIGN.md §4): after mj_step1 / mj_fwdPosition+mj_fwdVelocity, every
 // detected contact gives one row per robot link involved, in the robot base frame:
 // [kind one-hot (robot link / static / dynamic) (3), position (3), normal into the link (3),
 //  lever arm = position − link CoM (3), gap = dist (1), relative surface velocity (3)].

@@ -1,4 +1,4 @@
-// Two-way coupling by hybrid simulation (paper III-E, DESIGN section 5). A fixed-base robot
+// Two-way coupling by hybrid simulation (paper III-E, docs/DESIGN.md §5). A fixed-base robot
 // and objects share one MuJoCo model. Per step and environment:
 //   1. mj_step1: positions, collisions, M, qfrc_bias, qfrc_passive of the current state;
 //   2. a predictor (the learned model, or MuJoCo itself as an oracle) gives the robot's free

@@ -1,4 +1,4 @@
-// libtorch modules of the two architectures (DESIGN sections 2 and 3), written so that
+// libtorch modules of the two architectures (docs/DESIGN.md §2 and §3), written so that
 // named_parameters() yields exactly the names and shapes of model_tensors(config): the
 // trained weights go to the artifact without renaming, and docs/FORMAT.md describes both.
 //
@@ -24,7 +24,7 @@
 
 namespace flashnerd::train {
 
-// Contact rows of a window of frames (DESIGN section 4), already standardized with the
+// Contact rows of a window of frames (docs/DESIGN.md §4), already standardized with the
 // model's contact_mean / contact_std: rows (B, T, K, kContactRowDim) float, link (B, T, K)
 // int64 (any valid index on padding), mask (B, T, K) bool (true = a detected contact).
 // K may be smaller than the model's capacity (trimmed to the largest count of a batch).

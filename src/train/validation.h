@@ -1,6 +1,6 @@
 // What the trainer measures on held-out trajectories: the masked one-step MSE of standardized
 // increments over fixed validation windows, and the prefix-averaged NRMSE of short open-loop
-// rollouts of the libtorch model (DESIGN section 6's formula, on the validation split).
+// rollouts of the libtorch model (docs/DESIGN.md §6's formula, on the validation split).
 #pragma once
 
 #include <torch/torch.h>

@@ -1,4 +1,4 @@
-// No heap allocation inside a step (STYLE habit 2): this test binary interposes malloc and
+// No heap allocation inside a step (CONTRIBUTING.md, rule 2): this test binary interposes malloc and
 // friends (testing/alloc_counter.h) and counts calls from all threads while stepping.
 #include <gtest/gtest.h>
 

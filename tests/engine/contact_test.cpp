@@ -1,4 +1,4 @@
-// The variable-contact encoder in the engine (DESIGN §4): streaming with contacts equals the
+// The variable-contact encoder in the engine (docs/DESIGN.md §4): streaming with contacts equals the
 // double-precision reference; permutation of rows, padding content and "no contacts" behave
 // as the design says; misuse throws. Tolerance as in engine_test (kTol).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The equivalence contract (DESIGN §2) and the error contract of the streaming engine.
+// The equivalence contract (docs/DESIGN.md §2) and the error contract of the streaming engine.
 // Tolerance (fp32 engine vs double reference): max |engine − reference| / rms(reference)
 // <= 1e-5 (kTol); measured ~1e-6 on these models.
 #include <gtest/gtest.h>

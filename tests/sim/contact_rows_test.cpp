@@ -1,4 +1,4 @@
-// Contact rows under stress (DESIGN §4): a scene with hundreds of contacts keeps the K rows of
+// Contact rows under stress (docs/DESIGN.md §4): a scene with hundreds of contacts keeps the K rows of
 // smallest gap and counts the rest; MuJoCo's own full contact list is reported; a robot
 // without collision geometry is recognized.
 #include "sim/contact_rows.h"

@@ -1,4 +1,4 @@
-// Variable contacts in training (DESIGN §4): the libtorch set encoder is invariant to row
+// Variable contacts in training (docs/DESIGN.md §4): the libtorch set encoder is invariant to row
 // order and padding, contributes exactly nothing without contacts, equals the engine after
 // export, and trains end to end on climbing data whose rows the rollout re-detects.
 #include <gtest/gtest.h>
