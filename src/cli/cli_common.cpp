@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/thread_pool.h"
 
 namespace flashnerd::cli {
 
@@ -32,15 +33,7 @@ void add_thread_options(CLI::App& sub, ThreadOptions& opts) {
   sub.add_flag("--force-threads", opts.force_threads, "Allow --threads above the core count (oversubscribe)");
 }
 
-int checked_threads(int requested, bool force) {
-  const unsigned cores = std::thread::hardware_concurrency();  // 0: unknown
-  FN_CHECK(requested >= 0, "--threads ", requested, " is negative; give 0 (all ", cores,
-           " cores) or a count from 1 to ", cores);
-  FN_CHECK(force || cores == 0 || unsigned(requested) <= cores, "--threads ", requested,
-           " exceeds the ", cores, " cores of this machine; give at most --threads ", cores,
-           " (0 = all cores), or add --force-threads to oversubscribe");
-  return requested;
-}
+int checked_threads(int requested, bool force) { return checked_thread_count(requested, force, "--threads"); }
 
 std::string format_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 
 #include "cli/cli_common.h"
@@ -9,12 +10,14 @@
 #include "core/atomic_file.h"
 #include "core/dataset.h"
 #include "core/error.h"
+#include "core/output_policy.h"
 #include "core/thread_pool.h"
 #include "env/vec_env.h"
 #include "rl/policy_plan.h"
 #include "sim/contact_rows.h"
 #include "sim/generator.h"
 #include "sim/recording_report.h"
+#include "sim/resumable_generation.h"
 #include "sim/robot.h"
 
 namespace flashnerd::cli {
@@ -39,6 +42,8 @@ struct GenArgs {
   std::string policy;  // on-policy data: the policy's commands in MuJoCo, replayed
   double policy_noise = 1.0;
   int policy_envs = 256;
+  bool overwrite = false, resume = false;
+  int64_t checkpoint_every = 2048;  // trajectories per block
   sim::RobotOverrides overrides;
 };
 
@@ -111,7 +116,10 @@ void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
   const int threads = checked_threads(a.threads.threads, a.threads.force_threads);
   FN_CHECK(a.robot.empty() != a.mjcf.empty(), "give exactly one of --robot NAME or --mjcf PATH");
   check_gen_values(a, given);
-  check_output_file(a.out, "--out");  // before spending minutes generating
+  FN_CHECK(!(a.resume && a.overwrite), "give one of --resume and --overwrite, not both");
+  check_output_file(a.out, "--out", a.overwrite);  // before spending minutes generating
+  const OutputLock lock(a.out, "--out");
+  if (a.overwrite) std::filesystem::remove_all(sim::parts_directory(a.out));
   auto robot = sim::Robot::load(a.robot.empty() ? a.mjcf : a.robot, a.overrides);
   sim::GenerateOptions o;
   o.trajectories = a.trajectories;
@@ -144,8 +152,14 @@ void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
     print_warnings(report.warnings);
   }
   sim::GenerateSummary s;
-  Dataset d = sim::generate_dataset(*robot, o, pool, &s);
+  sim::ResumableOptions ro;
+  ro.out = a.out;
+  ro.block_trajectories = a.checkpoint_every;
+  ro.resume = a.resume;
+  ro.progress = o.progress;
+  Dataset d = sim::generate_resumable(*robot, o, pool, ro, &s);
   save_dataset(a.out, d);
+  std::filesystem::remove_all(sim::parts_directory(a.out));  // the blocks are in the file now
   nlohmann::json j = {{"robot", robot->name()},
                       {"file", a.out},
                       {"trajectories", d.trajectories},
@@ -189,6 +203,11 @@ void register_gen(CLI::App& app) {
   }());
   sub->add_option("--mjcf", args->mjcf, "Any MJCF file (defaults from the model; a NAME.json beside it refines them)");
   sub->add_option("--out", args->out, "Output HDF5 file (written to a temporary name, then renamed)")->required();
+  sub->add_flag("--overwrite", args->overwrite, "Replace --out if it exists");
+  sub->add_flag("--resume", args->resume, "Continue an interrupted run from the blocks it finished (--out.parts/)");
+  sub->add_option("--checkpoint-every", args->checkpoint_every,
+                  "Trajectories per block: each finished block is saved, so a killed run resumes from it")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--trajectories", args->trajectories, "Number of trajectories")->capture_default_str();
   sub->add_option("--steps", args->steps, "Control steps per trajectory (default: the robot's, usually 100)");
   sub->add_option("--seed", args->seed, "Seed; same seed, same file, whatever --threads")->capture_default_str();

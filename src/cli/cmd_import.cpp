@@ -5,6 +5,7 @@
 #include "core/atomic_file.h"
 #include "core/dataset.h"
 #include "core/error.h"
+#include "core/output_policy.h"
 #include "core/recorded_log.h"
 #include "sim/recorded_import.h"
 #include "sim/robot.h"
@@ -19,10 +20,12 @@ struct ImportArgs {
   int steps = 100;
   bool no_probes = false, contacts = false, overwrite = false;
   double max_jitter = 0.5;
+  double max_velocity = 100.0;
 };
 
 void run_import(const ImportArgs& a) {
-  if (!a.overwrite) check_output_file(a.out, "--out");
+  check_output_file(a.out, "--out", a.overwrite);
+  const OutputLock lock(a.out, "--out");
   auto robot = sim::Robot::load(a.robot);
   const RecordedLog log = read_recorded_log(a.log);
   sim::ImportOptions o;
@@ -30,6 +33,7 @@ void run_import(const ImportArgs& a) {
   o.probes = !a.no_probes;
   o.contacts = a.contacts;
   o.max_jitter = a.max_jitter;
+  o.max_velocity = a.max_velocity;
   sim::ImportReport r;
   const Dataset d = sim::import_recorded_log(*robot, log, a.log, o, &r);
   save_dataset(a.out, d);
@@ -44,6 +48,8 @@ void run_import(const ImportArgs& a) {
                             {"steps", d.steps},
                             {"valid_transitions", r.valid_transitions},
                             {"invalid_transitions", r.invalid_transitions},
+                            {"implausible_transitions", r.implausible_transitions},
+                            {"first_implausible", r.first_implausible},
                             {"probes", d.probe_count},
                             {"contact_capacity", d.contact_capacity},
                             {"ignored_columns", r.ignored_columns},
@@ -66,7 +72,11 @@ void register_import(CLI::App& app) {
   sub->add_flag("--contacts", args->contacts, "Also compute contact rows (variable-contact models)");
   sub->add_option("--max-jitter", args->max_jitter,
                   "Refuse logs where over 5% of steps differ from the median step by more than this fraction")
-      ->capture_default_str();
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_option("--max-velocity", args->max_velocity,
+                  "Mask transitions with a velocity above this (rad/s or m/s); joints outside their range and "
+                  "commands outside ctrlrange (by over 10% of the range) are masked too")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_flag("--overwrite", args->overwrite, "Replace --out if it exists");
   sub->callback([args] { run_import(*args); });
 }

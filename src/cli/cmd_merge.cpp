@@ -7,6 +7,7 @@
 #include "core/dataset.h"
 #include "core/dataset_merge.h"
 #include "core/error.h"
+#include "core/output_policy.h"
 #include "core/system_memory.h"
 
 namespace flashnerd::cli {
@@ -22,9 +23,8 @@ struct MergeArgs {
 };
 
 void run_merge(const MergeArgs& a) {
-  check_output_file(a.out, "--out");
-  FN_CHECK(a.overwrite || !std::filesystem::exists(a.out), "--out ", a.out,
-           " already exists; pass --overwrite to replace it, or choose another file");
+  check_output_file(a.out, "--out", a.overwrite);
+  const OutputLock lock(a.out, "--out");
   std::vector<Dataset> shards;
   for (const auto& path : a.shards) shards.push_back(load_dataset(path));
   const Dataset d = a.concat ? concat_datasets(std::move(shards), a.shards) : merge_shards(std::move(shards), a.shards);

@@ -11,6 +11,7 @@
 #include "cli/cli_common.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/output_policy.h"
 #include "core/progress.h"
 #include "env/factory.h"
 #include "env/mujoco_backend.h"
@@ -33,6 +34,7 @@ struct PlanArgs {
   bool allow_other_mjcf = false;
   std::string terrains;
   int terrain = 3;
+  bool terrain_given = false;  // --terrain or --terrains on the command line
   int frames = 100;
   double action_scale = 0.8;
   mpc::DialOptions dial;
@@ -92,10 +94,14 @@ void run_plan(const PlanArgs& a) {
   FN_CHECK(a.task == "climb" || a.task == "swingup", "--task must be climb or swingup (got '", a.task, "')");
   FN_CHECK(a.frames >= 1, "--frames must be >= 1 (got ", a.frames, ")");
   mpc::validate(a.dial);
+  FN_CHECK(a.backend != "mujoco" || a.model.empty(), "--model ", a.model,
+           " is not used by --backend mujoco; drop it, or plan with --backend flashnerd / nerd");
+  FN_CHECK(a.task == "climb" || !a.terrain_given,
+           "--terrain / --terrains belong to --task climb; swingup has no terrain");
+  std::optional<OutputLock> lock;
   if (!a.out.empty()) {
-    check_output_file(a.out, "--out");
-    FN_CHECK(a.overwrite || !std::filesystem::exists(a.out), "--out '", a.out,
-             "' exists (a finished trial); pass --overwrite to replace it");
+    check_output_file(a.out, "--out", a.overwrite);
+    lock.emplace(a.out, "--out");
   }
   std::optional<mpc::TerrainList> terrains;
   const mpc::Terrain* terrain = nullptr;
@@ -197,7 +203,10 @@ void register_plan(CLI::App& app) {
   sub->add_option("--out", a.out, "Write the whole trial as JSON (states, commands, timings)");
   sub->add_flag("--overwrite", a.overwrite, "Replace an existing --out");
   sub->add_flag("!--no-progress", a.progress, "No progress line");
-  sub->callback([args] { run_plan(*args); });
+  sub->callback([args, sub] {
+    args->terrain_given = sub->count("--terrain") + sub->count("--terrains") > 0;
+    run_plan(*args);
+  });
 }
 
 }  // namespace flashnerd::cli

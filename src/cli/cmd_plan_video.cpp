@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "cli/cli_common.h"
+#include "cli/video_output.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "sim/renderer.h"
@@ -16,17 +17,13 @@ namespace {
 struct PlanVideoArgs {
   CommonOptions common;
   std::vector<std::string> trials;
-  std::string out;
-  int frames = 8;
-  int width = 480, height = 360;
-  bool video = true;
+  VideoOutput output;
 };
 
 const uint32_t kColors[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0x000000, 0x9467bd};
 
 void run_plan_video(const PlanVideoArgs& a) {
-  FN_CHECK(a.frames >= 2, "--frames must be >= 2");
-  ensure_writable_directory(a.out);
+  const auto lock = claim_video_output(a.output, "plans_strip.png", "plans.mp4");
   std::vector<nlohmann::json> trials;
   for (const std::string& path : a.trials) {
     nlohmann::json j;
@@ -63,12 +60,12 @@ void run_plan_video(const PlanVideoArgs& a) {
   if (trials[0].contains("terrain"))
     sim::apply_platform(*robot, scene,
                         {trials[0]["terrain"]["height"].get<double>(), trials[0]["terrain"]["distance"].get<double>()});
-  const std::string png = a.out + "/plans_strip.png";
-  const std::string mp4 = a.video ? a.out + "/plans.mp4" : "";
+  const std::string png = a.output.out + "/plans_strip.png";
+  const std::string mp4 = a.output.video ? a.output.out + "/plans.mp4" : "";
   try {
-    sim::Renderer renderer(*robot, a.width, a.height);
+    sim::Renderer renderer(*robot, a.output.width, a.output.height);
     renderer.use_scene(scene);
-    sim::render_sequences(renderer, sequences, int(steps), nq, std::min<int>(a.frames, int(steps)),
+    sim::render_sequences(renderer, sequences, int(steps), nq, std::min<int>(a.output.frames, int(steps)),
                           {std::begin(kColors), std::end(kColors)}, png, mp4, 1.0 / robot->control_timestep());
   } catch (...) {
     mj_deleteModel(scene);
@@ -87,11 +84,7 @@ void register_plan_video(CLI::App& app) {
   auto* sub = app.add_subcommand("plan-video", "Planned trials side by side in MuJoCo: PNG strip and MP4");
   add_common_options(*sub, args->common);
   sub->add_option("--trial", args->trials, "Trial JSON from `plan --out` (repeatable; one row each)")->required();
-  sub->add_option("--out", args->out, "Output directory (plans_strip.png, plans.mp4)")->required();
-  sub->add_option("--frames", args->frames, "Pictures per strip row")->capture_default_str();
-  sub->add_option("--width", args->width, "Picture width")->capture_default_str();
-  sub->add_option("--height", args->height, "Picture height")->capture_default_str();
-  sub->add_flag("!--no-video", args->video, "Only the PNG strip");
+  add_video_output_options(*sub, args->output, "plans_strip.png", "plans.mp4");
   sub->callback([args] { run_plan_video(*args); });
 }
 

@@ -89,6 +89,8 @@ nlohmann::json reorientation_summary(const rl::PolicyEvaluation& r, const std::v
 void run_policy_eval(const PolicyEvalArgs& a) {
   const rl::Policy policy = rl::Policy::load(a.policy);
   EnvOptions eo = a.env;
+  eo.ensemble_seed = a.seed;
+  check_model_used(eo);
   if (eo.task.empty() || eo.task == "auto") eo.task = policy.info().task;
   FN_CHECK(eo.task == policy.info().task, "policy ", a.policy, " was trained on task '", policy.info().task,
            "', not '", eo.task, "'");
@@ -162,7 +164,8 @@ void register_policy_eval(CLI::App& app) {
   sub->add_option("--commands", args->commands,
                   "quadruped-velocity: fixed commands 'vx,vy,yaw;...' for the tracking table ('' = none)")
       ->capture_default_str();
-  sub->add_option("--command-steps", args->command_steps, "Steps per fixed command")->capture_default_str();
+  sub->add_option("--command-steps", args->command_steps, "Steps per fixed command")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   sub->callback([args] { run_policy_eval(*args); });
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cli/env_options.h"
+#include "cli/video_output.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "env/quadruped_velocity_task.h"
@@ -18,21 +19,18 @@ namespace {
 struct PolicyVideoArgs {
   CommonOptions common;
   std::vector<std::string> policies;
-  std::string out;
+  VideoOutput output;
   std::string command = "0.8,0,0";
   int steps = 250;
-  int frames = 8;
-  int width = 480, height = 360;
   uint64_t seed = 7;
-  bool video = true;
 };
 
 const uint32_t kColors[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0x000000};
 
 void run_policy_video(const PolicyVideoArgs& a) {
-  FN_CHECK(a.steps >= 2 && a.frames >= 2 && a.frames <= a.steps, "--steps and --frames must be >= 2, frames <= steps");
+  FN_CHECK(a.steps >= 2 && a.output.frames >= 2 && a.output.frames <= a.steps, "--steps and --frames must be >= 2, frames <= steps");
   const std::vector<double> cmd = parse_velocity_command(a.command, "--command");
-  ensure_writable_directory(a.out);
+  const auto lock = claim_video_output(a.output, "policies_strip.png", "policies.mp4");
   ThreadPool pool(1);
   std::vector<std::vector<double>> sequences;
   std::shared_ptr<const sim::Robot> robot;
@@ -73,10 +71,10 @@ void run_policy_video(const PolicyVideoArgs& a) {
     rows.push_back({{"policy", a.policies[p]}, {"trained_on", policy.info().training.value("backend", "?")},
                     {"falls", falls}, {"bar", str_cat("#", std::hex, kColors[p % 4])}});
   }
-  sim::Renderer renderer(*robot, a.width, a.height);
-  const std::string png = a.out + "/policies_strip.png";
-  const std::string mp4 = a.video ? a.out + "/policies.mp4" : "";
-  sim::render_sequences(renderer, sequences, a.steps, robot->model()->nq, a.frames,
+  sim::Renderer renderer(*robot, a.output.width, a.output.height);
+  const std::string png = a.output.out + "/policies_strip.png";
+  const std::string mp4 = a.output.video ? a.output.out + "/policies.mp4" : "";
+  sim::render_sequences(renderer, sequences, a.steps, robot->model()->nq, a.output.frames,
                         {std::begin(kColors), std::end(kColors)}, png, mp4,
                         1.0 / (robot->control_timestep() * control_steps), true);
   nlohmann::json j = {{"steps", a.steps}, {"strip", png}, {"rows", rows}};
@@ -92,14 +90,10 @@ void register_policy_video(CLI::App& app) {
   auto* sub = app.add_subcommand("policy-video", "Policies side by side in MuJoCo: PNG strip and MP4");
   add_common_options(*sub, args->common);
   sub->add_option("--policy", args->policies, "Policy directories (repeatable; one row each)")->required();
-  sub->add_option("--out", args->out, "Output directory (policies_strip.png, policies.mp4)")->required();
+  add_video_output_options(*sub, args->output, "policies_strip.png", "policies.mp4");
   sub->add_option("--command", args->command, "quadruped-velocity: the fixed command vx,vy,yaw_rate")->capture_default_str();
   sub->add_option("--steps", args->steps, "Control steps")->capture_default_str();
-  sub->add_option("--frames", args->frames, "Pictures per strip row")->capture_default_str();
-  sub->add_option("--width", args->width, "Picture width")->capture_default_str();
-  sub->add_option("--height", args->height, "Picture height")->capture_default_str();
   sub->add_option("--seed", args->seed, "Seed of the start state")->capture_default_str();
-  sub->add_flag("!--no-video", args->video, "Only the PNG strip");
   sub->callback([args] { run_policy_video(*args); });
 }
 

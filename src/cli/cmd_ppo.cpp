@@ -4,6 +4,7 @@
 
 #include "cli/env_options.h"
 #include "core/error.h"
+#include "core/model_artifact.h"
 #include "core/progress.h"
 #include "env/vec_env.h"
 #include "rl/ppo_runner.h"
@@ -49,7 +50,10 @@ void run_ppo_command(const PpoArgs& a) {
   FN_CHECK(a.penalty_ramp >= 0, "--penalty-ramp must be >= 0, got ", a.penalty_ramp);
   FN_CHECK(a.penalty_delay >= 0, "--penalty-delay must be >= 0, got ", a.penalty_delay);
   ThreadPool pool(checked_threads(a.threads.threads, a.threads.force_threads));
-  EnvParts parts = make_env_parts(a.env, a.env.backend, a.env.envs, pool);
+  EnvOptions eo = a.env;
+  eo.ensemble_seed = a.seed;
+  check_model_used(eo);
+  EnvParts parts = make_env_parts(eo, eo.backend, eo.envs, pool);
   env::VecEnv env(*parts.task, *parts.backend, pool, a.seed);
   env.set_uncertainty(a.uncertainty);
   // evaluation in the analytic simulator, off the training clock
@@ -83,6 +87,7 @@ void run_ppo_command(const PpoArgs& a) {
   o.reward_settings = reward_settings(a.env);
   o.penalty_ramp = a.penalty_ramp;
   o.penalty_delay = a.penalty_delay;
+  if (!a.env.model.empty()) o.model_fingerprint = model_fingerprint(a.env.model);
   o.run_info = {{"model", a.env.model}, {"envs", a.env.envs}, {"steps_per_env", a.steps_per_env}, {"seed", a.seed}};
   if (parts.backend->ensemble_size() > 1)
     o.run_info["ensemble"] = {{"members", parts.backend->ensemble_size()}, {"mode", a.env.ensemble_mode},
@@ -146,7 +151,8 @@ void register_ppo(CLI::App& app) {
                   "Iterations with the shaping terms off before the --penalty-ramp starts")
       ->capture_default_str();
   sub->add_option("--hidden", args->hidden, "Hidden widths of actor and critic")->capture_default_str();
-  sub->add_option("--checkpoint-every", args->checkpoint_every, "Checkpoint every K iterations")->capture_default_str();
+  sub->add_option("--checkpoint-every", args->checkpoint_every, "Checkpoint every K iterations")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--update-threads", args->update_threads,
                   "BLAS threads of the PPO update (0: all cores); the same for every backend")
       ->capture_default_str();

@@ -2,6 +2,7 @@
 // flashnerd finetune: continue a trained artifact on new (e.g. recorded) data.
 #include <cmath>
 #include <filesystem>
+#include <memory>
 
 #include "cli/cli_common.h"
 #include "core/atomic_file.h"
@@ -9,6 +10,7 @@
 #include "core/ensemble_manifest.h"
 #include "core/error.h"
 #include "core/model_artifact.h"
+#include "core/output_policy.h"
 #include "cli/train_sensor.h"
 #include "cli/worker_launcher.h"
 #include "train/trainer.h"
@@ -93,6 +95,13 @@ void apply_run_options(const RunArgs& r, train::TrainOptions& o) {
 
 bool is_root_worker(const train::TrainOptions& o) { return o.distributed.rank == 0; }
 
+// The lock on --out for the run's life: taken by the launcher (its local workers run under
+// it) or by rank 0 of an external launch; other ranks write nothing.
+std::unique_ptr<OutputLock> lock_output(const RunArgs& r) {
+  if (is_worker_process() && std::getenv("RANK") != std::string("0")) return nullptr;
+  return std::make_unique<OutputLock>(r.out, "--out");
+}
+
 struct TrainArgs {
   CommonOptions common;
   RunArgs run{"", "", 2000, 64, 1e-3, 0, false, false, false, 200};
@@ -116,10 +125,13 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 void print_train_summary(const CommonOptions& common, const char* command, const train::TrainResult& r);
 void train_ensemble(const TrainArgs& a, const Dataset& data, const train::TrainOptions& base);
 
-// A finished artifact in --out is never replaced by accident: --overwrite or --resume, not both.
+// A finished artifact in --out is never replaced by accident: --overwrite or --resume, not both;
+// a PPO run's directory is never a model's.
 void check_output_directory(const std::string& out, bool resume, bool overwrite) {
   FN_CHECK(!(resume && overwrite), "give one of --resume (continue the run in ", out,
            ") and --overwrite (start a new one over it), not both");
+  FN_CHECK(!std::filesystem::exists(std::filesystem::path(out) / "policy"), "--out ", out,
+           " holds a PPO run (policy/); a model needs a directory of its own");
   for (const char* file : {"config.json", "weights.safetensors", kEnsembleManifest})
     FN_CHECK(resume || overwrite || !std::filesystem::exists(std::filesystem::path(out) / file), "--out ", out,
              " already holds a model artifact (", file, "); pass --overwrite to replace it when the new "
@@ -131,8 +143,8 @@ void run_train(const TrainArgs& a) {
   FN_CHECK(std::filesystem::is_regular_file(a.run.data), "--data ", a.run.data,
            ": no such file; generate one with 'flashnerd gen'");
   train::TrainOptions o;
-  if (!is_worker_process() || std::getenv("RANK") == std::string("0"))
-    check_output_directory(a.run.out, a.run.resume, a.run.overwrite);
+  const auto lock = lock_output(a.run);
+  if (lock) check_output_directory(a.run.out, a.run.resume, a.run.overwrite);
   apply_run_options(a.run, o);
   if (launch_or_join(a.run, "train", o)) return;
   o.arch = parse_arch(a.arch);
@@ -266,13 +278,14 @@ struct FinetuneArgs {
 
 void run_finetune(const FinetuneArgs& a) {
   FN_CHECK(std::filesystem::is_regular_file(a.run.data), "--data ", a.run.data, ": no such file");
-  FN_CHECK(std::filesystem::absolute(a.model) != std::filesystem::absolute(a.run.out),
-           "--out must differ from --model: fine-tuning never overwrites its parent");
+  FN_CHECK(!path_within(a.run.out, a.model) && !path_within(a.model, a.run.out), "--out ", a.run.out,
+           " and --model ", a.model, " are the same directory or one holds the other (", resolved_path(a.run.out),
+           "); fine-tuning never writes into its parent: choose another --out");
   FN_CHECK(a.dropout >= 0 && a.dropout < 1, "--dropout must be in [0, 1), got ", a.dropout);
   const ModelConfig parent = load_model_config(a.model);  // fails early on a bad --model
   train::TrainOptions o;
-  if (!is_worker_process() || std::getenv("RANK") == std::string("0"))
-    check_output_directory(a.run.out, a.run.resume, a.run.overwrite);
+  const auto lock = lock_output(a.run);
+  if (lock) check_output_directory(a.run.out, a.run.resume, a.run.overwrite);
   apply_run_options(a.run, o);
   if (launch_or_join(a.run, "finetune", o)) return;
   FN_CHECK(parent.target == "increment", "finetune: ", a.model, " predicts ", parent.target,
@@ -309,7 +322,8 @@ void register_train(CLI::App& app) {
   sub->add_option("--norm", args->norm, "FlashNeRD's norm: rmsnorm or layernorm (default: the preset's, rmsnorm)");
   sub->add_option("--lr-final", args->lr_final, "Final learning rate (default lr/10)");
   sub->add_option("--checkpoint-every", args->checkpoint_every,
-                  "Checkpoint every K updates (default: --valid-every)");
+                  "Checkpoint every K updates (default: --valid-every)")
+      ->check(CLI::PositiveNumber);
   sub->add_option("--target", args->target, "What the model predicts: increment, or free_velocity (coupling)")
       ->check(CLI::IsMember({"increment", "free_velocity"}))->capture_default_str();
   sub->add_option("--probes", args->probes, "Fixed-probe inputs: auto (when recorded), on, off")
@@ -356,7 +370,7 @@ void register_finetune(CLI::App& app) {
   sub->add_option("--dropout", args->dropout, "Dropout on every residual branch while training")->capture_default_str();
   sub->add_option("--patience", args->patience,
                   "Stop after this many validations without improvement; the best is exported (0: never)")
-      ->capture_default_str();
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_flag("--refit-normalization", args->refit_normalization,
                 "Refit input/target normalization on the new data (default: keep the parent's)");
   sub->callback([args] { run_finetune(*args); });

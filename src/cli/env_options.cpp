@@ -48,6 +48,11 @@ std::shared_ptr<const sim::Robot> env_robot(const EnvOptions& o) {
   return sim::Robot::load(o.robot.empty() ? env::task_robot(o.task) : o.robot);
 }
 
+void check_model_used(const EnvOptions& o) {
+  FN_CHECK(o.backend != "mujoco" || o.model.empty(), "--model ", o.model,
+           " is not used by --backend mujoco; drop it, or pass --backend flashnerd / nerd");
+}
+
 EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int envs, ThreadPool& pool) {
   FN_CHECK(envs >= 1 && envs <= (1 << 20), "--envs must be in [1, 1048576], got ", envs);
   FN_CHECK(backend == "mujoco" || !o.model.empty(), "--backend ", backend,
@@ -61,7 +66,7 @@ EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int env
   r.model_dir = o.model;
   r.allow_other_mjcf = o.allow_other_mjcf;
   r.envs = envs;
-  r.ensemble = {env::parse_ensemble_mode(o.ensemble_mode), o.ensemble_member, 0};
+  r.ensemble = {env::parse_ensemble_mode(o.ensemble_mode), o.ensemble_member, o.ensemble_seed};
   if (backend != "mujoco") r.model_options = model_options(o.precision);
   std::vector<std::string> warnings;
   p.backend = env::make_backend(r, p.robot, pool, &warnings);
@@ -83,9 +88,14 @@ nlohmann::json reward_settings(const EnvOptions& o) {
         ok = false;
       }
     }
-    FN_CHECK(ok && pos == item.size() - eq - 1 && std::isfinite(scale), "--reward-scale: '", item,
+    FN_CHECK(ok && pos == item.size() - eq - 1, "--reward-scale: '", item,
              "' is not TERM=SCALE (e.g. feet_air_time=0.5)");
-    settings["scales"][item.substr(0, eq)] = scale;
+    const std::string term = item.substr(0, eq);
+    FN_CHECK(std::isfinite(scale) && std::abs(scale) <= 1e6, "--reward-scale ", item, ": the scale of ", term,
+             " must be a finite number of magnitude <= 1e6, got ", item.substr(eq + 1));
+    FN_CHECK(!settings.contains("scales") || !settings["scales"].contains(term), "--reward-scale ", term,
+             " is given twice; give each term once");
+    settings["scales"][term] = scale;
   }
   if (o.only_positive_rewards) settings["only_positive"] = true;
   return settings;

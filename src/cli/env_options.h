@@ -23,6 +23,7 @@ struct EnvOptions {
   std::string precision = "auto";
   std::string ensemble_mode = "mean";  // an ensemble --model: mean | random | member
   int ensemble_member = 0;
+  uint64_t ensemble_seed = 0;  // --ensemble-mode random: the members' draws (the command's --seed)
   bool allow_other_mjcf = false;
   int envs = 0;  // 0: the command's default
   std::vector<std::string> reward_scales;  // "TERM=SCALE", per second
@@ -32,6 +33,9 @@ struct EnvOptions {
 // What --reward-scale and --only-positive-rewards ask of the task: {"scales": {TERM: SCALE},
 // "only_positive": true}, only the keys given; an empty object for the task's own rewards.
 nlohmann::json reward_settings(const EnvOptions& o);
+
+// Throws when --model is given to a command that steps MuJoCo (--backend mujoco) and would ignore it.
+void check_model_used(const EnvOptions& o);
 // Applies such settings (the flags', or a policy's recorded training settings) to a task.
 void apply_reward_settings(const nlohmann::json& settings, env::Task& task);
 

@@ -2,11 +2,34 @@
 // dynamics queries are needed. One subcommand per job; see `flashnerd <cmd> --help`.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/cli_common.h"
 #include "core/error.h"
+
+namespace {
+
+// A message as the terminal should show it: bytes that are not printable (binary garbage
+// quoted from a bad input file) as \xNN, and at most 2000 characters.
+std::string printable(const char* message) {
+  std::string out;
+  for (const char* p = message; *p && out.size() < 2000; ++p) {
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f) || c >= 0x80) {
+      out += char(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  if (out.size() >= 2000) out += " [...]";
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -39,10 +62,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const flashnerd::Error& e) {
-    std::fprintf(stderr, "flashnerd: error: %s\n", e.what());
+    std::fprintf(stderr, "flashnerd: error: %s\n", printable(e.what()).c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "flashnerd: unexpected error: %s\n", e.what());
+    std::fprintf(stderr, "flashnerd: unexpected error: %s\n", printable(e.what()).c_str());
     return 1;
   }
   return 0;

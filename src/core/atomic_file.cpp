@@ -41,16 +41,6 @@ int remove_stale_temporaries(const std::string& final_path) {
   return removed;
 }
 
-void check_output_file(const std::string& path, const std::string& option) {
-  namespace fs = std::filesystem;
-  const fs::path out(path);
-  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  FN_CHECK(fs::is_directory(dir), option, " ", path, ": directory ", dir.string(), " does not exist; create it first");
-  FN_CHECK(::access(dir.c_str(), W_OK) == 0, option, " ", path, ": directory ", dir.string(),
-           " is not writable; choose another output path");
-  FN_CHECK(!fs::is_directory(out), option, " ", path, " is a directory; give a file name inside it");
-}
-
 AtomicFile::~AtomicFile() {
   if (!committed_) std::remove(temp_path_.c_str());
 }

@@ -29,10 +29,6 @@ class AtomicFile {
 // Removes "<final_path>.tmp.<pid>" files whose process no longer exists; returns how many.
 int remove_stale_temporaries(const std::string& final_path);
 
-// Throws unless `path` can be written as a file: its directory exists and is writable and
-// `path` is not a directory. `option` names the command-line option in the message.
-void check_output_file(const std::string& path, const std::string& option);
-
 // Writes `bytes` to `path` atomically; throws flashnerd::Error naming the path on failure.
 void write_file_atomic(const std::string& path, const std::string& bytes);
 // Reads a whole file; throws flashnerd::Error naming the path when it cannot.

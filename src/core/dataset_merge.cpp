@@ -101,9 +101,9 @@ Dataset merge_shards(std::vector<Dataset> shards, const std::vector<std::string>
     const Dataset& d = shards[order[k]];
     const std::string& name = names[order[k]];
     const nlohmann::json& s = shard_of(d, name);
-    FN_CHECK(s.at("index").get<int>() == int(k), "merge: shard ", k, "/", count, " is ",
-             s.at("index").get<int>() < int(k) ? "given twice" : "missing", " (", name, " is shard ",
-             s.at("index").get<int>(), ")");
+    FN_CHECK(s.at("index").get<int>() == int(k), "merge: the file of --shard ", k, "/", count, " is ",
+             s.at("index").get<int>() < int(k) ? "given twice" : "missing", " (", name, " is --shard ",
+             s.at("index").get<int>(), "/", count, "; shards count from 0)");
     auto same = [&](bool equal, const char* what) {
       FN_CHECK(equal, "merge: ", name, " is from another run than ", names[order[0]], ": its ", what, " differs");
     };

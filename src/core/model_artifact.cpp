@@ -6,6 +6,7 @@
 #include "core/atomic_file.h"
 #include "core/ensemble_manifest.h"
 #include "core/error.h"
+#include "core/fnv1a.h"
 
 namespace flashnerd {
 
@@ -33,6 +34,8 @@ ModelConfig parse_model_config(const std::string& text, const std::string& path)
 }
 
 ModelConfig load_model_config(const std::string& dir) {
+  FN_CHECK(!std::filesystem::exists(dir) || std::filesystem::is_directory(dir), "model ", dir,
+           " is a file; a model is a directory (config.json, weights.safetensors) written by 'flashnerd train'");
   FN_CHECK(std::filesystem::is_directory(dir), "model directory ", dir,
            " does not exist; pass the --out directory of 'flashnerd train'");
   if (is_ensemble_dir(dir)) return load_model_config(model_member_dirs(dir).front());  // members share it
@@ -66,6 +69,16 @@ void save_model_artifact(const std::string& dir, const ModelConfig& config,
   write_file_atomic(dir + "/weights.safetensors",
                     safetensors_serialize(tensors, {{"format", "flashnerd-model"}, {"arch", arch_name(config.arch)}}));
   write_file_atomic(dir + "/config.json", nlohmann::json(config).dump(2) + "\n");
+}
+
+std::string model_fingerprint(const std::string& dir) {
+  Fnv1a h;
+  for (const auto& member : model_member_dirs(dir))
+    for (const char* file : {"config.json", "weights.safetensors"}) {
+      const std::string bytes = read_file((std::filesystem::path(member) / file).string());
+      h.bytes(bytes.data(), bytes.size());
+    }
+  return "fnv1a64:" + h.hex();
 }
 
 }  // namespace flashnerd

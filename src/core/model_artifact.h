@@ -26,6 +26,9 @@ void save_model_artifact(const std::string& dir, const ModelConfig& config,
 // Reads and validates only config.json (an ensemble's: its first member's, which every member
 // shares but for normalization and training record).
 ModelConfig load_model_config(const std::string& dir);
+// "fnv1a64:<hex>" over every member's config.json and weights.safetensors: what a run that
+// steps the model (a PPO checkpoint) records, so that it is not resumed on other dynamics.
+std::string model_fingerprint(const std::string& dir);
 // Parses and validates the text of a config.json; `path` names it in errors.
 ModelConfig parse_model_config(const std::string& text, const std::string& path);
 

@@ -139,4 +139,14 @@ double ThreadPool::handoff_microseconds(int calls) {
   return us[us.size() / 2];
 }
 
+int checked_thread_count(int requested, bool force, const std::string& option) {
+  const unsigned cores = std::thread::hardware_concurrency();  // 0: unknown
+  FN_CHECK(requested >= 0, option, " ", requested, " is negative; give 0 (all ", cores, " cores) or a count from 1 to ",
+           cores);
+  FN_CHECK(force || cores == 0 || unsigned(requested) <= cores, option, " ", requested, " exceeds the ", cores,
+           " cores of this machine; give at most ", cores, " (0 = all cores)",
+           option == "--threads" ? ", or add --force-threads to oversubscribe" : "");
+  return requested;
+}
+
 }  // namespace flashnerd

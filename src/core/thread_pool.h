@@ -8,6 +8,8 @@
 // microsecond while the pool is busy and nothing while it is idle.
 #pragma once
 
+#include <string>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -36,6 +38,11 @@ class ChunkFn {
   void* object_;
   void (*call_)(void*, int64_t, int64_t, int);
 };
+
+// The thread count a user asked for (`option` names the setting in messages), checked:
+// 0 (all cores) or 1..cores, more only with `force`. Throws flashnerd::Error otherwise, before
+// anything is started.
+int checked_thread_count(int requested, bool force, const std::string& option);
 
 class ThreadPool {
  public:

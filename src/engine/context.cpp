@@ -257,6 +257,8 @@ void Context::load_history(const std::string& bytes) {
   r.expect_end();
 }
 
+size_t Context::history_bytes_per_env(const ModelConfig& c) { return cache_floats_per_env(c) * sizeof(float); }
+
 size_t Context::cache_bytes_per_env() const {
   return cache_floats_per_env(model_->config()) * sizeof(float);
 }

@@ -14,7 +14,7 @@
 // stds already include sqrt(var + 1e-5)); outputs are de-normalized y = ŷ · target_std +
 // target_mean (raw one-step increments).
 //
-// FlashNeRD (DESIGN §2), per frame t of an environment's history (t = 0 at its first frame):
+// FlashNeRD (docs/DESIGN.md §2), per frame t of an environment's history (t = 0 at its first frame):
 //   h = x̂ embed.weightᵀ + embed.bias                                   (d)
 //   for block l (span S):
 //     z = Norm(h)          RMSNorm: h / sqrt(mean(h²) + ε) · w
@@ -28,7 +28,7 @@
 //   r = SiLU(Norm_readout(h) readout.fc.weightᵀ + readout.fc.bias)      (readout_hidden)
 //   ŷ = r head.weightᵀ + head.bias                                      (output_dim)
 //
-// Variable contacts (DESIGN §4; config.contact.enabled()), per frame with n valid rows
+// Variable contacts (docs/DESIGN.md §4; config.contact.enabled()), per frame with n valid rows
 // (row_k raw, kContactRowDim features; link_k its robot link):
 //   r̂_k = (row_k − contact_mean) / contact_std
 //   a_k = SiLU([r̂_k ; contact.link_embed[link_k]] contact.row.fc1.weightᵀ + fc1.bias)
@@ -40,7 +40,7 @@
 //   h⁰ += G_embed(p) after the embedding; r += G_readout(p) after the readout's SiLU;
 //   ŷ += G_head(p) before de-normalization.
 //
-// Optimized NeRD (DESIGN §3): the last W = nerd.window frames (fewer, n, at the start of a
+// Optimized NeRD (docs/DESIGN.md §3): the last W = nerd.window frames (fewer, n, at the start of a
 // history), oldest at position 0:
 //   tok_p = x̂_p embed.weightᵀ + embed.bias + pos_embed[p]         p = 0 .. n−1
 //   per block: h += CausalSelfAttn(LN1(h)); h += GELU(LN2(h) mlp.fc.weightᵀ) mlp.proj.weightᵀ
@@ -52,13 +52,13 @@
 //   (config.json version 1 artifacts: no embed.bias, no lm_head, GELU in the head)
 //   The engine re-encodes the whole window at every step (that is the baseline measured).
 //
-// Precision (DESIGN §8): fp32, or bf16 matrix products (weights packed in bf16, activations
+// Precision (docs/DESIGN.md §8): fp32, or bf16 matrix products (weights packed in bf16, activations
 // rounded to bf16 at each GEMM input, fp32 accumulation); the residual stream, norms, softmax,
 // attention, the contact encoder and de-normalization stay fp32 in both. Kernels are chosen
 // at run time from the CPU (cpu/cpu_features.h): fp32 small-M products use the AVX-512 or
 // AVX2 kernel, larger ones OpenBLAS; bf16 products use AMX tiles or AVX-512-BF16.
 //
-// Errors (STYLE.md): API misuse (batch > max batch, a context from another model, a corrupt
+// Errors (CONTRIBUTING.md, rule 6): API misuse (batch > max batch, a context from another model, a corrupt
 // artifact) throws flashnerd::Error; a non-finite input or output marks that environment
 // diverged (a flag, cleared by reset_env) and is never thrown.
 #pragma once
@@ -120,7 +120,7 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
-// Contact rows of the current frame of every environment (DESIGN §4), raw as
+// Contact rows of the current frame of every environment (docs/DESIGN.md §4), raw as
 // sim::build_contact_rows writes them: rows 0..count[e]−1 of environment e are detected
 // contacts; the rest of its capacity K (config.contact.capacity) is padding, never read.
 struct ContactBatch {
@@ -293,6 +293,9 @@ class Context {
   // Memory: history cache (FlashNeRD KV slots / NeRD input window) per environment, one
   // frame's activations per environment (a tile row), and everything this context holds.
   size_t cache_bytes_per_env() const;
+  // The history cache one environment of a model of config `c` needs, before any context
+  // exists: what callers check against the machine's memory before allocating a batch.
+  static size_t history_bytes_per_env(const ModelConfig& c);
   size_t activation_bytes_per_env() const;
   size_t total_bytes() const;
 

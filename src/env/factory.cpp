@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/state_codec.h"
 #include "core/model_dataset_check.h"
+#include "core/system_memory.h"
 #include "sim/robot_spec.h"
 #include "env/cartpole_balance_task.h"
 #include "env/coupled_backend.h"
@@ -45,16 +46,35 @@ std::shared_ptr<const engine::Model> load_checked_model(const BackendRequest& r,
   return members[0];
 }
 
+// Refuses a batch of environments that could not fit before anything is allocated: per
+// environment, the simulator state the backend keeps (positions, velocities, commands,
+// warm starts) and, for learned kinds, each member's history cache and one frame's rows.
+void check_backend_memory(const BackendRequest& r, const sim::Robot& robot,
+                          const std::vector<std::shared_ptr<const engine::Model>>& members) {
+  const StateLayout& l = robot.layout();
+  double per_env = sizeof(double) * (4.0 * (l.nq + l.nv) + 2.0 * l.nu + 64.0);
+  for (const auto& m : members)
+    per_env += double(engine::Context::history_bytes_per_env(m->config())) +
+               4.0 * sizeof(float) * double(m->config().input_dim + m->config().output_dim);
+  check_memory_fits(per_env * double(r.envs), str_cat(r.envs, " environments of the ", r.kind, " backend"),
+                    "use fewer environments (--envs, --samples, num_envs)");
+}
+
 }  // namespace
 
 std::unique_ptr<Backend> make_backend(const BackendRequest& r, std::shared_ptr<const sim::Robot> robot,
                                       ThreadPool& pool, std::vector<std::string>* warnings) {
-  if (r.kind == "mujoco") return std::make_unique<MujocoBackend>(std::move(robot), r.envs, pool);
+  FN_CHECK(r.envs >= 1, "a backend needs at least one environment, got ", r.envs);
+  if (r.kind == "mujoco") {
+    check_backend_memory(r, *robot, {});
+    return std::make_unique<MujocoBackend>(std::move(robot), r.envs, pool);
+  }
   if (r.kind == "two-way" || r.kind == "one-way") {  // the robot's free dynamics, learned without objects
     FN_CHECK(!robot->spec().free_dynamics_mjcf.empty(), "backend ", r.kind, ": robot '", robot->name(),
              "' names no robot-alone model (\"free_dynamics_mjcf\" in its spec); coupling needs one, e.g. hand16");
     auto alone = sim::Robot::load(robot->spec().free_dynamics_mjcf);
     auto model = load_checked_model(r, *alone, warnings);
+    check_backend_memory(r, *robot, {model});
     return std::make_unique<CoupledBackend>(std::move(robot), std::move(alone), std::move(model),
                                             r.kind == "two-way" ? sim::Coupling::TwoWay : sim::Coupling::OneWay,
                                             r.envs, pool);
@@ -62,6 +82,7 @@ std::unique_ptr<Backend> make_backend(const BackendRequest& r, std::shared_ptr<c
   FN_CHECK(r.kind == "flashnerd" || r.kind == "nerd", "unknown backend '", r.kind,
            "'; use mujoco, flashnerd, nerd, two-way or one-way");
   auto members = load_checked_members(r, *robot, warnings);
+  check_backend_memory(r, *robot, members);
   const char* arch = members[0]->config().arch == Arch::FlashNeRD ? "flashnerd" : "nerd";
   FN_CHECK(r.kind == arch, "backend ", r.kind, " was asked for, but model ", r.model_dir, " is a ", arch,
            " model; pass --backend ", arch);

@@ -1,4 +1,4 @@
-// VecEnv = Task × Backend (DESIGN §9): steps every environment with the policy's actions,
+// VecEnv = Task × Backend (docs/DESIGN.md §9): steps every environment with the policy's actions,
 // computes rewards and terminations, and resets finished environments automatically, each
 // from its own seeded RNG stream (same seed, same bits, whatever the thread count). A reset
 // clears only that environment's history. Time-outs are reported apart from terminations,
@@ -58,7 +58,9 @@ class VecEnv {
   int observation_dim() const { return obs_dim_; }
   int action_dim() const { return act_dim_; }
   Task& task() { return *task_; }
+  const Task& task() const { return *task_; }
   Backend& backend() { return *backend_; }
+  const Backend& backend() const { return *backend_; }
 
   // Every environment starts a new episode (the first call; later resets are automatic).
   void reset_all();

@@ -71,7 +71,7 @@ engine::Precision precision_of(const std::string& p) {
 class Stepper {
  public:
   Stepper(const std::string& dir, int batch, const std::string& precision, int threads)
-      : pool_(threads),
+      : pool_(checked_thread_count(threads, false, "threads")),
         model_(engine::Model::load(dir, engine::ModelOptions{precision_of(precision)})),
         codec_(model_->config().layout),
         features_(codec_, model_->config().probe_dim / kProbeFeatureDim),
@@ -212,7 +212,7 @@ class PyVecEnv {
  public:
   PyVecEnv(const std::string& task, const std::string& backend, const std::string& model, int num_envs, int seed,
            int threads, const std::string& robot, const std::string& precision, const std::string& autoreset)
-      : pool_(threads), seed_(uint64_t(seed)) {
+      : pool_(checked_thread_count(threads, false, "threads")), seed_(uint64_t(seed)) {
     FN_CHECK(autoreset == "next_step" || autoreset == "same_step", "autoreset: expected 'next_step' or 'same_step', got '",
              autoreset, "'");
     autoreset_ = autoreset == "next_step" ? env::Autoreset::NextStep : env::Autoreset::SameStep;
@@ -222,7 +222,8 @@ class PyVecEnv {
     r.kind = backend;
     r.model_dir = model;
     r.envs = num_envs;
-    if (backend != "mujoco") r.model_options = engine::ModelOptions{precision_of(precision)};
+    const engine::ModelOptions model_options{precision_of(precision)};  // checked for every backend
+    if (backend != "mujoco") r.model_options = model_options;
     backend_ = env::make_backend(r, robot_, pool_, &warnings_);
     env_ = std::make_unique<env::VecEnv>(*task_, *backend_, pool_, seed_, autoreset_);
   }

@@ -107,9 +107,14 @@ Policy Policy::load(const std::string& dir) {
   const std::string json_path = dir + "/policy.json";
   FN_CHECK(std::filesystem::exists(json_path), "no policy at ", dir, " (", json_path,
            " is missing); train one with flashnerd ppo");
+  return parse(read_file(json_path), read_file(dir + "/policy.safetensors"), dir);
+}
+
+Policy Policy::parse(const std::string& json_text, const std::string& safetensors_bytes, const std::string& dir) {
+  const std::string json_path = dir + "/policy.json";
   PolicyInfo info;
   try {
-    const nlohmann::json j = nlohmann::json::parse(read_file(json_path));
+    const nlohmann::json j = nlohmann::json::parse(json_text);
     FN_CHECK(j.value("format", "") == kFormat && j.value("version", 0) == kVersion, json_path,
              ": not a FlashNeRD policy of version ", kVersion);
     FN_CHECK(j.value("activation", "") == "elu", json_path, ": activation '", j.value("activation", ""),
@@ -130,9 +135,12 @@ Policy Policy::load(const std::string& dir) {
                info.action_dim < (1 << 20),
            json_path, ": observation_dim and action_dim must be positive");
   for (int h : info.hidden) FN_CHECK(h > 0 && h < (1 << 16), json_path, ": hidden width ", h, " out of range");
-  const SafetensorsFile w = SafetensorsFile::load(dir + "/policy.safetensors");
+  const SafetensorsFile w = SafetensorsFile::parse(safetensors_bytes, dir + "/policy.safetensors");
   auto vec = [&](const std::string& name, std::vector<int64_t> shape) {
     TensorView t = w.get(name, shape);
+    for (int64_t i = 0; i < t.numel(); ++i)
+      FN_CHECK(std::isfinite(t.data[i]), dir, "/policy.safetensors: tensor ", name, " element ", i, " is ", t.data[i],
+               "; the policy is corrupted or its training diverged");
     return std::vector<float>(t.data, t.data + t.numel());
   };
   const int64_t D = info.observation_dim;

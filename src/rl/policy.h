@@ -42,6 +42,9 @@ class Policy {
          std::vector<PolicyLayer> layers, std::vector<float> action_std);
   // Reads DIR/policy.json and DIR/policy.safetensors, checking every width.
   static Policy load(const std::string& dir);
+  // The same from the two files' bytes (`dir` names them in errors); every tensor is checked
+  // finite, by name.
+  static Policy parse(const std::string& json_text, const std::string& safetensors_bytes, const std::string& dir);
   // Writes both files atomically (weights first).
   void save(const std::string& dir) const;
 

@@ -9,12 +9,16 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/output_policy.h"
+#include "core/json_diff.h"
+#include "core/system_memory.h"
 #include "core/plot_png.h"
 #include "core/progress.h"
 #include "core/stopwatch.h"
 #include "engine/engine.h"
 #include "rl/observation_normalizer.h"
 #include "rl/penalty_ramp.h"
+#include "train/checkpoint.h"
 #include "train/torch_threads.h"
 
 namespace flashnerd::rl {
@@ -53,8 +57,9 @@ nlohmann::json row_json(const IterationRow& r) {
           {"episodes", r.episodes},
           {"eval_reward", std::isfinite(r.eval_reward) ? nlohmann::json(r.eval_reward) : nlohmann::json()},
           {"time", {r.dynamics_s, r.sensing_s, r.policy_s, r.update_s, r.task_s}},
-          {"stats", {r.stats.learning_rate, r.stats.kl, r.stats.value_loss, r.stats.surrogate_loss, r.stats.entropy,
-                     r.stats.action_std}},
+          {"stats", {{"learning_rate", r.stats.learning_rate}, {"kl", r.stats.kl}, {"value_loss", r.stats.value_loss},
+                     {"surrogate_loss", r.stats.surrogate_loss}, {"entropy", r.stats.entropy},
+                     {"action_std", r.stats.action_std}}},
           {"terms", r.terms}};
 }
 
@@ -75,7 +80,16 @@ IterationRow row_from_json(const nlohmann::json& j) {
   r.update_s = t[3];
   r.task_s = t[4];
   const auto& s = j.at("stats");
-  r.stats = {s[2], s[3], s[4], s[1], s[0], s[5]};
+  if (s.is_array()) {  // checkpoints before the stats were named: lr, kl, value, surrogate, entropy, std
+    r.stats = {s[2], s[3], s[4], s[1], s[0], s[5]};
+  } else {
+    r.stats.value_loss = s.at("value_loss");
+    r.stats.surrogate_loss = s.at("surrogate_loss");
+    r.stats.entropy = s.at("entropy");
+    r.stats.kl = s.at("kl");
+    r.stats.learning_rate = s.at("learning_rate");
+    r.stats.action_std = s.at("action_std");
+  }
   r.terms = j.at("terms").get<std::vector<double>>();
   return r;
 }
@@ -119,21 +133,52 @@ nlohmann::json reward_curriculum(const PpoRunOptions& o) {
 // The settings a resumed run must share with its checkpoint.
 nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
   const PpoConfig& c = o.ppo;
-  auto& e = const_cast<env::VecEnv&>(env);
-  nlohmann::json id = {{"task", e.task().name()},
-                       {"robot", e.backend().robot().name()},
-                       {"backend", e.backend().kind()},
+  nlohmann::json id = {{"task", env.task().name()},
+                       {"robot", env.backend().robot().name()},
+                       {"backend", env.backend().kind()},
                        {"envs", env.envs()},
                        {"seed", o.seed},
                        {"steps_per_env", c.steps_per_env},
                        {"epochs", c.epochs},
                        {"minibatches", c.minibatches},
+                       {"clip", c.clip},
+                       {"gamma", c.gamma},
+                       {"lambda", c.lambda},
+                       {"lr", c.learning_rate},
+                       {"adaptive_lr", c.adaptive_lr},
+                       {"desired_kl", c.desired_kl},
+                       {"value_coef", c.value_coef},
+                       {"entropy", c.entropy_coef},
+                       {"max_grad_norm", c.max_grad_norm},
+                       {"init_noise_std", c.init_noise_std},
                        {"actor_hidden", c.actor_hidden},
                        {"critic_hidden", c.critic_hidden}};
+  if (!o.model_fingerprint.empty()) id["model"] = o.model_fingerprint;
   id.update(reward_curriculum(o));
   if (env.uncertainty().any())
     id["uncertainty"] = {{"penalty", env.uncertainty().penalty}, {"truncate_above", env.uncertainty().truncate_above}};
   return id;
+}
+
+// A run that diverged stops at once, naming what went non-finite, with its last finite
+// checkpoint (written before this iteration) left as it was.
+void stop_unless_finite(int iteration, double reward_sum, const PpoUpdateStats& s, const torch::nn::Module& net,
+                        const std::string& out_dir, int last_saved) {
+  const std::string kept = last_saved > 0 ? str_cat("its last finite checkpoint (iteration ", last_saved, ") in ",
+                                                    out_dir, " is kept")
+                                          : std::string("no checkpoint was written");
+  FN_CHECK(std::isfinite(reward_sum), "ppo: the rewards of iteration ", iteration, " are not finite (", reward_sum,
+           "); the run stops, ", kept, "; check --reward-scale and the task's terms");
+  for (const auto& [name, v] : {std::pair<const char*, double>{"value loss", s.value_loss},
+                                {"surrogate loss", s.surrogate_loss}, {"entropy", s.entropy}, {"kl", s.kl},
+                                {"action std", s.action_std}})
+    FN_CHECK(std::isfinite(v), "ppo: iteration ", iteration, " diverged: its ", name, " is ", v, "; the run stops, ",
+             kept, "; lower --lr, or check --reward-scale");
+  try {
+    train::check_module_finite(net, str_cat("ppo: iteration ", iteration));
+  } catch (const Error& e) {
+    throw Error(str_cat(e.what(), "; the run stops, ", kept, "; lower --lr"));
+  }
 }
 
 }  // namespace
@@ -146,16 +191,25 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
   const std::string ckpt_path = o.out_dir + "/checkpoint.pt";
   const std::string policy_dir = o.out_dir + "/policy";
   const std::string best_dir = o.out_dir + "/best_policy";  // the best-evaluated mean policy
+  for (const char* artifact : {"config.json", "weights.safetensors", "ensemble.json"})  // even with --overwrite
+    FN_CHECK(!std::filesystem::exists(std::filesystem::path(o.out_dir) / artifact), "ppo: --out ", o.out_dir,
+             " holds a trained model (", artifact, "); a PPO run needs a directory of its own");
   if (!o.resume && !o.overwrite) {
     FN_CHECK(!std::filesystem::exists(ckpt_path) && !std::filesystem::exists(policy_dir + "/policy.json"), "ppo: ",
              o.out_dir, " already holds a PPO run; pass --resume to continue it, --overwrite to start a new one there");
   }
+  const int update_threads = o.update_threads > 0 ? o.update_threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  const int E = env.envs(), D = env.observation_dim(), A = env.action_dim(), T = o.ppo.steps_per_env;
+  // rollout storage (observations, actions, log-probs, values, rewards, returns, advantages)
+  // and the minibatch copies of it, before anything is allocated
+  check_memory_fits(2.0 * double(E) * T * (D + 2.0 * A + 8) * sizeof(float),
+                    str_cat("ppo: the rollout storage of ", E, " envs x ", T, " steps"),
+                    "use fewer --envs or --steps-per-env");
+  const OutputLock lock(o.out_dir, "ppo: --out");
   ensure_writable_directory(o.out_dir);
   ensure_writable_directory(policy_dir);
   if (o.overwrite) std::filesystem::remove_all(best_dir);  // a new run: the old run's best is not its
 
-  const int update_threads = o.update_threads > 0 ? o.update_threads : int(std::max(1u, std::thread::hardware_concurrency()));
-  const int E = env.envs(), D = env.observation_dim(), A = env.action_dim(), T = o.ppo.steps_per_env;
   const int episode_steps = env.task().episode_steps();
   torch::manual_seed(o.seed);
   Ppo ppo(o.ppo, D, A, E);
@@ -169,30 +223,15 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
 
   if (o.resume) {
     FN_CHECK(std::filesystem::exists(ckpt_path), "--resume: no checkpoint at ", ckpt_path);
-    const std::string bytes = read_file(ckpt_path);
-    nlohmann::json meta;
-    std::string env_state;
-    try {
-      torch::serialize::InputArchive archive, net_archive, opt_archive;
-      archive.load_from(bytes.data(), bytes.size());
-      c10::IValue m;
-      archive.read("meta", m);
-      meta = nlohmann::json::parse(m.toStringRef());
-      FN_CHECK(meta.value("format", "") == kCheckpointFormat && meta.value("version", 0) == kCheckpointVersion,
-               ckpt_path, ": not a FlashNeRD PPO checkpoint of version ", kCheckpointVersion);
-      FN_CHECK(meta.at("identity") == identity, "--resume: the checkpoint in ", o.out_dir, " was made with ",
-               meta.at("identity").dump(), "; this run is ", identity.dump());
-      archive.read("net", net_archive);
-      archive.read("optimizer", opt_archive);
-      ppo.net()->load(net_archive);
-      ppo.optimizer().load(opt_archive);
-      torch::Tensor es;
-      archive.read("env_state", es);
-      env_state.assign(reinterpret_cast<const char*>(es.data_ptr<uint8_t>()), size_t(es.numel()));
-    } catch (const c10::Error& e) {
-      throw Error(str_cat(ckpt_path, ": not a readable PPO checkpoint (", e.what_without_backtrace(), ")"));
-    }
-    env.load_state(env_state);
+    const train::CheckpointReader ck(train::CheckpointReader::read_bytes(ckpt_path), ckpt_path, kCheckpointFormat,
+                                     kCheckpointVersion);
+    const nlohmann::json& meta = ck.meta();
+    const std::string differences = json_differences(meta.at("identity"), identity, "checkpoint", "this run");
+    FN_CHECK(differences.empty(), "--resume: the run in ", o.out_dir, " was made with other settings: ", differences,
+             "; resume with the checkpoint's settings, or start a new run (another --out, or --overwrite)");
+    ck.module("net", *ppo.net());
+    ck.optimizer("optimizer", ppo.optimizer());
+    env.load_state(ck.blob("env_state"));
     start = meta.at("iteration");
     ppo.set_learning_rate(meta.at("learning_rate"));
     normalizer.set(meta.at("obs_mean"), meta.at("obs_var"), meta.at("obs_count"));
@@ -235,6 +274,7 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
     }
     return ppo.net()->export_policy(info, mean, denom);
   };
+  int last_saved = start;
   auto save = [&](int iteration) {
     nlohmann::json meta = {{"format", kCheckpointFormat}, {"version", kCheckpointVersion}, {"identity", identity},
                            {"iteration", iteration}, {"learning_rate", ppo.learning_rate()},
@@ -242,17 +282,12 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
                            {"obs_count", normalizer.count()}};
     meta["rows"] = nlohmann::json::array();
     for (const auto& r : result.rows) meta["rows"].push_back(row_json(r));
-    torch::serialize::OutputArchive archive, net_archive, opt_archive;
-    ppo.net()->save(net_archive);
-    ppo.optimizer().save(opt_archive);
-    archive.write("net", net_archive);
-    archive.write("optimizer", opt_archive);
-    const std::string state = env.save_state();
-    archive.write("env_state", torch::from_blob(const_cast<char*>(state.data()), {int64_t(state.size())}, torch::kUInt8).clone());
-    archive.write("meta", c10::IValue(meta.dump()));
-    std::ostringstream os;
-    archive.save_to(os);
-    write_file_atomic(ckpt_path, os.str());
+    train::CheckpointWriter w;
+    w.module("net", *ppo.net());
+    w.optimizer("optimizer", ppo.optimizer());
+    w.blob("env_state", env.save_state());
+    w.commit(ckpt_path, meta);
+    last_saved = iteration;
     std::string csv = csv_header(result.term_names);
     for (const auto& r : result.rows) csv += csv_row(r);
     write_file_atomic(o.out_dir + "/log.csv", csv);
@@ -309,6 +344,7 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
       row.stats = ppo.update(obs_n.data(), order);
     }
     row.update_s = seconds_since(t0);
+    stop_unless_finite(it + 1, reward_sum, row.stats, *ppo.net(), o.out_dir, last_saved);
     row.dynamics_s = env.backend().timings().dynamics_seconds;
     row.sensing_s = env.backend().timings().sensing_seconds;
     row.task_s = env.task_seconds() - task_before;

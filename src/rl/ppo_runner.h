@@ -40,6 +40,9 @@ struct PpoRunOptions {
   int eval_every = 0;
   int eval_steps = 1000;
   nlohmann::json run_info = nlohmann::json::object();  // backend, model, ... (policy.json "training")
+  // The stepped model's content (core/model_artifact.h model_fingerprint; empty for MuJoCo):
+  // part of the run's identity, so a resume on other dynamics is refused.
+  std::string model_fingerprint;
   // Rewards other than the task's own (reward scales, clipping): part of the run's identity
   // and of the policy's training record; empty for the task's own rewards.
   nlohmann::json reward_settings = nlohmann::json::object();

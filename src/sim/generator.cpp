@@ -89,6 +89,25 @@ struct Worker {
 
 }  // namespace
 
+GenerateSummary summarize_dataset(const Dataset& d, double seconds) {
+  GenerateSummary s;
+  s.transitions = d.trajectories * d.steps;
+  int64_t valid = 0;
+  for (uint8_t v : d.valid) valid += v;
+  s.valid_fraction = double(valid) / double(s.transitions);
+  if (d.contact_capacity > 0 && !d.contact_count.empty()) {
+    s.contacts_min = *std::min_element(d.contact_count.begin(), d.contact_count.end());
+    s.contacts_max = *std::max_element(d.contact_count.begin(), d.contact_count.end());
+    double sum = 0;
+    for (int32_t c : d.contact_count) sum += c;
+    s.contacts_mean = sum / double(d.contact_count.size());
+    for (int32_t c : d.contact_overflow) s.overflow_total += c;
+  }
+  s.seconds = seconds;
+  s.transitions_per_second = double(s.transitions) / seconds;
+  return s;
+}
+
 Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPool& pool,
                          GenerateSummary* summary) {
   const RobotSpec& spec = robot.spec();
@@ -245,23 +264,8 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
   });
   progress.finish();
 
-  if (summary) {
-    GenerateSummary& s = *summary;
-    s.transitions = o.trajectories * steps;
-    int64_t valid = 0;
-    for (uint8_t v : d.valid) valid += v;
-    s.valid_fraction = double(valid) / double(s.transitions);
-    if (K > 0) {
-      s.contacts_min = *std::min_element(d.contact_count.begin(), d.contact_count.end());
-      s.contacts_max = *std::max_element(d.contact_count.begin(), d.contact_count.end());
-      double sum = 0;
-      for (int32_t c : d.contact_count) sum += c;
-      s.contacts_mean = sum / double(d.contact_count.size());
-      for (int32_t c : d.contact_overflow) s.overflow_total += c;
-    }
-    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    s.transitions_per_second = double(s.transitions) / s.seconds;
-  }
+  if (summary)
+    *summary = summarize_dataset(d, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return d;
 }
 

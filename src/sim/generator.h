@@ -51,4 +51,7 @@ struct GenerateSummary {
 Dataset generate_dataset(const Robot& robot, const GenerateOptions& options, ThreadPool& pool,
                          GenerateSummary* summary = nullptr);
 
+// The summary of a generated dataset that took `seconds`.
+GenerateSummary summarize_dataset(const Dataset& d, double seconds);
+
 }  // namespace flashnerd::sim

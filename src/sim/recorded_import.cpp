@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/error.h"
 #include "sim/contact_sensor.h"
@@ -66,6 +67,56 @@ namespace {
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
+// The plausible interval of every q, v and u coordinate of a frame: joint ranges and
+// ctrlranges widened by the margin, velocities by the bound; unlimited ones unbounded.
+struct Plausibility {
+  std::vector<double> q_lo, q_hi, u_lo, u_hi;
+  double v_max = 0;
+
+  Plausibility(const Robot& robot, const ImportOptions& o) : v_max(o.max_velocity) {
+    const mjModel* m = robot.model();
+    const StateLayout& s = robot.layout();
+    const double inf = std::numeric_limits<double>::infinity();
+    q_lo.assign(size_t(s.nq), -inf);
+    q_hi.assign(size_t(s.nq), inf);
+    const int base = s.floating_base ? 7 : 0;
+    for (size_t j = 0; j < s.joint_names.size(); ++j) {
+      const int id = mj_name2id(m, mjOBJ_JOINT, s.joint_names[j].c_str());
+      if (id < 0 || !m->jnt_limited[id]) continue;
+      const double lo = m->jnt_range[2 * id], hi = m->jnt_range[2 * id + 1], pad = o.range_margin * (hi - lo);
+      q_lo[size_t(base) + j] = lo - pad;
+      q_hi[size_t(base) + j] = hi + pad;
+    }
+    u_lo.assign(size_t(s.nu), -inf);
+    u_hi.assign(size_t(s.nu), inf);
+    for (size_t k = 0; k < robot.actuators().size() && k < size_t(s.nu); ++k) {
+      const int id = mj_name2id(m, mjOBJ_ACTUATOR, robot.actuators()[k].name.c_str());
+      if (id < 0 || !m->actuator_ctrllimited[id]) continue;
+      const double lo = m->actuator_ctrlrange[2 * id], hi = m->actuator_ctrlrange[2 * id + 1];
+      const double pad = o.range_margin * (hi - lo);
+      u_lo[k] = lo - pad;
+      u_hi[k] = hi + pad;
+    }
+  }
+
+  // Empty when the transition (q, v at t and t+1, u at t) is plausible; else the first
+  // offending column and its value.
+  std::string violation(const Dataset& d, int64_t n, int64_t t, const LogColumns& c) const {
+    for (int64_t f : {t, t + 1}) {
+      const double* q = d.q(n, f);
+      for (size_t i = 0; i < q_lo.size(); ++i)
+        if (q[i] < q_lo[i] || q[i] > q_hi[i]) return str_cat(c.q[i], " = ", q[i]);
+      const double* v = d.v(n, f);
+      for (size_t i = 0; i < size_t(d.layout.nv); ++i)
+        if (std::abs(v[i]) > v_max) return str_cat(c.v[i], " = ", v[i]);
+    }
+    const double* u = d.u(n, t);
+    for (size_t i = 0; i < u_lo.size(); ++i)
+      if (u[i] < u_lo[i] || u[i] > u_hi[i]) return str_cat(c.u[i], " = ", u[i]);
+    return {};
+  }
+};
+
 }  // namespace
 
 LogColumns log_columns(const Robot& robot) {
@@ -92,6 +143,8 @@ LogColumns log_columns(const Robot& robot) {
 Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const std::string& origin,
                             const ImportOptions& o, ImportReport* report) {
   FN_CHECK(o.steps >= 1, "import: --steps must be >= 1");
+  FN_CHECK(std::isfinite(o.max_velocity) && o.max_velocity > 0 && o.range_margin >= 0,
+           "import: the velocity bound must be positive and the range margin >= 0");
   const LogColumns map = log_columns(robot);
   std::vector<std::string> wanted;
   for (const auto* group : {&map.q, &map.v, &map.u, &map.a}) wanted.insert(wanted.end(), group->begin(), group->end());
@@ -133,6 +186,10 @@ Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const st
     throw Error(str_cat(origin, ": ", e.what()));
   }
   FN_CHECK(!segments.empty(), origin, ": no gap-free stretch of the log covers one control step (", ro.dt, " s)");
+  int64_t longest = 0;
+  for (const auto& seg : segments) longest = std::max<int64_t>(longest, seg.frames - 1);
+  FN_CHECK(o.steps <= longest, "import: --steps ", o.steps, " is longer than the log's longest gap-free stretch (",
+           longest, " control steps); give --steps <= ", longest);
   // trajectories: each segment cut into `steps` transitions, consecutive ones sharing a frame
   const int64_t T = o.steps;
   int64_t N = 0;
@@ -166,13 +223,19 @@ Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const st
       }
     }
   }
-  // a transition with a missing or non-finite value is masked
+  // a transition with a missing, non-finite or implausible value is masked
+  const Plausibility bounds(robot, o);
   for (int64_t i = 0; i < N; ++i)
     for (int64_t t = 0; t < T; ++t) {
       uint8_t& v = d.valid[size_t(i * T + t)];
       if (!v) continue;
       v = finite(d.q(i, t), nq) && finite(d.q(i, t + 1), nq) && finite(d.v(i, t), nv) && finite(d.v(i, t + 1), nv) &&
           finite(d.u(i, t), nu) && (na == 0 || (finite(d.a(i, t), na) && finite(d.a(i, t + 1), na)));
+      if (!v) continue;
+      const std::string why = bounds.violation(d, i, t, map);
+      if (why.empty()) continue;
+      v = 0;
+      if (rep.implausible_transitions++ == 0) rep.first_implausible = why;
     }
   sense_recorded_states(robot, d);
   d.validate();
@@ -182,6 +245,12 @@ Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const st
   rep.segments = int64_t(segments.size());
   rep.gaps = rr.gaps;
   for (uint8_t v : d.valid) (v ? rep.valid_transitions : rep.invalid_transitions) += 1;
+  FN_CHECK(rep.valid_transitions > 0, origin, ": no valid transition (", rep.invalid_transitions,
+           " masked: missing or non-finite values, gaps",
+           rep.implausible_transitions > 0 ? str_cat(", ", rep.implausible_transitions, " implausible, first ",
+                                                     rep.first_implausible)
+                                           : std::string(),
+           "); nothing to write");
   if (report) *report = rep;
   return d;
 }

@@ -45,6 +45,11 @@ struct ImportOptions {
   bool contacts = false;
   double max_jitter = 0.5;     // core/log_resample.h
   double gap_factor = 3.0;
+  // Plausibility: a transition is masked when a joint leaves its range, a command its
+  // ctrlrange (both by more than `range_margin` of the range's width) or a velocity exceeds
+  // `max_velocity` (rad/s or m/s): a sensor glitch must not become training data.
+  double range_margin = 0.1;
+  double max_velocity = 100.0;
 };
 
 struct ImportReport {
@@ -53,6 +58,8 @@ struct ImportReport {
   double median_step = 0;      // s
   int64_t segments = 0, gaps = 0;
   int64_t valid_transitions = 0, invalid_transitions = 0;
+  int64_t implausible_transitions = 0;  // masked by the plausibility bounds (among the invalid)
+  std::string first_implausible;        // its column and value, for the summary
   std::vector<std::string> ignored_columns;
 };
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/fnv1a.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "sim/mj_names.h"
@@ -19,17 +20,6 @@ int warning_total(const mjData* d) {
   int n = 0;
   for (int i = 0; i < mjNWARNING; ++i) n += d->warning[i].number;
   return n;
-}
-
-std::string fnv1a_hex(const std::string& bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
-  return buf;
 }
 
 namespace {
@@ -313,7 +303,7 @@ std::shared_ptr<const Robot> Robot::from_spec(RobotSpec spec, const RobotOverrid
   std::shared_ptr<Robot> r(new Robot());
   r->spec_ = std::move(spec);
   r->model_ = load_mjcf(r->spec_.mjcf);
-  r->mjcf_hash_ = fnv1a_hex(mjcf_bytes(r->spec_.mjcf));
+  r->mjcf_hash_ = mjcf_hash_hex(mjcf_bytes(r->spec_.mjcf));
   r->analyze(overrides);
   return r;
 }

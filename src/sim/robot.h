@@ -119,7 +119,5 @@ class Robot {
 // MuJoCo's warnings raised so far in d (all kinds): a step that raises one is unstable.
 int warning_total(const mjData* d);
 
-// 64-bit FNV-1a of a byte string, as 16 hex digits.
-std::string fnv1a_hex(const std::string& bytes);
 
 }  // namespace flashnerd::sim

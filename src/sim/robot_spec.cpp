@@ -1,5 +1,7 @@
 #include "sim/robot_spec.h"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <algorithm>
@@ -10,6 +12,43 @@
 namespace flashnerd::sim {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kRobotsPrefix = "$FLASHNERD_ROBOTS/";
+
+// "share/flashnerd/robots" in the nearest ancestor of the file this code was loaded from (the
+// executable, or the Python module): the build tree's copy, or an installed prefix's.
+std::string robots_beside_binary() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&robots_beside_binary), &info) == 0 || !info.dli_fname) return {};
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::path(info.dli_fname), ec).parent_path();
+  for (; !dir.empty(); dir = dir.parent_path()) {
+    const fs::path candidate = dir / "share" / "flashnerd" / "robots";
+    if (fs::is_directory(candidate, ec)) return candidate.string();
+    if (dir == dir.root_path()) break;
+  }
+  return {};
+}
+
+// A built-in robot's file as "$FLASHNERD_ROBOTS/NAME.xml", so that datasets and artifacts do
+// not record the path of one machine's tree; other paths, and every path while the user
+// points FLASHNERD_ROBOTS at a copy of their own (a perturbed robot, say), unchanged.
+std::string portable_path(const std::string& path) {
+  if (path.empty() || std::getenv("FLASHNERD_ROBOTS")) return path;
+  std::error_code ec;
+  const fs::path rel = fs::path(path).lexically_relative(fs::weakly_canonical(robots_directory(), ec));
+  if (rel.empty() || *rel.begin() == "..") return path;
+  return kRobotsPrefix + rel.string();
+}
+
+std::string resolve_portable_path(const std::string& path) {
+  if (path.rfind(kRobotsPrefix, 0) != 0) return path;
+  return (fs::path(robots_directory()) / path.substr(std::string(kRobotsPrefix).size())).string();
+}
+
+}  // namespace
 
 CommandProcess parse_command_process(const std::string& s) {
   if (s == "uniform") return CommandProcess::Uniform;
@@ -65,7 +104,7 @@ RobotSpec RobotSpec::from_json(const nlohmann::json& j, const std::string& origi
   try {
     s.name = j.value("name", "");
     s.stands_for = j.value("stands_for", "");
-    s.mjcf = j.value("mjcf", "");
+    s.mjcf = resolve_portable_path(j.value("mjcf", ""));
     s.base = j.value("base", "");
     s.control_timestep = j.value("control_timestep", 0.0);
     s.actuator_model = j.value("actuator_model", "");
@@ -113,7 +152,7 @@ RobotSpec RobotSpec::from_json(const nlohmann::json& j, const std::string& origi
       ps.distance = pair(p, "distance", ps.distance);
       s.platform = ps;
     }
-    s.free_dynamics_mjcf = j.value("free_dynamics_mjcf", "");
+    s.free_dynamics_mjcf = resolve_portable_path(j.value("free_dynamics_mjcf", ""));
     if (j.contains("camera")) {
       const auto& c = j.at("camera");
       RobotSpec::CameraSpec cs;
@@ -136,7 +175,7 @@ nlohmann::json RobotSpec::to_json() const {
   nlohmann::json j = {
       {"name", name},
       {"stands_for", stands_for},
-      {"mjcf", mjcf},
+      {"mjcf", portable_path(mjcf)},
       {"base", base},
       {"control_timestep", control_timestep},
       {"actuator_model", actuator_model},
@@ -168,7 +207,7 @@ nlohmann::json RobotSpec::to_json() const {
       {"probe_threshold", probe_threshold},
       {"contact_capacity", contact_capacity},
       {"contact_margin", contact_margin},
-      {"free_dynamics_mjcf", free_dynamics_mjcf},
+      {"free_dynamics_mjcf", portable_path(free_dynamics_mjcf)},
   };
   if (platform) {
     j["platform"] = {{"geom", platform->geom}, {"height", platform->height}, {"distance", platform->distance}};
@@ -195,11 +234,11 @@ RobotSpec RobotSpec::load(const std::string& json_path) {
   return s;
 }
 
+
 std::string robots_directory() {
   if (const char* env = std::getenv("FLASHNERD_ROBOTS")) return env;
-  std::error_code ec;  // the source tree's robots/ when it is still there, else the installed copy
-  if (fs::is_directory(FLASHNERD_ROBOTS_DIR, ec)) return FLASHNERD_ROBOTS_DIR;
-  return FLASHNERD_INSTALLED_ROBOTS_DIR;
+  static const std::string beside = robots_beside_binary();
+  return beside.empty() ? std::string(FLASHNERD_INSTALLED_ROBOTS_DIR) : beside;
 }
 
 std::vector<std::string> builtin_robot_names() {

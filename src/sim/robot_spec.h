@@ -92,8 +92,11 @@ struct RobotSpec {
   nlohmann::json to_json() const;
 };
 
-// Directory of the built-in robots: the FLASHNERD_ROBOTS env var, else the source tree's robots/,
-// else the installed share/flashnerd/robots (cmake --install).
+// Directory of the built-in robots: the FLASHNERD_ROBOTS env var, else share/flashnerd/robots
+// in the nearest ancestor of the executable (or Python module): the build tree's copy, made by
+// every build, or an installed prefix's; else the configured install prefix's. Never the source
+// tree a binary was compiled from. Specs record a built-in robot's files as
+// "$FLASHNERD_ROBOTS/NAME.xml".
 std::string robots_directory();
 // Names of the built-in robots (spec files in robots_directory()).
 std::vector<std::string> builtin_robot_names();

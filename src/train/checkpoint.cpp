@@ -2,56 +2,99 @@
 
 #include <sstream>
 
-#include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/sealed_file.h"
 
 namespace flashnerd::train {
 
-void save_checkpoint(const std::string& path, DynamicsModel& model, torch::optim::Adam& optimizer,
-                     const nlohmann::json& meta) {
-  torch::serialize::OutputArchive archive, model_archive, opt_archive;
-  model.save(model_archive);
-  optimizer.save(opt_archive);
-  archive.write("model", model_archive);
-  archive.write("optimizer", opt_archive);
-  archive.write("meta", c10::IValue(meta.dump()));
-  std::ostringstream os;
-  archive.save_to(os);
-  write_file_atomic(path, os.str());
+void CheckpointWriter::module(const std::string& name, const torch::nn::Module& m) {
+  torch::serialize::OutputArchive part;
+  m.save(part);
+  archive_.write(name, part);
 }
 
-Checkpoint parse_checkpoint(std::string bytes, const std::string& path) {
-  Checkpoint ck;
-  ck.bytes = std::move(bytes);
+void CheckpointWriter::optimizer(const std::string& name, const torch::optim::Optimizer& o) {
+  torch::serialize::OutputArchive part;
+  o.save(part);
+  archive_.write(name, part);
+}
+
+void CheckpointWriter::blob(const std::string& name, const std::string& bytes) {
+  archive_.write(name, torch::from_blob(const_cast<char*>(bytes.data()), {int64_t(bytes.size())}, torch::kUInt8).clone());
+}
+
+void CheckpointWriter::commit(const std::string& path, const nlohmann::json& meta) {
+  archive_.write("meta", c10::IValue(meta.dump()));
+  std::ostringstream os;
+  archive_.save_to(os);
+  write_sealed_file_atomic(path, os.str());
+}
+
+std::string CheckpointReader::read_bytes(const std::string& path) {
+  return read_sealed_file(path, std::string("PK\x03\x04", 4));  // a torch archive is a zip file
+}
+
+CheckpointReader::CheckpointReader(std::string bytes, const std::string& path, const std::string& format, int version)
+    : bytes_(std::move(bytes)), path_(path) {
   try {
     torch::serialize::InputArchive archive;
-    archive.load_from(ck.bytes.data(), ck.bytes.size());
+    archive.load_from(bytes_.data(), bytes_.size());
     c10::IValue meta;
     archive.read("meta", meta);
-    ck.meta = nlohmann::json::parse(meta.toStringRef());
+    meta_ = nlohmann::json::parse(meta.toStringRef());
   } catch (const std::exception& e) {
-    throw Error(str_cat(path, ": not a readable FlashNeRD checkpoint (truncated or corrupted?): ",
-                        e.what()));
+    throw Error(str_cat(path, ": not a readable FlashNeRD checkpoint (truncated or corrupted?): ", e.what()));
   }
-  FN_CHECK(ck.meta.value("format", "") == kCheckpointFormat &&
-               ck.meta.value("version", 0) == kCheckpointVersion,
-           path, ": not a FlashNeRD checkpoint of version ", kCheckpointVersion);
-  return ck;
+  FN_CHECK(meta_.value("format", "") == format && meta_.value("version", 0) == version, path, ": not a ", format,
+           " of version ", version, " (it is ", meta_.value("format", "?"), " version ", meta_.value("version", 0), ")");
 }
 
-void restore_checkpoint(const Checkpoint& ck, const std::string& path, DynamicsModel& model,
-                        torch::optim::Adam& optimizer) {
+torch::serialize::InputArchive CheckpointReader::part(const std::string& name) const {
+  torch::serialize::InputArchive archive, part;
+  archive.load_from(bytes_.data(), bytes_.size());
+  archive.read(name, part);
+  return part;
+}
+
+void CheckpointReader::module(const std::string& name, torch::nn::Module& m) const {
   try {
-    torch::serialize::InputArchive archive, model_archive, opt_archive;
-    archive.load_from(ck.bytes.data(), ck.bytes.size());
-    archive.read("model", model_archive);
-    archive.read("optimizer", opt_archive);
-    model.load(model_archive);
-    optimizer.load(opt_archive);
+    auto p = part(name);
+    m.load(p);
   } catch (const c10::Error& e) {
-    throw Error(str_cat(path, ": model or optimizer state does not match the model (",
-                        e.what_without_backtrace(), ")"));
+    throw Error(str_cat(path_, ": its ", name, " does not match this run's (", e.what_without_backtrace(), ")"));
   }
+  check_module_finite(m, str_cat(path_, " (", name, ")"));
+}
+
+void CheckpointReader::optimizer(const std::string& name, torch::optim::Optimizer& o) const {
+  try {
+    auto p = part(name);
+    o.load(p);
+  } catch (const c10::Error& e) {
+    throw Error(str_cat(path_, ": its ", name, " state does not match this run's (", e.what_without_backtrace(), ")"));
+  }
+}
+
+std::string CheckpointReader::blob(const std::string& name) const {
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(bytes_.data(), bytes_.size());
+    torch::Tensor t;
+    archive.read(name, t);
+    return std::string(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()), size_t(t.numel()));
+  } catch (const c10::Error& e) {
+    throw Error(str_cat(path_, ": no readable ", name, " (", e.what_without_backtrace(), ")"));
+  }
+}
+
+void check_module_finite(const torch::nn::Module& m, const std::string& what) {
+  torch::NoGradGuard no_grad;
+  for (const auto& p : m.named_parameters())
+    FN_CHECK(torch::isfinite(p.value()).all().item<bool>(), what, ": parameter ", p.key(),
+             " holds NaN or infinite values");
+  for (const auto& b : m.named_buffers())
+    FN_CHECK(!b.value().is_floating_point() || torch::isfinite(b.value()).all().item<bool>(), what, ": buffer ",
+             b.key(), " holds NaN or infinite values");
 }
 
 }  // namespace flashnerd::train

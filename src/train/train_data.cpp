@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/fnv1a.h"
 #include "core/rng.h"
 
 namespace flashnerd::train {
@@ -209,15 +210,8 @@ std::vector<WindowRef> rollout_starts(const TransitionArrays& a,
 
 namespace {
 
-struct Fnv {
-  uint64_t h = 0xcbf29ce484222325ull;
-  void bytes(const void* p, size_t n) {
-    const unsigned char* c = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) {
-      h ^= c[i];
-      h *= 0x100000001b3ull;
-    }
-  }
+// Fnv1a over arrays and strings, each preceded by its length.
+struct Fnv : Fnv1a {
   template <typename T>
   void array(const std::vector<T>& v) {
     uint64_t n = v.size();
@@ -249,9 +243,7 @@ std::string dataset_fingerprint(const Dataset& d) {
   f.array(d.valid);
   f.array(d.probes);
   f.array(d.contact_count);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)f.h);
-  return std::string("fnv1a64:") + buf;
+  return "fnv1a64:" + f.hex();
 }
 
 }  // namespace flashnerd::train

@@ -173,7 +173,7 @@ class Trainer {
   // configuration
   ModelConfig config_;
   std::optional<ModelArtifact> parent_;  // fine-tuning: the artifact we start from, read once
-  Checkpoint ck_;
+  std::optional<CheckpointReader> ck_;  // a resumed run's checkpoint
   int64_t start_ = 0;
   double seconds_before_ = 0;
   std::vector<LogRow> rows_;
@@ -226,21 +226,21 @@ void Trainer::resume_configuration() {
   if (dp_.is_root()) {  // the checkpoint lives with rank 0: the others receive its bytes
     FN_CHECK(std::filesystem::exists(ckpt_path_), "--resume: no checkpoint at ", ckpt_path_,
              "; run without --resume to start training in ", opts_.out_dir);
-    bytes = read_file(ckpt_path_);
+    bytes = CheckpointReader::read_bytes(ckpt_path_);
   }
   dp_.broadcast_bytes(bytes, "the checkpoint broadcast");
-  ck_ = parse_checkpoint(std::move(bytes), ckpt_path_);
-  config_ = ck_.meta.at("config").get<ModelConfig>();
+  ck_.emplace(std::move(bytes), ckpt_path_, kCheckpointFormat, kCheckpointVersion);
+  config_ = ck_->meta().at("config").get<ModelConfig>();
   FN_CHECK(config_.robot == data_.robot && config_.layout == data_.layout, "--resume: the dataset is of robot '",
            data_.robot, "' but the checkpoint in ", opts_.out_dir, " was trained on robot '", config_.robot,
            "'; pass the dataset it was trained on, or start a new run with another --out");
-  FN_CHECK(ck_.meta.value("dataset_fingerprint", "") == fingerprint_, "--resume: the dataset (", fingerprint_,
-           ") is not the one the checkpoint was trained on (", ck_.meta.value("dataset_fingerprint", "?"),
+  FN_CHECK(ck_->meta().value("dataset_fingerprint", "") == fingerprint_, "--resume: the dataset (", fingerprint_,
+           ") is not the one the checkpoint was trained on (", ck_->meta().value("dataset_fingerprint", "?"),
            "); pass the same file, or start a new run with another --out");
   FN_CHECK(config_.arch == opts_.arch && config_.preset == opts_.preset, "--resume: the checkpoint is --arch ",
            arch_name(config_.arch), " --preset ", config_.preset, ", not --arch ", arch_name(opts_.arch),
            " --preset ", opts_.preset);
-  const auto& s = ck_.meta.at("settings");
+  const auto& s = ck_->meta().at("settings");
   FN_CHECK(s.at("seed").get<uint64_t>() == opts_.seed && s.at("batch").get<int>() == opts_.batch,
            "--resume: the checkpoint was trained with --seed ", s.at("seed").get<uint64_t>(), " --batch ",
            s.at("batch").get<int>(), "; resume with the same values (they fix the batch sequence)");
@@ -252,9 +252,9 @@ void Trainer::resume_configuration() {
   apply_block_choices(opts_, config_, true);
   opts_.window = s.at("window").get<int>();
   opts_.valid_fraction = s.at("valid_fraction").get<double>();
-  start_ = ck_.meta.at("update").get<int64_t>();
-  seconds_before_ = ck_.meta.value("seconds", 0.0);
-  rows_ = rows_from_json(ck_.meta.at("log"));
+  start_ = ck_->meta().at("update").get<int64_t>();
+  seconds_before_ = ck_->meta().value("seconds", 0.0);
+  rows_ = rows_from_json(ck_->meta().at("log"));
   FN_CHECK(opts_.updates >= start_, "--resume: the checkpoint is at update ", start_, ", beyond --updates ",
            opts_.updates, "; give --updates >= ", start_);
 }
@@ -354,9 +354,12 @@ void Trainer::setup_model() {
   if (parent_) load_weights(*model_, *parent_);
   model_->set_dropout(opts_.dropout);
   optimizer_.emplace(model_->parameters(), torch::optim::AdamOptions(opts_.lr));
-  if (opts_.resume) restore_checkpoint(ck_, ckpt_path_, *model_, *optimizer_);
-  if (opts_.resume && ck_.meta.at("settings").contains("finetune"))
-    settings_["finetune"] = ck_.meta.at("settings").at("finetune");  // the parent recorded at the start
+  if (opts_.resume) {
+    ck_->module("model", *model_);
+    ck_->optimizer("optimizer", *optimizer_);
+  }
+  if (opts_.resume && ck_->meta().at("settings").contains("finetune"))
+    settings_["finetune"] = ck_->meta().at("settings").at("finetune");  // the parent recorded at the start
   params_ = model_->parameters();
   dp_.broadcast_parameters(params_);  // every rank starts from rank 0's weights
   schedule_ = LinearSchedule{opts_.lr, opts_.lr_final, opts_.updates};
@@ -472,7 +475,10 @@ nlohmann::json Trainer::checkpoint_meta(int64_t update, double seconds) const {
 
 void Trainer::save(int64_t update, double seconds) {
   const auto tc = std::chrono::steady_clock::now();
-  save_checkpoint(ckpt_path_, *model_, *optimizer_, checkpoint_meta(update, seconds));
+  CheckpointWriter w;
+  w.module("model", *model_);
+  w.optimizer("optimizer", *optimizer_);
+  w.commit(ckpt_path_, checkpoint_meta(update, seconds));
   last_checkpoint_ = update;
   write_logs();
   result_.split.checkpoint += seconds_since(tc);

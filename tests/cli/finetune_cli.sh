@@ -38,7 +38,7 @@ cmp -s "$TMP/m/weights.safetensors" "$TMP/parent.ref" || fail "the parent model 
 grep -q '"parent_model"' "$TMP/tuned/config.json" || fail "config.json does not record the parent"
 grep -q "real_train.h5" "$TMP/tuned/config.json" || fail "config.json does not record the data"
 
-expect_error "--out must differ from --model" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/m"
+expect_error "fine-tuning never writes into its parent" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/m"
 expect_error "already holds a model artifact" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/tuned"
 expect_error "--dropout must be in" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/x" --dropout 1.5
 "$FN" gen --robot arm7 --trajectories 4 --steps 10 --seed 1 --out "$TMP/arm.h5" --json > /dev/null || fail "gen arm7"

@@ -15,7 +15,7 @@ done
 expect_error "already holds a PPO run; pass --resume" "${PPO[@]}" --envs 16 --iterations 3 --out "$TMP/run"
 "$FN" "${PPO[@]}" --envs 16 --iterations 5 --resume --out "$TMP/run" --json > /dev/null || fail "ppo --resume"
 [ "$(wc -l < "$TMP/run/log.csv")" -eq 6 ] || fail "the resumed run should continue to 5 rows"
-expect_error "checkpoint in" "${PPO[@]}" --iterations 6 --resume --envs 8 --out "$TMP/run"
+expect_error "envs (checkpoint 16, this run 8)" "${PPO[@]}" --iterations 6 --resume --envs 8 --out "$TMP/run"
 
 # other reward scales: recorded with the policy, applied by policy-eval, part of the run's identity
 "$FN" "${PPO[@]}" --envs 16 --iterations 2 --reward-scale alive=0 --only-positive-rewards --out "$TMP/run_scaled" \

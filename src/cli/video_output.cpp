@@ -1,0 +1,23 @@
+#include "cli/video_output.h"
+
+#include "core/atomic_file.h"
+
+namespace flashnerd::cli {
+
+void add_video_output_options(CLI::App& sub, VideoOutput& v, const std::string& strip, const std::string& mp4) {
+  sub.add_option("--out", v.out, "Output directory (" + strip + ", " + mp4 + ")")->required();
+  sub.add_flag("--overwrite", v.overwrite, "Replace the strip and video an earlier run left in --out");
+  sub.add_option("--frames", v.frames, "Pictures per strip row")->check(CLI::Range(2, 64))->capture_default_str();
+  sub.add_option("--width", v.width, "Picture width in pixels")->check(CLI::Range(16, 4096))->capture_default_str();
+  sub.add_option("--height", v.height, "Picture height in pixels")->check(CLI::Range(16, 4096))->capture_default_str();
+  sub.add_flag("!--no-video", v.video, "Only the PNG strip");
+}
+
+std::unique_ptr<OutputLock> claim_video_output(const VideoOutput& v, const std::string& strip, const std::string& mp4) {
+  check_output_directory_free(v.out, "--out", {strip.c_str(), mp4.c_str()}, v.overwrite);
+  auto lock = std::make_unique<OutputLock>(v.out, "--out");
+  ensure_writable_directory(v.out);
+  return lock;
+}
+
+}  // namespace flashnerd::cli

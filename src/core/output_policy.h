@@ -1,0 +1,54 @@
+// One policy for every command that writes a result (datasets, models, PPO runs, videos,
+// trials): an existing output is refused unless the user asked to replace it (--overwrite)
+// or to continue it (--resume); paths are compared after resolution, so "a/", "a/../a" and
+// a symlink to a name the same thing; and a run holds an advisory lock on its output for
+// its whole life, so a second run on the same output is refused with the holder's PID
+// instead of both reporting success over each other's files.
+#pragma once
+
+#include <string>
+
+namespace flashnerd {
+
+// Throws unless `path` can be written as a file: its directory exists and is writable,
+// `path` is not a directory, and it does not exist yet unless `overwrite`. `option` names
+// the command-line option in the message.
+void check_output_file(const std::string& path, const std::string& option, bool overwrite);
+
+// Throws unless `dir` can hold this command's outputs: when one of `artifacts` (file names
+// inside `dir`) exists, the user must have passed --overwrite. The directory is not created.
+void check_output_directory_free(const std::string& dir, const std::string& option,
+                                 std::initializer_list<const char*> artifacts, bool overwrite);
+
+// The path with symlinks, "." / ".." and trailing separators resolved (weakly: the part that
+// does not exist yet is normalized lexically).
+std::string resolved_path(const std::string& path);
+// True when `a` and `b` resolve to the same path.
+bool same_path(const std::string& a, const std::string& b);
+// True when `inner` resolves to `outer` or to a path inside it.
+bool path_within(const std::string& inner, const std::string& outer);
+
+// An advisory lock on an output (file or directory) held from construction to destruction,
+// through the file "<output>.lock" beside it, which holds the holder's PID. A second
+// OutputLock on the same output, from any process, throws naming that PID; a child process
+// of the holder (data-parallel workers) may take it, since its parent's run is its own.
+// When the output did not exist before and the run leaves it empty (a refusal after the
+// directory was made), the destructor removes it: nothing empty is left behind.
+class OutputLock {
+ public:
+  OutputLock(const std::string& output, const std::string& option);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+  // False when a parent process holds the lock and this one merely works under it.
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  std::string output_;
+  std::string lock_path_;
+  bool existed_ = false;
+  int fd_ = -1;
+};
+
+}  // namespace flashnerd

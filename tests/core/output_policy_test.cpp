@@ -1,0 +1,101 @@
+#include "core/output_policy.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+
+namespace flashnerd {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const char* name) {
+  const fs::path d = fs::temp_directory_path() / (std::string("fn_output_policy_") + name + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+TEST(OutputPolicy, PathsAreComparedAfterResolution) {
+  const fs::path d = fresh_dir("paths");
+  fs::create_directories(d / "m");
+  fs::create_directory_symlink(d / "m", d / "link");
+  const std::string m = (d / "m").string();
+  EXPECT_TRUE(same_path(m, m + "/"));
+  EXPECT_TRUE(same_path(m, (d / "m" / ".." / "m").string()));
+  EXPECT_TRUE(same_path(m, (d / "link").string()));
+  EXPECT_FALSE(same_path(m, (d / "n").string()));
+  EXPECT_TRUE(path_within((d / "link" / "sub").string(), m));
+  EXPECT_FALSE(path_within((d / "mm").string(), m));  // a prefix of the name is not inside
+  fs::remove_all(d);
+}
+
+TEST(OutputPolicy, ExistingFileIsRefusedUnlessOverwrite) {
+  const fs::path d = fresh_dir("file");
+  const std::string f = (d / "data.h5").string();
+  EXPECT_NO_THROW(check_output_file(f, "--out", false));
+  std::ofstream(f) << "x";
+  EXPECT_THROW(check_output_file(f, "--out", false), Error);
+  EXPECT_NO_THROW(check_output_file(f, "--out", true));
+  EXPECT_THROW(check_output_file((d / "missing" / "x.h5").string(), "--out", true), Error);
+  fs::remove_all(d);
+}
+
+TEST(OutputPolicy, SecondLockIsRefusedWithTheHolderPid) {
+  const fs::path d = fresh_dir("lock");
+  const std::string out = (d / "run").string();
+  {
+    OutputLock lock(out, "--out");
+    EXPECT_TRUE(lock.held());
+    // another process (a child forked here would count as a worker under our lock, so the
+    // child takes the lock first and the parent asks for it)
+  }
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    OutputLock lock(out, "--out");
+    char c = 1;
+    (void)!::write(ready[1], &c, 1);
+    ::sleep(5);
+    ::_exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  try {
+    OutputLock second(out, "--out");
+    ADD_FAILURE() << "a second lock was granted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("pid " + std::to_string(child)), std::string::npos) << e.what();
+  }
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_NO_THROW(OutputLock again(out, "--out"));  // a killed holder's lock is free again
+  fs::remove_all(d);
+}
+
+TEST(OutputPolicy, RefusedRunLeavesNoEmptyDirectoryAndNoLockFile) {
+  const fs::path d = fresh_dir("empty");
+  const std::string out = (d / "run").string();
+  {
+    OutputLock lock(out, "--out");
+    fs::create_directories(d / "run" / "policy");  // made, then the run is refused
+  }
+  EXPECT_FALSE(fs::exists(d / "run"));
+  EXPECT_FALSE(fs::exists(d / "run.lock"));
+  {
+    OutputLock lock(out, "--out");
+    fs::create_directories(d / "run");
+    std::ofstream((d / "run" / "log.csv").string()) << "1";
+  }
+  EXPECT_TRUE(fs::exists(d / "run" / "log.csv"));  // a run that wrote something keeps it
+  fs::remove_all(d);
+}
+
+}  // namespace
+}  // namespace flashnerd
