@@ -6,7 +6,8 @@
 # When models/NAME exists, training starts from it (--init-from, fresh optimizer) so training
 # accumulates across sessions; the record keeps the earlier figures under "history".
 # Usage: experiments/models/ship.sh NAME [UPDATES] [BATCH]
-#   NAME: cartpole | quadruped      UPDATES: this run's updates      BATCH: windows per update
+#   NAME: cartpole | quadruped | quadruped_platform | quadruped_platform_nerd
+#   UPDATES: this run's updates      BATCH: windows per update
 # Environment: OUT (default out/models/NAME), TRAIN_FLAGS (default --precision auto).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,7 +32,15 @@ case "$NAME" in
     GEN_CHECK=("${LOCO[@]}" --trajectories 32 --steps 70 --seed 3)
     TRAIN_ARGS=(--arch flashnerd --preset small)
     HORIZONS=1,15,50,100,200 CHECK_HORIZONS=1,15,50 ;;
-  *) echo "unknown model '$NAME': cartpole or quadruped" >&2; exit 2 ;;
+  quadruped_platform|quadruped_platform_nerd)  # climbing (paper IV-C): contact rows and 20 probes recorded
+    CLIMB=(--robot quadruped_platform --climbing-probes)
+    GEN_TRAIN=("${CLIMB[@]}" --trajectories 3000 --steps 100 --seed 11)
+    GEN_TEST=("${CLIMB[@]}" --trajectories 300 --steps 120 --seed 12)
+    GEN_CHECK=("${CLIMB[@]}" --trajectories 32 --steps 60 --seed 13)
+    if [ "$NAME" = quadruped_platform ]; then TRAIN_ARGS=(--arch flashnerd --preset small --variable-contacts)
+    else TRAIN_ARGS=(--arch nerd --preset small --probes on); fi
+    HORIZONS=1,24,100 CHECK_HORIZONS=1,24 ;;
+  *) echo "unknown model '$NAME': cartpole, quadruped, quadruped_platform or quadruped_platform_nerd" >&2; exit 2 ;;
 esac
 
 [ -f "$OUT/train.h5" ] || $FN gen "${GEN_TRAIN[@]}" --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
