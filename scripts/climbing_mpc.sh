@@ -34,6 +34,6 @@ for ((k = 0; k < TERRAINS; ++k)); do
   done
 done
 $FN plan-video --trial "$OUT/mujoco_t3.json" --trial "$OUT/flashnerd_t3.json" --trial "$OUT/nerd_t3.json" \
-  --out "$OUT/video" --json > "$OUT/video.json"
+  --overwrite --out "$OUT/video" --json > "$OUT/video.json"
 python3 scripts/climbing_mpc_summary.py "$OUT" > "$OUT/summary.md"
 cat "$OUT/summary.md"

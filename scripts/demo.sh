@@ -21,8 +21,8 @@ TRAIN_FLAGS="${TRAIN_FLAGS:---precision auto}"
 mkdir -p "$OUT"
 
 echo "== 1/5 data: $TRAIN_TRAJ training trajectories of 100 steps, 512 held-out of 220 steps"
-$FN gen --robot cartpole --trajectories "$TRAIN_TRAJ" --steps 100 --seed 1 --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
-$FN gen --robot cartpole --trajectories 512 --steps 220 --seed 2 --out "$OUT/test.h5" --json > "$OUT/gen_test.json"
+$FN gen --robot cartpole --trajectories "$TRAIN_TRAJ" --steps 100 --seed 1 --overwrite --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
+$FN gen --robot cartpole --trajectories 512 --steps 220 --seed 2 --overwrite --out "$OUT/test.h5" --json > "$OUT/gen_test.json"
 
 echo "== 2/5 training FlashNeRD and NeRD ($PRESET preset, $UPDATES updates each, same data and seed), one core each, $TRAIN_FLAGS"
 pids=()

@@ -77,7 +77,7 @@ done
 [ ! -f "$OUT/policy_eval_one-way.json" ] || [ ! -f "$OUT/policy_eval_two-way.json" ] || \
   newer "$OUT/video.json" "$OUT"/ppo_{mujoco,two-way,one-way}/policy/policy.json || \
   $FN policy-video --policy "$OUT/ppo_two-way/policy" --policy "$OUT/ppo_mujoco/policy" \
-  --policy "$OUT/ppo_one-way/policy" --steps 300 --frames 8 --out "$OUT/video" --json > "$OUT/video.json"
+  --policy "$OUT/ppo_one-way/policy" --steps 300 --frames 8 --overwrite --out "$OUT/video" --json > "$OUT/video.json"
 /usr/bin/python3 - "$OUT" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
