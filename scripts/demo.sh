@@ -2,8 +2,11 @@
 # The main job on the embedded default (CartPole), end to end, no downloads:
 #   generate MuJoCo data -> train FlashNeRD and the NeRD baseline on the same data ->
 #   evaluate recursive-rollout NRMSE against MuJoCo -> render a rollout next to MuJoCo ->
-#   benchmark both engines -> summary table. Everything lands under out/demo/.
-# Sized for ~12 minutes on a 2-core machine (after the build). Environment overrides: UPDATES, TRAIN_TRAJ, PRESET.
+#   benchmark both engines -> use the learned simulator: PPO swings the cartpole up on the
+#   shipped FlashNeRD model (models/cartpole) and, for reference, on MuJoCo; both policies are
+#   judged in MuJoCo and filmed side by side -> summary table. Everything lands under out/demo/.
+# Sized for ~15 minutes on a 2-core machine (after the build). Environment overrides: UPDATES,
+# TRAIN_TRAJ, PRESET, PPO_ITERATIONS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -13,6 +16,7 @@ OUT=out/demo
 UPDATES="${UPDATES:-2000}"
 TRAIN_TRAJ="${TRAIN_TRAJ:-4000}"
 PRESET="${PRESET:-small}"
+PPO_ITERATIONS="${PPO_ITERATIONS:-200}"
 # The fastest correct setting on this machine (docs/TRAINING.md): bf16 products where the CPU
 # has native bf16 and a start-up measurement finds them faster, fp32 elsewhere; the two
 # models train concurrently, one core and one BLAS thread each. TRAIN_FLAGS=--precision fp32
@@ -20,11 +24,11 @@ PRESET="${PRESET:-small}"
 TRAIN_FLAGS="${TRAIN_FLAGS:---precision auto}"
 mkdir -p "$OUT"
 
-echo "== 1/5 data: $TRAIN_TRAJ training trajectories of 100 steps, 512 held-out of 220 steps"
+echo "== 1/7 data: $TRAIN_TRAJ training trajectories of 100 steps, 512 held-out of 220 steps"
 $FN gen --robot cartpole --trajectories "$TRAIN_TRAJ" --steps 100 --seed 1 --overwrite --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
 $FN gen --robot cartpole --trajectories 512 --steps 220 --seed 2 --overwrite --out "$OUT/test.h5" --json > "$OUT/gen_test.json"
 
-echo "== 2/5 training FlashNeRD and NeRD ($PRESET preset, $UPDATES updates each, same data and seed), one core each, $TRAIN_FLAGS"
+echo "== 2/7 training FlashNeRD and NeRD ($PRESET preset, $UPDATES updates each, same data and seed), one core each, $TRAIN_FLAGS"
 pids=()
 for arch in flashnerd nerd; do
   # shellcheck disable=SC2086
@@ -35,16 +39,36 @@ done
 for pid in "${pids[@]}"; do wait "$pid" || { echo "training failed; see $OUT/train_*.log"; exit 1; }; done
 tail -n 2 "$OUT/train_flashnerd.log" "$OUT/train_nerd.log"
 
-echo "== 3/5 rollout error against MuJoCo (H = 1, 15, 100, 200)"
+echo "== 3/7 rollout error against MuJoCo (H = 1, 15, 100, 200)"
 $FN eval --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" \
   --horizons 1,15,100,200 --plots "$OUT/plots" --json > "$OUT/eval.json"
 
-echo "== 4/5 rendering a 200-step rollout next to MuJoCo"
+echo "== 4/7 rendering a 200-step rollout next to MuJoCo"
 $FN rollout --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" --steps 200 \
   --out "$OUT/rollout" --json > "$OUT/rollout.json"
 
-echo "== 5/5 throughput of both engines"
+echo "== 5/7 throughput of both engines"
 $FN bench --arch both --model "$OUT/flashnerd" --batch 1,16,256,4096 \
   --json > "$OUT/bench.json"
+
+echo "== 6/7 the learned simulator in use: PPO swing-up ($PPO_ITERATIONS iterations) on the shipped FlashNeRD model and on MuJoCo, one core each"
+pids=()
+for backend in flashnerd mujoco; do
+  model=()
+  [ "$backend" = flashnerd ] && model=(--model models/cartpole)
+  $FN ppo --task cartpole-swingup --backend $backend "${model[@]}" --envs 512 --steps-per-env 32 \
+    --iterations "$PPO_ITERATIONS" --hidden 64,64 --entropy 0.01 --seed 1 --threads 1 --quiet --overwrite \
+    --out "$OUT/ppo_$backend" --json > "$OUT/ppo_$backend.json" 2> "$OUT/ppo_$backend.log" &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid" || { echo "PPO failed; see $OUT/ppo_*.log"; exit 1; }; done
+for backend in flashnerd mujoco; do  # both judged in MuJoCo: 256 environments, one episode each
+  $FN policy-eval --policy "$OUT/ppo_$backend/policy" --backend mujoco --envs 256 --steps 300 \
+    --json > "$OUT/policy_eval_$backend.json"
+done
+
+echo "== 7/7 both policies in MuJoCo, side by side (strip and MP4)"
+$FN policy-video --policy "$OUT/ppo_flashnerd/policy" --policy "$OUT/ppo_mujoco/policy" --steps 300 --frames 8 \
+  --overwrite --out "$OUT/policies" --json > "$OUT/policy_video.json"
 
 python3 scripts/summarize_demo.py "$OUT"

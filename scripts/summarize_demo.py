@@ -44,6 +44,16 @@ def main(out):
     print("-" * (sum(widths) + 6))
     for r in rows:
         print(line(r))
+    policy_rows = policy_table(out)
+    if policy_rows:
+        print("\nThe learned simulator in use: PPO cartpole swing-up, both policies judged in MuJoCo\n")
+        header = ["quantity", "trained on FlashNeRD", "trained on MuJoCo", "ratio"]
+        widths = [max(len(str(r[c])) for r in policy_rows + [header]) for c in range(4)]
+        row = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths))
+        print(row(header))
+        print("-" * (sum(widths) + 6))
+        for r in policy_rows:
+            print(row(r))
     print("\nfiles:")
     for p in ev.get("plots", []):
         print("  plot:  " + p)
@@ -51,6 +61,31 @@ def main(out):
     if "video" in rollout:
         print("  video: " + rollout["video"])
     print("  models: %s/flashnerd, %s/nerd (config.json + weights.safetensors)" % (out, out))
+    video = os.path.join(out, "policy_video.json")
+    if os.path.exists(video):
+        v = load(video)
+        print("  policies in MuJoCo: " + v.get("strip", "") + ("  " + v["video"] if "video" in v else ""))
+
+
+def policy_table(out):
+    """Rows comparing the PPO runs on FlashNeRD and on MuJoCo, or [] when the stage did not run."""
+    runs = {}
+    for backend in ("flashnerd", "mujoco"):
+        ppo, ev = os.path.join(out, f"ppo_{backend}.json"), os.path.join(out, f"policy_eval_{backend}.json")
+        if not (os.path.exists(ppo) and os.path.exists(ev)):
+            return []
+        runs[backend] = (load(ppo), load(ev))
+    (fp, fe), (mp, me) = runs["flashnerd"], runs["mujoco"]
+    ratio = lambda a, b: "%.2f" % (a / b) if b else ""
+    return [
+        ["PPO iterations", fp["iterations"], mp["iterations"], ""],
+        ["time per iteration (s)", "%.3f" % (fp["seconds"] / fp["iterations"]), "%.3f" % (mp["seconds"] / mp["iterations"]),
+         ratio(fp["seconds"], mp["seconds"])],
+        ["total training time (s)", "%.0f" % fp["seconds"], "%.0f" % mp["seconds"], ratio(fp["seconds"], mp["seconds"])],
+        ["return in MuJoCo (256 episodes)", "%.1f" % fe["episode_reward"], "%.1f" % me["episode_reward"],
+         ratio(fe["episode_reward"], me["episode_reward"])],
+        ["episodes ended early in MuJoCo", fe.get("terminations", ""), me.get("terminations", ""), ""],
+    ]
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 #include "core/system_memory.h"
 #include "sim/robot_spec.h"
 #include "env/cartpole_balance_task.h"
+#include "env/cartpole_swingup_task.h"
 #include "env/coupled_backend.h"
 #include "env/cube_reorient_task.h"
 #include "env/learned_backend.h"
@@ -117,12 +118,12 @@ bool is_cube_task(const std::string& name) { return name == "cube-reorient" || n
 }  // namespace
 
 std::vector<std::string> task_names() {
-  return {"quadruped-velocity", "cartpole-balance", "cube-reorient", "cube-reorient-reduced", "cube-reorient-rotate"};
+  return {"quadruped-velocity", "cartpole-balance", "cartpole-swingup", "cube-reorient", "cube-reorient-reduced", "cube-reorient-rotate"};
 }
 
 std::string task_robot(const std::string& task) {
   if (task == "quadruped-velocity") return "quadruped";
-  if (task == "cartpole-balance") return "cartpole";
+  if (task == "cartpole-balance" || task == "cartpole-swingup") return "cartpole";
   if (is_cube_task(task)) return "hand16";
   std::string known;
   for (const auto& n : task_names()) known += (known.empty() ? "" : ", ") + n;
@@ -132,6 +133,7 @@ std::string task_robot(const std::string& task) {
 std::unique_ptr<Task> make_task(const std::string& name, const sim::Robot& robot) {
   if (name == "quadruped-velocity") return std::make_unique<QuadrupedVelocityTask>(robot);
   if (name == "cartpole-balance") return std::make_unique<CartpoleBalanceTask>(robot);
+  if (name == "cartpole-swingup") return std::make_unique<CartpoleSwingupTask>(robot);
   if (is_cube_task(name))  // one settings file, one key per variant
     return std::make_unique<CubeReorientTask>(
         robot, CubeReorientSettings::load(sim::robots_directory() + "/tasks/cube_reorient.json",

@@ -1,0 +1,37 @@
+#include "env/cartpole_swingup_task.h"
+
+#include <cmath>
+
+namespace flashnerd::env {
+
+namespace {
+constexpr double kCartLimit = 2.4;   // m
+constexpr double kStartNoise = 0.1;  // rad, m and their rates around hanging at rest
+}  // namespace
+
+CartpoleSwingupTask::CartpoleSwingupTask(const sim::Robot& robot) : CartpoleBalanceTask(robot) {
+  const double per_step = 1.0 / robot.control_timestep();  // scales are per second
+  terms_ = {{"upright", per_step, false, true},
+            {"centred", -0.1 * per_step},
+            {"spin", -0.01 * per_step},
+            {"effort", -0.01 * per_step}};
+}
+
+void CartpoleSwingupTask::reset(int, Rng& rng, double* q, double* v) {
+  q[0] = rng.uniform(-kStartNoise, kStartNoise);
+  q[1] = M_PI + rng.uniform(-kStartNoise, kStartNoise);
+  v[0] = rng.uniform(-kStartNoise, kStartNoise);
+  v[1] = rng.uniform(-kStartNoise, kStartNoise);
+}
+
+bool CartpoleSwingupTask::evaluate(int env, const Backend& b, const float* action, Rng&, double* terms) {
+  const double* q = b.q(env);
+  const double* v = b.v(env);
+  terms[0] = std::cos(q[1]);
+  terms[1] = q[0] * q[0];
+  terms[2] = v[1] * v[1];
+  terms[3] = double(action[0]) * double(action[0]);
+  return std::fabs(q[0]) > kCartLimit;
+}
+
+}  // namespace flashnerd::env
