@@ -11,7 +11,7 @@ namespace flashnerd::cli {
 void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs, bool backend_options) {
   o.envs = default_envs;
   sub.add_option("--task", o.task,
-                 "Task: quadruped-velocity, cartpole-balance, cube-reorient (the paper's protocol), "
+                 "Task: quadruped-velocity, cartpole-balance, cartpole-swingup, cube-reorient (the paper's protocol), "
                  "cube-reorient-reduced (yaw targets, wider tolerance) or cube-reorient-rotate (each target "
                  "a further step counter-clockwise); variants in robots/tasks/cube_reorient.json")
       ->capture_default_str();
