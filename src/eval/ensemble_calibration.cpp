@@ -4,10 +4,9 @@
 #include <cmath>
 #include <numeric>
 
-#include "core/contact_row.h"
 #include "core/ensemble_stats.h"
 #include "core/error.h"
-#include "core/frame_features.h"
+#include "eval/recorded_frames.h"
 
 namespace flashnerd::eval {
 
@@ -58,26 +57,16 @@ EnsembleCalibration ensemble_calibration(const std::vector<StepModel*>& members,
                                          const std::vector<int64_t>& trajectories, int batch) {
   FN_CHECK(!members.empty(), "calibration needs at least one member");
   StepModel& first = *members[0];
-  const int K = first.contact_capacity();
-  FN_CHECK(K == 0 || data.contact_capacity == K, "the model reads ", K, " contact rows per frame but the dataset "
-           "records ", data.contact_capacity, "; regenerate it with --contact-capacity ", K);
-  const StateCodec codec(data.layout);
-  const int probe_count = first.probe_dim() / kProbeFeatureDim;
-  FN_CHECK(probe_count == 0 || data.probe_count == probe_count, "the model reads ", probe_count,
-           " fixed probes but the dataset records ", data.probe_count);
+  const int B = std::max(1, std::min<int>(batch, int(trajectories.size())));
+  RecordedFrames frames(first, data, B);
+  const StateCodec& codec = frames.codec();
   FN_CHECK(int(channel_std.size()) == codec.channel_dim(), "channel stds: ", channel_std.size(), " for ",
            codec.channel_dim(), " channels");
-  const FrameFeatures features(codec, probe_count);
-  const int M = int(members.size()), R = first.history(), din = first.input_dim(), dout = first.output_dim();
+  const int M = int(members.size()), R = first.history(), dout = first.output_dim();
   const StateLayout& L = data.layout;
   EnsembleCalibration res;
   std::vector<std::vector<double>> member_error(static_cast<size_t>(M));
-  const int B = std::max(1, std::min<int>(batch, int(trajectories.size())));
-  std::vector<float> inputs(size_t(B) * size_t(din)), outputs(size_t(M) * size_t(B) * size_t(dout));
-  std::vector<int32_t> counts(static_cast<size_t>(B));
-  std::vector<float> rows(size_t(B) * size_t(std::max(1, K)) * kContactRowDim);
-  std::vector<int32_t> links(size_t(B) * size_t(std::max(1, K)));
-  const engine::ContactBatch contacts{rows.data(), links.data(), counts.data()};
+  std::vector<float> outputs(size_t(M) * size_t(B) * size_t(dout));
   std::vector<double> inc(static_cast<size_t>(dout)), q1(size_t(L.nq)), v1(size_t(L.nv)), a1(size_t(L.na)),
       err(size_t(codec.channel_dim()));
   const size_t stride = size_t(B) * size_t(dout);
@@ -86,21 +75,9 @@ EnsembleCalibration ensemble_calibration(const std::vector<StepModel*>& members,
     for (StepModel* m : members) m->begin(b);
     std::vector<uint8_t> alive(size_t(b), 1);
     for (int64_t t = 0; t < data.steps; ++t) {
-      for (int e = 0; e < b; ++e) {
-        const int64_t n = trajectories[first_row + size_t(e)];
-        alive[size_t(e)] &= data.is_valid(n, t);
-        features.input(data.q(n, t), data.v(n, t), data.a(n, t), data.u(n, t), probe_count ? data.probe(n, t) : nullptr,
-                       inputs.data() + size_t(e) * size_t(din));
-        if (K > 0) {
-          const int64_t f = n * data.frames() + t;
-          counts[size_t(e)] = data.contact_count[size_t(f)];
-          std::copy_n(&data.contact_rows[size_t(f * K * kContactRowDim)], size_t(K) * kContactRowDim,
-                      &rows[size_t(e) * size_t(K) * kContactRowDim]);
-          std::copy_n(&data.contact_link[size_t(f * K)], size_t(K), &links[size_t(e) * size_t(K)]);
-        }
-      }
+      frames.load(trajectories, first_row, b, t, alive);
       for (int m = 0; m < M; ++m)
-        members[size_t(m)]->step(b, inputs.data(), K > 0 ? &contacts : nullptr, outputs.data() + size_t(m) * stride);
+        members[size_t(m)]->step(b, frames.inputs(), frames.contacts(), outputs.data() + size_t(m) * stride);
       if (t < R - 1) continue;
       for (int e = 0; e < b; ++e) {
         if (!alive[size_t(e)]) continue;

@@ -34,6 +34,8 @@ void widen_contacts(WindowBatch& b, int k) {
   b.contact_k = k;
 }
 
+}  // namespace
+
 // Writes frame p of window b from a state other than the recorded one: its standardized input
 // (recorded command; probes and contact rows sensed at the state, or the recorded ones without
 // a sensor) and its standardized target, the increment to the recorded next state.
@@ -108,6 +110,8 @@ bool all_finite(const double* x, int n) {
   return true;
 }
 
+namespace {
+
 // Every valid frame of windows [first, first + count) perturbed by σ increment stds.
 void perturb_windows(FrameRewriter& rewriter, const Dataset& d, const ModelConfig& c,
                      const std::vector<WindowRef>& windows, int first, int count, double sigma, Rng& rng,
@@ -137,11 +141,17 @@ int unroll_steps_at(const OwnStateOptions& o, int64_t update) {
 
 void unroll_windows(DynamicsModel& model, const Dataset& d, const ModelConfig& c, const std::vector<WindowRef>& windows,
                     int count, int k, StateSensor* sensor, WindowBatch& batch, UnrolledStates* states) {
+  FrameRewriter rewriter(d, c, sensor);
+  unroll_windows(rewriter, model, d, c, windows, count, k, batch, states);
+}
+
+void unroll_windows(FrameRewriter& rewriter, DynamicsModel& model, const Dataset& d, const ModelConfig& c,
+                    const std::vector<WindowRef>& windows, int count, int k, WindowBatch& batch,
+                    UnrolledStates* states) {
   FN_CHECK(k >= 1 && k < batch.length, "--unroll ", k, " needs windows of more than ", k, " frames (the window has ",
            batch.length, "); give a smaller --unroll or a longer --window");
   FN_ASSERT(count <= batch.batch && count <= int(windows.size()));
   if (count == 0) return;
-  FrameRewriter rewriter(d, c, sensor);
   const StateCodec& codec = rewriter.codec();
   const StateLayout& L = d.layout;
   const int W = batch.length, p0 = W - k, dout = c.output_dim;
@@ -217,8 +227,11 @@ BatchSource::BatchSource(const Dataset& d, const ModelConfig& c, const Transitio
                (own.unroll == 0 || own.input_noise == 0 || own.unroll_fraction + own.noise_fraction <= 1 + 1e-12),
            "--unroll-fraction and --noise-fraction must be in [0, 1] and, both in use, add up to at most 1, got ",
            own.unroll_fraction, " and ", own.noise_fraction);
-  if (own.any()) FrameRewriter(d, c, sensor);  // refuses a model that cannot take own states, before update 1
+  // made once; refuses a model that cannot take own states before update 1
+  if (own.any()) rewriter_ = std::make_unique<FrameRewriter>(d, c, sensor);
 }
+
+BatchSource::~BatchSource() = default;
 
 void BatchSource::next(DynamicsModel& model, int64_t update, WindowBatch& out) {
   const int64_t B = int64_t(slice_.size());
@@ -229,12 +242,11 @@ void BatchSource::next(DynamicsModel& model, int64_t update, WindowBatch& out) {
   const auto t0 = std::chrono::steady_clock::now();
   const int unrolled = own_.unroll > 0 ? int(std::ceil(own_.unroll_fraction * double(B))) : 0;
   if (unrolled > 0)
-    unroll_windows(model, data_, config_, slice_, unrolled, unroll_steps_at(own_, update), sensor_, out);
+    unroll_windows(*rewriter_, model, data_, config_, slice_, unrolled, unroll_steps_at(own_, update), out);
   if (own_.input_noise > 0) {
     const int noisy = std::min<int>(int(B) - unrolled, int(std::ceil(own_.noise_fraction * double(B))));
     Rng rng = Rng::stream(seed_ ^ 0x9015E5EEDull, uint64_t(update) * uint64_t(world_) + uint64_t(rank_));
-    FrameRewriter rewriter(data_, config_, sensor_);
-    perturb_windows(rewriter, data_, config_, slice_, unrolled, noisy, own_.input_noise, rng, out);
+    perturb_windows(*rewriter_, data_, config_, slice_, unrolled, noisy, own_.input_noise, rng, out);
   }
   own_seconds_ += seconds_since(t0);
 }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/dataset.h"
@@ -40,12 +41,21 @@ struct UnrolledStates {
 void unroll_windows(DynamicsModel& model, const Dataset& d, const ModelConfig& c, const std::vector<WindowRef>& windows,
                     int count, int k, StateSensor* sensor, WindowBatch& batch, UnrolledStates* states = nullptr);
 
+// Writes frames from states other than the recorded ones (inputs sensed at the state, targets
+// to the recorded next state); its buffers are made once and reused every update.
+class FrameRewriter;
+// The same with a rewriter made beforehand.
+void unroll_windows(FrameRewriter& rewriter, DynamicsModel& model, const Dataset& d, const ModelConfig& c,
+                    const std::vector<WindowRef>& windows, int count, int k, WindowBatch& batch,
+                    UnrolledStates* states = nullptr);
+
 class BatchSource {
  public:
   // window: frames per training window; global_batch: windows per update over every rank.
   BatchSource(const Dataset& d, const ModelConfig& c, const TransitionArrays& standardized, const WindowIndex& index,
               int window, const OwnStateOptions& own, uint64_t seed, int rank, int world, int global_batch,
               StateSensor* sensor);
+  ~BatchSource();
 
   // This rank's windows of update `update`; `model` (current weights) predicts unrolled frames.
   void next(DynamicsModel& model, int64_t update, WindowBatch& out);
@@ -63,6 +73,7 @@ class BatchSource {
   int rank_, world_, global_batch_;
   StateSensor* sensor_;
   std::vector<WindowRef> slice_;
+  std::unique_ptr<FrameRewriter> rewriter_;  // own-state training only
   double own_seconds_ = 0;
 };
 
