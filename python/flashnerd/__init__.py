@@ -11,12 +11,13 @@
   conventions over MuJoCo or a learned model (``vector.VectorEnv``).
 - ``Policy.load(dir)``: a policy trained by ``flashnerd ppo``, without libtorch.
 - ``load_dataset(path)``: a ``flashnerd gen`` file as named numpy arrays.
+- ``Error``: every error of the C++ core (bad arguments, bad files), a ``ValueError``.
 
 Arrays are numpy; PyTorch users convert with ``torch.from_numpy`` (no copy). docs/PYTHON.md
 has the whole API.
 """
-from ._flashnerd import Model, Policy, load_dataset, robot_info, write_dataset
+from ._flashnerd import Error, Model, Policy, load_dataset, robot_info, write_dataset
 from .spaces import Box
 from .vector import VectorEnv, make_vec
 
-__all__ = ["Box", "Model", "Policy", "VectorEnv", "load_dataset", "make_vec", "robot_info", "write_dataset"]
+__all__ = ["Box", "Error", "Model", "Policy", "VectorEnv", "load_dataset", "make_vec", "robot_info", "write_dataset"]

@@ -55,6 +55,19 @@ void VecEnv::reset_all() {
   std::fill(reset_pending_.begin(), reset_pending_.end(), 0);
 }
 
+void VecEnv::reset_envs(const uint8_t* mask) {
+  for (int e = 0; e < envs_; ++e) {
+    if (!mask[e]) continue;
+    start_episode(e);
+    reset_pending_[size_t(e)] = 0;
+  }
+}
+
+void VecEnv::seed_env(int env, uint64_t seed) {
+  FN_CHECK(env >= 0 && env < envs_, "seed_env: environment ", env, " of ", envs_);
+  rng_[size_t(env)] = Rng::stream(seed, 0);
+}
+
 void VecEnv::refresh_observations() {
   for (int e = 0; e < envs_; ++e) task_->observe(e, *backend_, obs_.data() + size_t(e) * size_t(obs_dim_));
 }
@@ -112,7 +125,7 @@ void VecEnv::step(const float* actions) {
       float* obs = obs_.data() + size_t(e) * size_t(obs_dim_);
       float* final_obs = final_obs_.data() + size_t(e) * size_t(obs_dim_);
       task_->observe(int(e), *backend_, done ? final_obs : obs);
-      if (done && autoreset_ == Autoreset::NextStep) std::memcpy(obs, final_obs, sizeof(float) * size_t(obs_dim_));
+      if (done && autoreset_ != Autoreset::SameStep) std::memcpy(obs, final_obs, sizeof(float) * size_t(obs_dim_));
     }
   });
   // finished episodes: statistics, then a new episode (in env order, so the same bits
@@ -133,9 +146,9 @@ void VecEnv::step(const float* actions) {
     stats_.uncertainty_truncations += uncertainty_truncated_[size_t(e)];
     if (autoreset_ == Autoreset::NextStep) {
       reset_pending_[size_t(e)] = 1;
-    } else {
+    } else if (autoreset_ == Autoreset::SameStep) {
       start_episode(e);
-    }
+    }  // Disabled: the caller resets it
   }
   task_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   task_seconds_ += task_seconds;

@@ -38,7 +38,10 @@ struct EpisodeStats {
   double mean_length() const { return episodes ? length_sum / double(episodes) : 0.0; }
 };
 
-enum class Autoreset { SameStep, NextStep };
+// When an ended episode's environment starts again (Gymnasium 1.x's autoreset modes): inside
+// the ending step (SameStep: rsl_rl, legged_gym), at the next step, which ignores its action
+// (NextStep), or only when the caller resets it (Disabled: reset_envs with a mask).
+enum class Autoreset { SameStep, NextStep, Disabled };
 
 // Uncertainty of an ensemble backend in the reward (MOPO, RWM-U) and in the episode's end
 // (MOReL): each step's reward loses penalty · disagreement · dt (a rate per second, like the
@@ -64,6 +67,11 @@ class VecEnv {
 
   // Every environment starts a new episode (the first call; later resets are automatic).
   void reset_all();
+  // The environments where mask[e] != 0 start a new episode; the others go on untouched.
+  void reset_envs(const uint8_t* mask);
+  // Environment e draws its resets from the stream of `seed` from now on (per-env seeds);
+  // the constructor's seed s gives environment e the stream (s, e).
+  void seed_env(int env, uint64_t seed);
   // Uncertainty in reward and episode end (needs an ensemble backend when any()).
   void set_uncertainty(const UncertaintyOptions& o);
   const UncertaintyOptions& uncertainty() const { return uncertainty_; }

@@ -213,9 +213,11 @@ class PyVecEnv {
   PyVecEnv(const std::string& task, const std::string& backend, const std::string& model, int num_envs, int seed,
            int threads, const std::string& robot, const std::string& precision, const std::string& autoreset)
       : pool_(checked_thread_count(threads, false, "threads")), seed_(uint64_t(seed)) {
-    FN_CHECK(autoreset == "next_step" || autoreset == "same_step", "autoreset: expected 'next_step' or 'same_step', got '",
-             autoreset, "'");
-    autoreset_ = autoreset == "next_step" ? env::Autoreset::NextStep : env::Autoreset::SameStep;
+    FN_CHECK(autoreset == "next_step" || autoreset == "same_step" || autoreset == "disabled",
+             "autoreset: expected 'next_step', 'same_step' or 'disabled', got '", autoreset, "'");
+    autoreset_ = autoreset == "next_step"   ? env::Autoreset::NextStep
+                 : autoreset == "same_step" ? env::Autoreset::SameStep
+                                            : env::Autoreset::Disabled;
     robot_ = sim::Robot::load(robot.empty() ? env::task_robot(task) : robot);
     task_ = env::make_task(task, *robot_);
     env::BackendRequest r;
@@ -233,17 +235,41 @@ class PyVecEnv {
   double action_bound() const { return task_->action_bound(); }
   int episode_steps() const { return task_->episode_steps(); }
   double dt() const { return env_->step_seconds(); }
-  std::string autoreset() const { return autoreset_ == env::Autoreset::NextStep ? "next_step" : "same_step"; }
+  std::string autoreset() const {
+    return autoreset_ == env::Autoreset::NextStep ? "next_step" : autoreset_ == env::Autoreset::SameStep ? "same_step"
+                                                                                                          : "disabled";
+  }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
-  py::tuple reset(py::object seed) {
-    if (!seed.is_none()) {
+  // seed: None, an int (environment e draws from the stream (seed, e)) or one int per
+  // environment; mask: None (every environment) or a bool array of the ones to reset.
+  py::tuple reset(py::object seed, py::object mask) {
+    const int E = env_->envs();
+    if (py::isinstance<py::int_>(seed)) {
       seed_ = seed.cast<uint64_t>();
       env_ = std::make_unique<env::VecEnv>(*task_, *backend_, pool_, seed_, autoreset_);
+    } else if (!seed.is_none()) {
+      FN_CHECK(py::isinstance<py::sequence>(seed) && !py::isinstance<py::str>(seed),
+               "reset: seed must be None, an int or a list of ", E, " ints, got ", std::string(py::str(seed.get_type())));
+      const auto seeds = seed.cast<py::sequence>();
+      FN_CHECK(py::len(seeds) == size_t(E), "reset: seed lists ", py::len(seeds), " seeds for ", E, " environments");
+      env_ = std::make_unique<env::VecEnv>(*task_, *backend_, pool_, seed_, autoreset_);
+      for (int e = 0; e < E; ++e) {
+        const py::object s = seeds[size_t(e)];
+        FN_CHECK(py::isinstance<py::int_>(s) && s.cast<py::int_>() >= py::int_(0), "reset: seed[", e,
+                 "] must be a non-negative int, got ", std::string(py::repr(s)));
+        env_->seed_env(e, s.cast<uint64_t>());
+      }
     }
-    {
+    if (mask.is_none()) {
       py::gil_scoped_release release;
       env_->reset_all();
+    } else {
+      const Array<bool> m = as_array<bool>(mask, "reset_mask");
+      FN_CHECK(m.ndim() == 1 && m.shape(0) == E, "reset_mask: expected shape (", E, "), got ", m.ndim(), "-d array");
+      std::vector<uint8_t> flags(m.data(), m.data() + E);
+      py::gil_scoped_release release;
+      env_->reset_envs(flags.data());
     }
     return py::make_tuple(copy_rows(env_->observations()), py::dict());
   }
@@ -266,7 +292,10 @@ class PyVecEnv {
     py::dict info;
     py::array_t<bool> ended(E);
     for (int e = 0; e < E; ++e) ended.mutable_data()[e] = terminated.data()[e] || truncated.data()[e];
-    info["final_observation"] = copy_rows(env_->final_observations());  // rows of ended envs
+    py::array_t<float> final_obs = copy_rows(env_->final_observations());  // rows of ended envs
+    info["final_obs"] = final_obs;  // Gymnasium 1.x
+    info["_final_obs"] = ended;
+    info["final_observation"] = final_obs;  // Gymnasium 0.29's names, kept as aliases
     info["_final_observation"] = ended;
     info["time_outs"] = truncated;
     info["reward_terms"] = reward_terms();
@@ -396,11 +425,17 @@ void write_dataset_arrays(const std::string& path, const std::string& robot_name
 
 PYBIND11_MODULE(_flashnerd, m) {
   m.doc() = "FlashNeRD: streaming-transformer neural robot dynamics (models and vector environments)";
+  // flashnerd.Error: bad input (arguments, files) is a ValueError; it stays a RuntimeError too,
+  // which C++ errors were before.
+  static py::object* error_type = new py::object(py::module_::import("builtins").attr("type")(
+      "Error", py::make_tuple(py::handle(PyExc_ValueError), py::handle(PyExc_RuntimeError)),
+      py::dict(py::arg("__module__") = "flashnerd", py::arg("__doc__") = "An error of flashnerd's C++ core")));
+  m.attr("Error") = *error_type;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
+      PyErr_SetString(error_type->ptr(), e.what());
     }
   });
 
@@ -446,7 +481,8 @@ PYBIND11_MODULE(_flashnerd, m) {
       .def_property_readonly("dt", &PyVecEnv::dt, "Seconds of simulated time per step")
       .def_property_readonly("autoreset", &PyVecEnv::autoreset)
       .def_property_readonly("warnings", &PyVecEnv::warnings)
-      .def("reset", &PyVecEnv::reset, py::arg("seed") = py::none(), "-> (obs, info)")
+      .def("reset", &PyVecEnv::reset, py::arg("seed") = py::none(), py::arg("reset_mask") = py::none(),
+           "-> (obs, info)")
       .def("step", &PyVecEnv::step, py::arg("actions"), "-> (obs, reward, terminated, truncated, info)")
       .def("timings", &PyVecEnv::timings);
 
