@@ -117,6 +117,8 @@ def main():
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--export", default="", help="write the trained actor here as a policy artifact "
+                   "(then: flashnerd policy-eval --policy DIR)")
     a = p.parse_args()
     torch.manual_seed(a.seed)
     torch.set_num_threads(1)
@@ -134,6 +136,10 @@ def main():
         if not a.json:
             print(f"iteration {it}/{a.iterations}: reward per step {b['rew'].mean():.3f}, "
                   f"episodes ended {int(b['done'].sum())}", flush=True)
+    if a.export:
+        flashnerd.export_policy(model.actor, a.export, "cartpole-balance", action_std=model.log_std.exp(),
+                                training={"by": "examples/python/ppo_cartpole.py", "backend": a.backend,
+                                          "iterations": a.iterations, "seed": a.seed})
     length = evaluate(model, 64, a.seed + 1000)
     result = {"backend": a.backend, "iterations": a.iterations, "mujoco_mean_episode_length": length,
               "time_limit": env.max_episode_steps}

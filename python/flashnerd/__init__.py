@@ -9,7 +9,9 @@
   or raw features (``step_features``), with per-env ``reset`` and ``diverged`` flags.
 - ``make_vec(task, backend, model, num_envs)``: vector environments with Gymnasium's
   conventions over MuJoCo or a learned model (``vector.VectorEnv``).
-- ``Policy.load(dir)``: a policy trained by ``flashnerd ppo``, without libtorch.
+- ``Policy.load(dir)``: a policy trained by ``flashnerd ppo``, without libtorch;
+  ``export_policy(actor, dir, task, obs_mean, obs_std)`` writes a PyTorch actor as one, for
+  ``flashnerd policy-eval`` and ``policy-video``.
 - ``load_dataset(path)``: a ``flashnerd gen`` file as named numpy arrays.
 - ``Error``: every error of the C++ core (bad arguments, bad files), a ``ValueError``.
 
@@ -17,7 +19,8 @@ Arrays are numpy; PyTorch users convert with ``torch.from_numpy`` (no copy). doc
 has the whole API.
 """
 from ._flashnerd import Error, Model, Policy, load_dataset, robot_info, write_dataset
+from .export import export_policy
 from .spaces import Box
 from .vector import VectorEnv, make_vec
 
-__all__ = ["Box", "Error", "Model", "Policy", "VectorEnv", "load_dataset", "make_vec", "robot_info", "write_dataset"]
+__all__ = ["Box", "Error", "Model", "Policy", "VectorEnv", "export_policy", "load_dataset", "make_vec", "robot_info", "write_dataset"]

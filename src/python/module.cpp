@@ -529,6 +529,47 @@ PYBIND11_MODULE(_flashnerd, m) {
   // Test hook: the address the module reads a float32 argument from (zero-copy check).
   m.def("_input_address", [](const py::object& a) { return reinterpret_cast<uintptr_t>(as_array<float>(a, "a").data()); });
 
+  // The policy artifact from arrays (flashnerd.export_policy gathers them from a PyTorch actor):
+  // the task's robot, control step and observation terms filled in, every width checked.
+  m.def(
+      "_save_policy",
+      [](const std::string& dir, const std::string& task, const std::vector<py::object>& weights,
+         const std::vector<py::object>& biases, const py::object& obs_mean, const py::object& obs_denominator,
+         const py::object& action_std, const std::string& activation, const std::string& training_json) {
+        auto robot = sim::Robot::load(env::task_robot(task));
+        auto t = env::make_task(task, *robot);
+        rl::PolicyInfo info;
+        info.task = task;
+        info.robot = robot->name();
+        info.mjcf_hash = robot->mjcf_hash();
+        info.control_timestep = robot->control_timestep() * t->control_steps();
+        info.observation_dim = t->observation_dim();
+        info.action_dim = t->action_dim();
+        info.observation_terms = t->observation_terms();
+        info.activation = activation;
+        info.training = nlohmann::json::parse(training_json);
+        FN_CHECK(!weights.empty() && weights.size() == biases.size(), "export_policy: ", weights.size(), " weights and ",
+                 biases.size(), " biases");
+        std::vector<rl::PolicyLayer> layers;
+        for (size_t l = 0; l < weights.size(); ++l) {
+          const Array<float> w = as_array<float>(weights[l], "weight"), b = as_array<float>(biases[l], "bias");
+          FN_CHECK(w.ndim() == 2 && b.ndim() == 1 && b.shape(0) == w.shape(0), "export_policy: layer ", l,
+                   " has weight ", w.ndim(), "-d and bias ", b.ndim(), "-d of other widths");
+          layers.push_back({int(w.shape(1)), int(w.shape(0)), std::vector<float>(w.data(), w.data() + w.size()),
+                            std::vector<float>(b.data(), b.data() + b.size())});
+          if (l + 1 < weights.size()) info.hidden.push_back(int(w.shape(0)));
+        }
+        auto vec = [](const py::object& o, const char* name) {
+          const Array<float> a = as_array<float>(o, name);
+          return std::vector<float>(a.data(), a.data() + a.size());
+        };
+        rl::Policy(info, vec(obs_mean, "obs_mean"), vec(obs_denominator, "obs_std"), std::move(layers),
+                   vec(action_std, "action_std"))
+            .save(dir);
+      },
+      py::arg("dir"), py::arg("task"), py::arg("weights"), py::arg("biases"), py::arg("obs_mean"),
+      py::arg("obs_denominator"), py::arg("action_std"), py::arg("activation"), py::arg("training_json"));
+
   py::class_<rl::Policy>(m, "Policy", "A trained policy (flashnerd ppo), libtorch-free")
       .def_static("load", &rl::Policy::load, py::arg("dir"))
       .def_property_readonly("task", [](const rl::Policy& p) { return p.info().task; })

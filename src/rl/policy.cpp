@@ -16,6 +16,7 @@ constexpr const char* kFormat = "flashnerd-policy";
 constexpr int kVersion = 1;
 
 float elu(float x) { return x > 0 ? x : std::expm1(x); }
+float tanh_activation(float x) { return std::tanh(x); }
 
 }  // namespace
 
@@ -43,6 +44,9 @@ Policy::Policy(PolicyInfo info, std::vector<float> obs_mean, std::vector<float> 
   }
   FN_CHECK(action_std_.size() == size_t(info_.action_dim), "policy: action std of width ", action_std_.size());
   for (float d : obs_denominator_) FN_CHECK(d > 0 && std::isfinite(d), "policy: non-positive observation denominator");
+  FN_CHECK(info_.activation == "elu" || info_.activation == "tanh", "policy: activation '", info_.activation,
+           "' is not supported (elu or tanh)");
+  activation_ = info_.activation == "tanh" ? tanh_activation : elu;
 }
 
 PolicyScratch Policy::make_scratch() const {
@@ -65,7 +69,7 @@ void Policy::act(const float* obs, int rows, float* actions, PolicyScratch& s) c
         float acc = 0;
         for (int i = 0; i < L.in; ++i) acc += w[i] * x[i];
         acc += L.bias[size_t(o)];
-        out[o] = last ? acc : elu(acc);
+        out[o] = last ? acc : activation_(acc);
       }
       std::swap(x, y);
     }
@@ -97,7 +101,7 @@ void Policy::save(const std::string& dir) const {
   j["observation_dim"] = info_.observation_dim;
   j["action_dim"] = info_.action_dim;
   j["hidden"] = info_.hidden;
-  j["activation"] = "elu";
+  j["activation"] = info_.activation;
   j["observation_terms"] = info_.observation_terms;
   j["training"] = info_.training;
   write_file_atomic(dir + "/policy.json", j.dump(2) + "\n");
@@ -117,8 +121,9 @@ Policy Policy::parse(const std::string& json_text, const std::string& safetensor
     const nlohmann::json j = nlohmann::json::parse(json_text);
     FN_CHECK(j.value("format", "") == kFormat && j.value("version", 0) == kVersion, json_path,
              ": not a FlashNeRD policy of version ", kVersion);
-    FN_CHECK(j.value("activation", "") == "elu", json_path, ": activation '", j.value("activation", ""),
-             "' is not supported (elu)");
+    info.activation = j.value("activation", "");
+    FN_CHECK(info.activation == "elu" || info.activation == "tanh", json_path, ": activation '", info.activation,
+             "' is not supported (elu or tanh)");
     info.task = j.at("task").get<std::string>();
     info.robot = j.at("robot").get<std::string>();
     info.mjcf_hash = j.value("mjcf_hash", "");

@@ -1,8 +1,9 @@
 // A trained policy as a small artifact that runs without libtorch: policy.json (task, robot,
 // widths, hidden layers, observation terms, training summary) + policy.safetensors
 // (observation mean and denominator, the actor MLP's weights, the action noise std).
-// act() returns the mean action: x̂ = (obs − mean) / denominator, then Linear+ELU layers and a
-// linear head, in float like the libtorch actor. Immutable and shared by threads; each thread
+// act() returns the mean action: x̂ = (obs − mean) / denominator, then Linear layers with ELU
+// (flashnerd ppo's actor) or tanh (a policy exported from PyTorch) between them and a linear
+// head, in float like the libtorch actor. Immutable and shared by threads; each thread
 // brings its own PolicyScratch.
 #pragma once
 
@@ -22,6 +23,7 @@ struct PolicyInfo {
   int observation_dim = 0;
   int action_dim = 0;
   std::vector<int> hidden;  // actor hidden widths
+  std::string activation = "elu";  // between the hidden layers: elu or tanh
   std::vector<std::pair<std::string, int>> observation_terms;
   nlohmann::json training = nlohmann::json::object();
 };
@@ -61,6 +63,7 @@ class Policy {
   std::vector<PolicyLayer> layers_;
   std::vector<float> action_std_;
   int widest_ = 0;
+  float (*activation_)(float) = nullptr;  // info_.activation's function
 };
 
 }  // namespace flashnerd::rl
