@@ -39,5 +39,5 @@ $FN eval --model "$OUT/flashnerd_contacts" --model "$OUT/nerd_probes" --data "$O
   --horizons 1,24,100 --by-start --plots "$OUT/plots" --json > "$OUT/eval.json"
 $FN bench-contacts --model "$OUT/flashnerd_contacts" --data "$OUT/test.h5" --batch 1,64,1024 --json > "$OUT/bench_contacts.json"
 $FN rollout --model "$OUT/flashnerd_contacts" --model "$OUT/nerd_probes" --data "$OUT/test.h5" --steps 100 \
-  --out "$OUT/rollout" --json > "$OUT/rollout.json"
+  --overwrite --out "$OUT/rollout" --json > "$OUT/rollout.json"
 python3 scripts/climbing_summary.py "$OUT"

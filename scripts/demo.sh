@@ -45,7 +45,7 @@ $FN eval --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" \
 
 echo "== 4/7 rendering a 200-step rollout next to MuJoCo"
 $FN rollout --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" --steps 200 \
-  --out "$OUT/rollout" --json > "$OUT/rollout.json"
+  --overwrite --out "$OUT/rollout" --json > "$OUT/rollout.json"
 
 echo "== 5/7 throughput of both engines"
 $FN bench --arch both --model "$OUT/flashnerd" --batch 1,16,256,4096 \

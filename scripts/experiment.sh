@@ -38,5 +38,5 @@ $FN eval --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" --ho
   --plots "$OUT/plots" --json > "$OUT/eval.json"
 $FN bench --arch both --model "$OUT/flashnerd" --batch 16,4096 --json > "$OUT/bench.json"
 $FN rollout --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" --steps 200 \
-  --out "$OUT/rollout" --json > "$OUT/rollout.json"
+  --overwrite --out "$OUT/rollout" --json > "$OUT/rollout.json"
 python3 scripts/summarize_demo.py "$OUT"

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/cli_common.h"
+#include "cli/video_output.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/model_dataset_check.h"
@@ -24,12 +25,9 @@ struct RolloutArgs {
   CommonOptions common;
   std::vector<std::string> models;
   std::string data;
-  std::string out = "out/rollout";
+  VideoOutput output;
   int64_t trajectory = -1;  // -1: the first eligible
   int steps = 200;
-  int frames = 8;           // columns of the strip
-  int width = 320, height = 240;
-  bool video = true;
   bool allow_other_mjcf = false;
 };
 
@@ -37,7 +35,7 @@ const uint32_t kRowColors[] = {0x000000, 0x1f77b4, 0xd62728, 0x2ca02c};
 
 void run_rollout(const RolloutArgs& a) {
   FN_CHECK(a.steps >= 1, "--steps must be >= 1");
-  FN_CHECK(a.frames >= 2, "--frames must be >= 2");
+  const auto lock = claim_video_output(a.output, "rollout_strip.png", "rollout.mp4");
   Dataset data = load_dataset(a.data);
   auto robot = sim::Robot::from_spec(sim::RobotSpec::from_json(data.generator.at("spec"), a.data));
   ThreadPool pool(1);
@@ -80,16 +78,15 @@ void run_rollout(const RolloutArgs& a) {
     diverged.push_back(r.diverged_at[0] < 0 ? -1 : std::max(0, r.diverged_at[0] - offset));
   }
 
-  ensure_writable_directory(a.out);
-  sim::Renderer renderer(*robot, a.width, a.height);
+  sim::Renderer renderer(*robot, a.output.width, a.output.height);
   std::unique_ptr<mjModel, void (*)(mjModel*)> scene(robot->copy_model(), mj_deleteModel);
   if (sim::randomizes_scene(*robot)) {  // this trajectory's platform
     sim::apply_trajectory_scene(*robot, scene.get(), data.seed, n);
     renderer.use_scene(scene.get());
   }
-  const std::string png = a.out + "/rollout_strip.png";
-  const std::string mp4 = a.video ? a.out + "/rollout.mp4" : "";
-  sim::render_sequences(renderer, rows, a.steps, nq, a.frames, {std::begin(kRowColors), std::end(kRowColors)}, png, mp4,
+  const std::string png = a.output.out + "/rollout_strip.png";
+  const std::string mp4 = a.output.video ? a.output.out + "/rollout.mp4" : "";
+  sim::render_sequences(renderer, rows, a.steps, nq, a.output.frames, {std::begin(kRowColors), std::end(kRowColors)}, png, mp4,
                         1.0 / data.timestep);
   nlohmann::json j = {{"trajectory", n}, {"precision", a.precision}, {"steps", a.steps}, {"strip", png}, {"rows", nlohmann::json::array()}};
   j["rows"].push_back({{"label", "MuJoCo"}, {"bar", "black"}});
@@ -109,13 +106,9 @@ void register_rollout(CLI::App& app) {
   add_precision_option(*sub, args->precision);
   sub->add_option("--data", args->data, "Dataset with the recorded trajectory (HDF5)")->required();
   sub->add_option("--model", args->models, "Model directory (repeat for several; none: the recording only)");
-  sub->add_option("--out", args->out, "Output directory")->capture_default_str();
+  add_video_output_options(*sub, args->output, "rollout_strip.png", "rollout.mp4");
   sub->add_option("--trajectory", args->trajectory, "Trajectory index (default: the first long enough)");
   sub->add_option("--steps", args->steps, "Steps to roll out")->capture_default_str();
-  sub->add_option("--frames", args->frames, "Columns of the PNG strip")->capture_default_str();
-  sub->add_option("--width", args->width, "Panel width in pixels")->capture_default_str();
-  sub->add_option("--height", args->height, "Panel height in pixels")->capture_default_str();
-  sub->add_flag("!--no-video", args->video, "Skip the MP4");
   sub->add_flag("--allow-other-mjcf", args->allow_other_mjcf,
                 "Roll out even when the data comes from another MJCF than the model's (warns)");
   sub->callback([args] { run_rollout(*args); });

@@ -87,7 +87,57 @@ struct Worker {
   }
 };
 
+// The dataset's attributes and provenance, before any array is allocated.
+Dataset dataset_header(const Robot& robot, const GenerateOptions& o, int steps) {
+  const RobotSpec& spec = robot.spec();
+  const auto& probe_set = robot.probes(o.climbing_probes);
+  Dataset d;
+  d.robot = robot.name();
+  d.mjcf_hash = robot.mjcf_hash();
+  d.actuator_model = spec.actuator_model;
+  d.timestep = robot.control_timestep();
+  d.seed = o.seed;
+  d.layout = robot.layout();
+  d.probe_count = o.probes ? int(probe_set.size()) : 0;
+  d.contact_capacity = o.contacts ? spec.contact_capacity : 0;
+  d.link_count = robot.link_count();
+  d.generator = {{"spec", spec.to_json()},
+                 {"steps", steps},
+                 {"trajectories", o.trajectories},
+                 {"contacts", o.contacts},
+                 {"probes", d.probe_count > 0},
+                 {"climbing_probes", o.climbing_probes},
+                 {"free_dynamics", o.free_dynamics},
+                 {"max_velocity", o.max_velocity},
+                 {"substeps", robot.substeps()},
+                 {"mujoco_version", mj_versionString()}};
+  if (o.plan) d.generator["plan"] = o.plan->source;
+  if (o.total_trajectories > 0) {
+    FN_CHECK(o.first_trajectory >= 0 && o.first_trajectory + o.trajectories <= o.total_trajectories &&
+                 o.shard_index >= 0 && o.shard_index < o.shard_count,
+             "shard ", o.shard_index, "/", o.shard_count, ": trajectories ", o.first_trajectory, "..",
+             o.first_trajectory + o.trajectories, " outside the run's ", o.total_trajectories);
+    d.generator["shard"] = {{"index", o.shard_index},
+                            {"count", o.shard_count},
+                            {"first_trajectory", o.first_trajectory},
+                            {"total_trajectories", o.total_trajectories}};
+  }
+  return d;
+}
+
+void check_fits(const Dataset& d, const Robot& robot, int64_t trajectories, int steps, bool free_dynamics,
+                int copies = 1) {
+  check_memory_fits(copies * d.allocation_bytes(trajectories, steps, free_dynamics),
+                    str_cat("--trajectories ", trajectories, " of ", steps, " steps of robot '", robot.name(), "'"),
+                    "lower --trajectories or --steps, or generate several files with different --seed");
+}
+
 }  // namespace
+
+void check_generation_fits(const Robot& robot, const GenerateOptions& o, int copies) {
+  const int steps = o.plan ? o.plan->steps : o.steps > 0 ? o.steps : robot.spec().trajectory_steps;
+  check_fits(dataset_header(robot, o, steps), robot, o.trajectories, steps, o.free_dynamics, copies);
+}
 
 GenerateSummary summarize_dataset(const Dataset& d, double seconds) {
   GenerateSummary s;
@@ -121,40 +171,8 @@ Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPoo
   const auto& probe_set = robot.probes(o.climbing_probes);
   if (o.plan) check_plan(robot, o);
 
-  Dataset d;
-  d.robot = robot.name();
-  d.mjcf_hash = robot.mjcf_hash();
-  d.actuator_model = spec.actuator_model;
-  d.timestep = robot.control_timestep();
-  d.seed = o.seed;
-  d.layout = robot.layout();
-  d.probe_count = o.probes ? int(probe_set.size()) : 0;
-  d.contact_capacity = o.contacts ? spec.contact_capacity : 0;
-  d.link_count = robot.link_count();
-  d.generator = {{"spec", spec.to_json()},
-                 {"steps", steps},
-                 {"trajectories", o.trajectories},
-                 {"contacts", o.contacts},
-                 {"probes", d.probe_count > 0},
-                 {"climbing_probes", o.climbing_probes},
-                 {"free_dynamics", o.free_dynamics},
-                 {"max_velocity", o.max_velocity},
-                 {"substeps", robot.substeps()},
-                 {"mujoco_version", mj_versionString()}};
-  if (o.plan) d.generator["plan"] = o.plan->source;
-  if (o.total_trajectories > 0) {
-    FN_CHECK(o.first_trajectory >= 0 && o.first_trajectory + o.trajectories <= o.total_trajectories &&
-                 o.shard_index >= 0 && o.shard_index < o.shard_count,
-             "shard ", o.shard_index, "/", o.shard_count, ": trajectories ", o.first_trajectory, "..",
-             o.first_trajectory + o.trajectories, " outside the run's ", o.total_trajectories);
-    d.generator["shard"] = {{"index", o.shard_index},
-                            {"count", o.shard_count},
-                            {"first_trajectory", o.first_trajectory},
-                            {"total_trajectories", o.total_trajectories}};
-  }
-  check_memory_fits(d.allocation_bytes(o.trajectories, steps, o.free_dynamics),
-                    str_cat("--trajectories ", o.trajectories, " of ", steps, " steps of robot '", robot.name(), "'"),
-                    "lower --trajectories or --steps, or generate several files with different --seed");
+  Dataset d = dataset_header(robot, o, steps);
+  check_fits(d, robot, o.trajectories, steps, o.free_dynamics);
   d.allocate(o.trajectories, steps, o.free_dynamics);
 
   const int nq = d.layout.nq, nv = d.layout.nv, na = d.layout.na, nu = d.layout.nu;

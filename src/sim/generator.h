@@ -51,6 +51,9 @@ struct GenerateSummary {
 Dataset generate_dataset(const Robot& robot, const GenerateOptions& options, ThreadPool& pool,
                          GenerateSummary* summary = nullptr);
 
+// Throws, with the memory it would need, when `copies` of the whole run of `options` cannot fit.
+void check_generation_fits(const Robot& robot, const GenerateOptions& options, int copies = 1);
+
 // The summary of a generated dataset that took `seconds`.
 GenerateSummary summarize_dataset(const Dataset& d, double seconds);
 

@@ -42,6 +42,7 @@ Dataset generate_resumable(const Robot& robot, const GenerateOptions& options, T
     FN_CHECK(!fs::exists(parts), "gen: ", parts, " holds blocks of an interrupted run of other settings; remove it");
     return generate_dataset(robot, options, pool, summary);
   }
+  check_generation_fits(robot, options, 2);  // the blocks and the merged file, both whole
   const nlohmann::json identity = run_identity(robot, options, n);
   const std::string identity_path = (fs::path(parts) / "run.json").string();
   if (fs::exists(parts)) {
