@@ -84,7 +84,7 @@ Renderer::Renderer(const Robot& robot, int width, int height) : impl_(new Impl) 
     double dx = p[0] - c[0], dy = p[1] - c[1], dz = p[2] - c[2];
     reach = std::max(reach, std::sqrt(dx * dx + dy * dy + dz * dz) + m->geom_rbound[g]);
   }
-  r.cam.distance = 2.2 * reach + 0.2;
+  r.cam.distance = 2.6 * reach + 0.2;  // the whole reach inside a 45° view, a margin around it
   const RobotSpec::CameraSpec view = robot.spec().camera.value_or(RobotSpec::CameraSpec{});
   r.cam.azimuth = view.azimuth;
   r.cam.elevation = view.elevation;
