@@ -10,6 +10,16 @@ def load(path):
         return json.load(f)
 
 
+def print_table(header, rows):
+    """An aligned text table: the header, a rule, the rows."""
+    widths = [max(len(str(r[c])) for r in rows + [header]) for c in range(len(header))]
+    line = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths))
+    print(line(header))
+    print("-" * (sum(widths) + 2 * (len(header) - 1)))
+    for r in rows:
+        print(line(r))
+
+
 def main(out):
     ev = load(os.path.join(out, "eval.json"))
     bench = load(os.path.join(out, "bench.json"))
@@ -38,22 +48,11 @@ def main(out):
         if "flashnerd" in by[(p, b)] and "nerd" in by[(p, b)]:
             f, n = by[(p, b)]["flashnerd"]["mtransitions_per_s"], by[(p, b)]["nerd"]["mtransitions_per_s"]
             rows.append([f"throughput {p} B={b} (M transitions/s)", "%.3g" % f, "%.3g" % n, "%.1fx" % (f / n)])
-    widths = [max(len(str(r[c])) for r in rows + [header]) for c in range(4)]
-    line = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths))
-    print(line(header))
-    print("-" * (sum(widths) + 6))
-    for r in rows:
-        print(line(r))
+    print_table(header, rows)
     policy_rows = policy_table(out)
     if policy_rows:
         print("\nThe learned simulator in use: PPO cartpole swing-up, both policies judged in MuJoCo\n")
-        header = ["quantity", "trained on FlashNeRD", "trained on MuJoCo", "ratio"]
-        widths = [max(len(str(r[c])) for r in policy_rows + [header]) for c in range(4)]
-        row = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths))
-        print(row(header))
-        print("-" * (sum(widths) + 6))
-        for r in policy_rows:
-            print(row(r))
+        print_table(["quantity", "trained on FlashNeRD", "trained on MuJoCo", "ratio"], policy_rows)
     print("\nfiles:")
     for p in ev.get("plots", []):
         print("  plot:  " + p)
