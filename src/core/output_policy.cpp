@@ -66,12 +66,8 @@ std::string resolved_path(const std::string& path) {
   std::error_code ec;
   fs::path p = fs::weakly_canonical(fs::absolute(without_trailing_separator(path)), ec);
   if (ec) p = fs::absolute(without_trailing_separator(path)).lexically_normal();
-  std::string s = p.string();
-  while (s.size() > 1 && s.back() == '/') s.pop_back();
-  return s;
+  return p.string();
 }
-
-bool same_path(const std::string& a, const std::string& b) { return resolved_path(a) == resolved_path(b); }
 
 bool path_within(const std::string& inner, const std::string& outer) {
   const std::string i = resolved_path(inner), o = resolved_path(outer);

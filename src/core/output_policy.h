@@ -23,8 +23,6 @@ void check_output_directory_free(const std::string& dir, const std::string& opti
 // The path with symlinks, "." / ".." and trailing separators resolved (weakly: the part that
 // does not exist yet is normalized lexically).
 std::string resolved_path(const std::string& path);
-// True when `a` and `b` resolve to the same path.
-bool same_path(const std::string& a, const std::string& b);
 // True when `inner` resolves to `outer` or to a path inside it.
 bool path_within(const std::string& inner, const std::string& outer);
 

@@ -36,11 +36,10 @@ std::string CheckpointReader::read_bytes(const std::string& path) {
 
 CheckpointReader::CheckpointReader(std::string bytes, const std::string& path, const std::string& format, int version)
     : bytes_(std::move(bytes)), path_(path) {
-  try {
-    torch::serialize::InputArchive archive;
-    archive.load_from(bytes_.data(), bytes_.size());
+  try {  // parsed once; every part is read from this archive
+    archive_.load_from(bytes_.data(), bytes_.size());
     c10::IValue meta;
-    archive.read("meta", meta);
+    archive_.read("meta", meta);
     meta_ = nlohmann::json::parse(meta.toStringRef());
   } catch (const std::exception& e) {
     throw Error(str_cat(path, ": not a readable FlashNeRD checkpoint (truncated or corrupted?): ", e.what()));
@@ -49,38 +48,30 @@ CheckpointReader::CheckpointReader(std::string bytes, const std::string& path, c
            " of version ", version, " (it is ", meta_.value("format", "?"), " version ", meta_.value("version", 0), ")");
 }
 
-torch::serialize::InputArchive CheckpointReader::part(const std::string& name) const {
-  torch::serialize::InputArchive archive, part;
-  archive.load_from(bytes_.data(), bytes_.size());
-  archive.read(name, part);
-  return part;
-}
-
-void CheckpointReader::module(const std::string& name, torch::nn::Module& m) const {
+void CheckpointReader::read_part(const std::string& name,
+                                 const std::function<void(torch::serialize::InputArchive&)>& load) const {
   try {
-    auto p = part(name);
-    m.load(p);
+    torch::serialize::InputArchive part;
+    archive_.read(name, part);
+    load(part);
   } catch (const c10::Error& e) {
     throw Error(str_cat(path_, ": its ", name, " does not match this run's (", e.what_without_backtrace(), ")"));
   }
+}
+
+void CheckpointReader::module(const std::string& name, torch::nn::Module& m) const {
+  read_part(name, [&](torch::serialize::InputArchive& part) { m.load(part); });
   check_module_finite(m, str_cat(path_, " (", name, ")"));
 }
 
 void CheckpointReader::optimizer(const std::string& name, torch::optim::Optimizer& o) const {
-  try {
-    auto p = part(name);
-    o.load(p);
-  } catch (const c10::Error& e) {
-    throw Error(str_cat(path_, ": its ", name, " state does not match this run's (", e.what_without_backtrace(), ")"));
-  }
+  read_part(name, [&](torch::serialize::InputArchive& part) { o.load(part); });
 }
 
 std::string CheckpointReader::blob(const std::string& name) const {
   try {
-    torch::serialize::InputArchive archive;
-    archive.load_from(bytes_.data(), bytes_.size());
     torch::Tensor t;
-    archive.read(name, t);
+    archive_.read(name, t);
     return std::string(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()), size_t(t.numel()));
   } catch (const c10::Error& e) {
     throw Error(str_cat(path_, ": no readable ", name, " (", e.what_without_backtrace(), ")"));

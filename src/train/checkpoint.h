@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -46,10 +47,12 @@ class CheckpointReader {
   std::string blob(const std::string& name) const;
 
  private:
-  torch::serialize::InputArchive part(const std::string& name) const;
+  // Reads the named part and hands it to `load`; a mismatch throws naming the checkpoint and part.
+  void read_part(const std::string& name, const std::function<void(torch::serialize::InputArchive&)>& load) const;
 
   std::string bytes_;
   std::string path_;
+  mutable torch::serialize::InputArchive archive_;  // read() is not const in libtorch
   nlohmann::json meta_;
 };
 
