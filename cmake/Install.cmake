@@ -34,3 +34,4 @@ install(FILES ${PROJECT_BINARY_DIR}/flashnerd.pc DESTINATION ${CMAKE_INSTALL_LIB
 
 install(TARGETS flashnerd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY robots/ DESTINATION ${CMAKE_INSTALL_DATADIR}/flashnerd/robots)
+install(FILES python/flashnerd/plot.py DESTINATION ${CMAKE_INSTALL_DATADIR}/flashnerd)

@@ -13,6 +13,7 @@
   ``export_policy(actor, dir, task, obs_mean, obs_std)`` writes a PyTorch actor as one, for
   ``flashnerd policy-eval`` and ``policy-video``.
 - ``load_dataset(path)``: a ``flashnerd gen`` file as named numpy arrays.
+- ``flashnerd.plot.draw(spec)``: a plot spec the CLI wrote (``NAME.plot.json``) drawn with matplotlib.
 - ``Error``: every error of the C++ core (bad arguments, bad files), a ``ValueError``.
 
 Arrays are numpy; PyTorch users convert with ``torch.from_numpy`` (no copy). docs/PYTHON.md

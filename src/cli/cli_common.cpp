@@ -1,7 +1,9 @@
 #include "cli/cli_common.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -96,6 +98,24 @@ std::vector<int64_t> parse_int_list(const std::string& text, const std::string& 
   }
   FN_CHECK(!out.empty(), option, ": empty list; give a comma-separated list like 1,16,256");
   return out;
+}
+
+std::string model_label(const ModelConfig& config, const std::string& dir) {
+  const std::string arch = config.arch == Arch::FlashNeRD ? "FlashNeRD" : "NeRD";
+  std::string label = arch + (config.preset.empty() ? "" : " " + config.preset);
+  std::string name = std::filesystem::path(dir).lexically_normal().filename().string();
+  if (name.empty()) name = std::filesystem::path(dir).lexically_normal().parent_path().filename().string();
+  std::string lower_name = name, lower_arch = arch;
+  for (auto* s : {&lower_name, &lower_arch})
+    std::transform(s->begin(), s->end(), s->begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return lower_name == lower_arch || name.empty() ? label : label + " (" + name + ")";
+}
+
+std::string backend_label(const std::string& kind) {
+  if (kind == "mujoco") return "MuJoCo";
+  if (kind == "flashnerd") return "FlashNeRD";
+  if (kind == "nerd") return "NeRD";
+  return kind;
 }
 
 }  // namespace flashnerd::cli

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/model_config.h"
 #include "engine/engine.h"
 
 namespace flashnerd::cli {
@@ -48,6 +49,12 @@ std::string format_number(double x, const char* printf_format = "%.4g");
 // Parses "1,16,256" into integers; throws flashnerd::Error naming the option on bad input.
 std::vector<int64_t> parse_int_list(const std::string& text, const std::string& option);
 
+// A model as plots, strips and tables name it: "FlashNeRD small", with its directory's name
+// when that says more ("NeRD small (climb_long)").
+std::string model_label(const ModelConfig& config, const std::string& dir);
+// "MuJoCo", "FlashNeRD", "NeRD" for the backend kinds mujoco, flashnerd and nerd; others as given.
+std::string backend_label(const std::string& kind);
+
 // --precision auto|fp32|bf16 on every command that runs a model (engine::Precision).
 void add_precision_option(CLI::App& sub, std::string& precision);
 // The model options for it; bf16 on a CPU without native bf16 throws with the fix.
@@ -72,5 +79,6 @@ void register_bench_env(CLI::App& app);
 void register_policy_video(CLI::App& app);
 void register_plan(CLI::App& app);
 void register_plan_video(CLI::App& app);
+void register_plot(CLI::App& app);
 
 }  // namespace flashnerd::cli

@@ -16,11 +16,12 @@
 #include <unistd.h>
 
 #include "cli/cli_common.h"
+#include "cli/plot_drawing.h"
 #include "core/error.h"
 #include "core/model_artifact.h"
 #include "core/rng.h"
 #include "core/thread_pool.h"
-#include "core/plot_png.h"
+#include "core/plot_spec.h"
 #include "engine/engine.h"
 
 namespace flashnerd::cli {
@@ -247,8 +248,10 @@ void run_bench(const BenchOptions& o) {
     po.x_label = "log10 batch B";
     po.y_label = "million transitions / s";
     po.log_y = true;
-    write_line_plot_png(o.plot, series, po);
-    summary["plot"] = o.plot;
+    const std::string spec = plot_spec_path(o.plot);
+    write_plot_spec(spec, series, po);
+    summary["plot_data"] = spec;
+    if (!draw_plots({spec}).empty()) summary["plot"] = plot_png_path(spec);
   }
   if (o.common.json) {
     std::cout << summary.dump() << std::endl;

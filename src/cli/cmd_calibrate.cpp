@@ -9,11 +9,12 @@
 #include <sstream>
 
 #include "cli/cli_common.h"
+#include "cli/plot_drawing.h"
 #include "core/atomic_file.h"
 #include "core/ensemble_manifest.h"
 #include "core/error.h"
 #include "core/model_dataset_check.h"
-#include "core/plot_png.h"
+#include "core/plot_spec.h"
 #include "engine/engine.h"
 #include "eval/engine_step_model.h"
 #include "eval/ensemble_calibration.h"
@@ -59,7 +60,9 @@ void write_outputs(const std::string& out, const eval::EnsembleCalibration& c, c
   po.title = title;
   po.x_label = "disagreement (decile mean, standardized)";
   po.y_label = "one-step error of the mean (decile mean, NRMSE)";
-  write_line_plot_png(out + "/calibration.png", {{"error by disagreement decile", d_mean, e_mean, 0x1f77b4, true}}, po);
+  write_plot_spec(out + "/calibration.plot.json", {{"error by disagreement decile", d_mean, e_mean, 0x1f77b4, true}},
+                  po);
+  draw_plots({out + "/calibration.plot.json"});
 }
 
 void run_calibrate(const CalibrateArgs& a) {

@@ -5,9 +5,10 @@
 #include <cstdio>
 
 #include "cli/cli_common.h"
+#include "cli/plot_drawing.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
-#include "core/plot_png.h"
+#include "core/plot_spec.h"
 #include "eval/coupled_rollout.h"
 #include "sim/renderer.h"
 
@@ -77,20 +78,20 @@ void run_couple(const CoupleArgs& a) {
     po.x_label = "time (s)";
     po.y_label = "mean cube position error (m)";
     po.log_y = true;
-    std::string p = a.plots + "/coupling_cube_error.png";
-    write_line_plot_png(p, series, po);
-    j["plot"] = p;
+    const std::string spec = a.plots + "/coupling_cube_error.plot.json";
+    write_plot_spec(spec, series, po);
+    j["plot_data"] = spec;
+    if (!draw_plots({spec}).empty()) j["plot"] = plot_png_path(spec);
     // environment 0 in each mode: rows analytical, two-way, one-way at evenly spaced times
     sim::Renderer renderer(*scene, 240, 180);
     const int cols = 6, nq = scene->model()->nq;
     std::vector<sim::Image> tiles;
-    const uint32_t bars[] = {0x000000, 0x1f77b4, 0xd62728};
+    const char* row_labels[] = {"MuJoCo", "two-way", "one-way"};
     for (int row = 0; row < 3; ++row) {
       for (int c = 0; c < cols; ++c) {
         int t = c * (a.steps - 1) / (cols - 1);
-        sim::Image img = renderer.render(r.modes[size_t(row)].first_env_qpos.data() + size_t(t) * nq, true);
-        sim::mark_image(img, bars[row]);
-        tiles.push_back(std::move(img));
+        tiles.push_back(renderer.render(r.modes[size_t(row)].first_env_qpos.data() + size_t(t) * nq, true,
+                                        row_labels[row], sim::time_caption((t + 1) * r.dt)));
       }
     }
     std::string strip = a.plots + "/coupling_strip.png";

@@ -6,12 +6,13 @@
 #include <filesystem>
 
 #include "cli/cli_common.h"
+#include "cli/plot_drawing.h"
 #include "core/error.h"
 #include "core/atomic_file.h"
 #include "core/ensemble_manifest.h"
 #include "core/model_artifact.h"
 #include "core/model_dataset_check.h"
-#include "core/plot_png.h"
+#include "core/plot_spec.h"
 #include "core/state_codec.h"
 #include "engine/engine.h"
 #include "eval/engine_step_model.h"
@@ -50,10 +51,6 @@ std::vector<sim::StartKind> start_kinds(const sim::Robot& robot, const Dataset& 
 }
 
 const uint32_t kColors[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0x9467bd, 0xff7f0e};
-
-std::string model_label(const ModelConfig& c, const std::string& dir) {
-  return std::string(arch_name(c.arch)) + " (" + std::filesystem::path(dir).filename().string() + ")";
-}
 
 // Prefix-averaged NRMSE for every h = 1..H from the per-step NRMSE.
 PlotSeries prefix_curve(const std::vector<double>& step_nrmse, const std::string& label, uint32_t rgb) {
@@ -219,16 +216,16 @@ void run_eval(const EvalArgs& a) {
     po.x_label = "horizon H (steps)";
     po.y_label = "prefix-averaged NRMSE";
     po.log_y = true;
-    std::string p1 = a.plots + "/nrmse_vs_horizon.png";
-    write_line_plot_png(p1, nrmse_curves, po);
+    std::string p1 = a.plots + "/nrmse_vs_horizon.plot.json";
+    write_plot_spec(p1, nrmse_curves, po);
     plot_files.push_back(p1);
     for (int k = 0; k < sim::kStartKinds; ++k) {
       if (start_curves[k].empty()) continue;
       const std::string kind = sim::start_kind_name(sim::StartKind(k));
       PlotOptions pk = po;
       pk.title = "Rollout NRMSE vs horizon, " + kind + " starts (" + data.robot + ")";
-      std::string pf = a.plots + "/nrmse_vs_horizon_" + kind + ".png";
-      write_line_plot_png(pf, start_curves[k], pk);
+      std::string pf = a.plots + "/nrmse_vs_horizon_" + kind + ".plot.json";
+      write_plot_spec(pf, start_curves[k], pk);
       plot_files.push_back(pf);
     }
     // one rollout's channels against MuJoCo
@@ -272,11 +269,12 @@ void run_eval(const EvalArgs& a) {
         pc.title = "Trajectory " + std::to_string(n) + ": " + codec.channel_name(c);
         pc.x_label = "step";
         pc.y_label = codec.channel_name(c);
-        std::string p = a.plots + "/rollout_channel_" + std::to_string(c) + ".png";
-        write_line_plot_png(p, series, pc);
+        std::string p = a.plots + "/rollout_channel_" + std::to_string(c) + ".plot.json";
+        write_plot_spec(p, series, pc);
         plot_files.push_back(p);
       }
     }
+    plot_files = draw_plots(plot_files);
   }
 
   if (a.common.json) {

@@ -20,7 +20,6 @@ struct PlanVideoArgs {
   VideoOutput output;
 };
 
-const uint32_t kColors[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0x000000, 0x9467bd};
 
 void run_plan_video(const PlanVideoArgs& a) {
   const auto lock = claim_video_output(a.output, "plans_strip.png", "plans.mp4");
@@ -49,12 +48,14 @@ void run_plan_video(const PlanVideoArgs& a) {
   }
   std::vector<std::vector<double>> sequences;
   nlohmann::json rows = nlohmann::json::array();
+  std::vector<std::string> labels;
   for (size_t i = 0; i < trials.size(); ++i) {
     std::vector<double> q = trials[i]["qpos"].get<std::vector<double>>();
     while (q.size() / size_t(nq) < steps) q.insert(q.end(), q.end() - nq, q.end());  // hold the last state
     sequences.push_back(std::move(q));
     rows.push_back({{"trial", a.trials[i]}, {"backend", trials[i].value("backend", "?")},
-                    {"success", trials[i].value("success", false)}, {"bar", str_cat("#", std::hex, kColors[i % 5])}});
+                    {"success", trials[i].value("success", false)}});
+    labels.push_back(backend_label(trials[i].value("backend", "?")) + (trials[i].value("success", false) ? ": climbed" : ": failed"));
   }
   mjModel* scene = robot->copy_model();
   if (trials[0].contains("terrain"))
@@ -66,7 +67,7 @@ void run_plan_video(const PlanVideoArgs& a) {
     sim::Renderer renderer(*robot, a.output.width, a.output.height);
     renderer.use_scene(scene);
     sim::render_sequences(renderer, sequences, int(steps), nq, std::min<int>(a.output.frames, int(steps)),
-                          {std::begin(kColors), std::end(kColors)}, png, mp4, 1.0 / robot->control_timestep());
+                          labels, png, mp4, 1.0 / robot->control_timestep());
   } catch (...) {
     mj_deleteModel(scene);
     throw;

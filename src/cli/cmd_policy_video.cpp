@@ -1,7 +1,9 @@
 // flashnerd policy-video: policies side by side in MuJoCo (e.g. trained on FlashNeRD next
 // to trained on MuJoCo): a PNG strip (one row per policy) and an MP4, one environment each,
 // mean actions, the same start and (quadruped-velocity) the same fixed command.
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "cli/env_options.h"
 #include "cli/video_output.h"
@@ -25,7 +27,17 @@ struct PolicyVideoArgs {
   uint64_t seed = 7;
 };
 
-const uint32_t kColors[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0x000000};
+// "trained on FlashNeRD": a strip row's caption; the policy's directory names rows that would
+// read the same.
+std::vector<std::string> row_labels(const std::vector<std::string>& trained_on, const std::vector<std::string>& dirs) {
+  std::vector<std::string> labels;
+  for (const auto& b : trained_on) labels.push_back("trained on " + backend_label(b));
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (std::count(labels.begin(), labels.end(), labels[i]) < 2) continue;
+    labels[i] += " (" + std::filesystem::path(dirs[i]).lexically_normal().parent_path().filename().string() + ")";
+  }
+  return labels;
+}
 
 void run_policy_video(const PolicyVideoArgs& a) {
   FN_CHECK(a.steps >= 2 && a.output.frames >= 2 && a.output.frames <= a.steps, "--steps and --frames must be >= 2, frames <= steps");
@@ -35,6 +47,7 @@ void run_policy_video(const PolicyVideoArgs& a) {
   std::vector<std::vector<double>> sequences;
   std::shared_ptr<const sim::Robot> robot;
   nlohmann::json rows = nlohmann::json::array();
+  std::vector<std::string> trained_on;
   int control_steps = 1;
   bool commanded = false;  // quadruped-velocity policies: the command belongs in the summary
   for (size_t p = 0; p < a.policies.size(); ++p) {
@@ -68,14 +81,16 @@ void run_policy_video(const PolicyVideoArgs& a) {
       falls += env.terminated()[0];
     }
     sequences.push_back(std::move(states));
-    rows.push_back({{"policy", a.policies[p]}, {"trained_on", policy.info().training.value("backend", "?")},
-                    {"falls", falls}, {"bar", str_cat("#", std::hex, kColors[p % 4])}});
+    trained_on.push_back(policy.info().training.value("backend", "?"));
+    rows.push_back({{"policy", a.policies[p]}, {"trained_on", trained_on.back()}, {"falls", falls}});
   }
+  const std::vector<std::string> labels = row_labels(trained_on, a.policies);
+  for (size_t p = 0; p < labels.size(); ++p) rows[p]["label"] = labels[p];
   sim::Renderer renderer(*robot, a.output.width, a.output.height);
   const std::string png = a.output.out + "/policies_strip.png";
   const std::string mp4 = a.output.video ? a.output.out + "/policies.mp4" : "";
   sim::render_sequences(renderer, sequences, a.steps, robot->model()->nq, a.output.frames,
-                        {std::begin(kColors), std::end(kColors)}, png, mp4,
+                        labels, png, mp4,
                         1.0 / (robot->control_timestep() * control_steps), true);
   nlohmann::json j = {{"steps", a.steps}, {"strip", png}, {"rows", rows}};
   if (commanded) j["command"] = cmd;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cli/env_options.h"
+#include "cli/plot_drawing.h"
 #include "core/error.h"
 #include "core/model_artifact.h"
 #include "core/progress.h"
@@ -119,6 +120,8 @@ void run_ppo_command(const PpoArgs& a) {
       {"seconds_update", update},
       {"seconds_task", task},
       {"policy", a.out + "/policy"}};
+  const auto plots = draw_plots({a.out + "/reward_vs_time.plot.json", a.out + "/reward_vs_transitions.plot.json"});
+  if (!plots.empty()) summary["plots"] = plots;
   print_summary(a.common, "ppo", summary);
 }
 

@@ -31,7 +31,6 @@ struct RolloutArgs {
   bool allow_other_mjcf = false;
 };
 
-const uint32_t kRowColors[] = {0x000000, 0x1f77b4, 0xd62728, 0x2ca02c};
 
 void run_rollout(const RolloutArgs& a) {
   FN_CHECK(a.steps >= 1, "--steps must be >= 1");
@@ -86,13 +85,14 @@ void run_rollout(const RolloutArgs& a) {
   }
   const std::string png = a.output.out + "/rollout_strip.png";
   const std::string mp4 = a.output.video ? a.output.out + "/rollout.mp4" : "";
-  sim::render_sequences(renderer, rows, a.steps, nq, a.output.frames, {std::begin(kRowColors), std::end(kRowColors)}, png, mp4,
+  std::vector<std::string> labels = {"MuJoCo"};
+  for (size_t i = 0; i < models.size(); ++i) labels.push_back(model_label(models[i]->config(), a.models[i]));
+  sim::render_sequences(renderer, rows, a.steps, nq, a.output.frames, labels, png, mp4,
                         1.0 / data.timestep);
   nlohmann::json j = {{"trajectory", n}, {"precision", a.precision}, {"steps", a.steps}, {"strip", png}, {"rows", nlohmann::json::array()}};
-  j["rows"].push_back({{"label", "MuJoCo"}, {"bar", "black"}});
-  const char* bars[] = {"black", "blue", "red", "green"};
+  j["rows"].push_back({{"label", "MuJoCo"}});
   for (size_t i = 0; i < models.size(); ++i)
-    j["rows"].push_back({{"label", a.models[i]}, {"bar", bars[(i + 1) % 4]}, {"diverged_at", diverged[i + 1]}});
+    j["rows"].push_back({{"label", labels[i + 1]}, {"model", a.models[i]}, {"diverged_at", diverged[i + 1]}});
   if (!mp4.empty()) j["video"] = mp4;
   print_summary(a.common, "flashnerd rollout", j);
 }

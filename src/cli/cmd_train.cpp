@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "cli/cli_common.h"
+#include "cli/plot_drawing.h"
+#include "core/plot_spec.h"
 #include "core/atomic_file.h"
 #include "core/dataset.h"
 #include "core/ensemble_manifest.h"
@@ -212,6 +214,7 @@ void train_ensemble(const TrainArgs& a, const Dataset& data, const train::TrainO
     o.resume = base.resume && std::filesystem::exists(std::filesystem::path(o.out_dir) / "checkpoint.pt");
     std::filesystem::create_directories(o.out_dir);
     const train::TrainResult r = train::train_model(data, o);
+    if (std::filesystem::exists(o.out_dir + "/loss.plot.json")) draw_plots({o.out_dir + "/loss.plot.json"});
     members.push_back({{"member", i}, {"seed", o.seed}, {"updates", r.updates},
                        {"valid_loss", number_or_null(r.valid_loss)},
                        {"valid_rollout_nrmse", number_or_null(r.valid_rollout_nrmse)}, {"seconds", r.seconds},
@@ -264,6 +267,8 @@ void print_train_summary(const CommonOptions& common, const char* command, const
   }
   if (r.stopped_early) summary["stopped_early"] = true;
   if (r.best_update > 0) summary["exported_update"] = r.best_update;
+  const std::string loss_spec = r.artifact_dir + "/loss.plot.json";
+  if (std::filesystem::exists(loss_spec) && !draw_plots({loss_spec}).empty()) summary["plot"] = plot_png_path(loss_spec);
   print_summary(common, command, summary);
 }
 

@@ -12,7 +12,7 @@
 #include "core/output_policy.h"
 #include "core/json_diff.h"
 #include "core/system_memory.h"
-#include "core/plot_png.h"
+#include "core/plot_spec.h"
 #include "core/progress.h"
 #include "core/stopwatch.h"
 #include "engine/engine.h"
@@ -115,9 +115,9 @@ void write_curves(const std::string& dir, const std::vector<IterationRow>& rows,
   o.title = title;
   o.y_label = "episode return";
   o.x_label = "training wall time (s)";
-  write_line_plot_png(dir + "/reward_vs_time.png", {by_time, eval_time}, o);
+  write_plot_spec(dir + "/reward_vs_time.plot.json", {by_time, eval_time}, o);
   o.x_label = "transitions";
-  write_line_plot_png(dir + "/reward_vs_transitions.png", {by_samples, eval_samples}, o);
+  write_plot_spec(dir + "/reward_vs_transitions.plot.json", {by_samples, eval_samples}, o);
 }
 
 // The run's reward settings and penalty curriculum, only those given: part of its identity and

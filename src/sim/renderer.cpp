@@ -10,7 +10,6 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
-#include "core/plot_png.h"
 
 namespace flashnerd::sim {
 
@@ -99,7 +98,8 @@ Renderer::~Renderer() {
   if (r.display != EGL_NO_DISPLAY) eglTerminate(r.display);
 }
 
-Image Renderer::render(const double* qpos, bool full_nq) {
+Image Renderer::render(const double* qpos, bool full_nq, const std::string& caption,
+                       const std::string& caption_right) {
   Impl& r = *impl_;
   const mjModel* m = r.scene_model ? r.scene_model : r.robot->model();
   if (full_nq) {
@@ -112,6 +112,9 @@ Image Renderer::render(const double* qpos, bool full_nq) {
   mjrRect viewport = {0, 0, r.width, r.height};
   mjv_updateScene(m, r.data, &r.opt, nullptr, &r.cam, mjCAT_ALL, &r.scene);
   mjr_render(viewport, &r.scene, &r.con);
+  if (!caption.empty()) mjr_overlay(mjFONT_NORMAL, mjGRID_TOPLEFT, viewport, caption.c_str(), nullptr, &r.con);
+  if (!caption_right.empty())
+    mjr_overlay(mjFONT_NORMAL, mjGRID_TOPRIGHT, viewport, caption_right.c_str(), nullptr, &r.con);
   Image img;
   img.width = r.width;
   img.height = r.height;
@@ -125,17 +128,17 @@ Image Renderer::render(const double* qpos, bool full_nq) {
 }
 
 void render_sequences(Renderer& renderer, const std::vector<std::vector<double>>& sequences, int steps, int nq,
-                      int frames, const std::vector<uint32_t>& colors, const std::string& png_path,
+                      int frames, const std::vector<std::string>& labels, const std::string& png_path,
                       const std::string& mp4_path, double fps, bool full_nq) {
-  FN_CHECK(steps >= 2 && frames >= 2 && !colors.empty(), "render_sequences: need 2 steps, 2 frames and a color");
+  FN_CHECK(steps >= 2 && frames >= 2 && labels.size() == sequences.size(),
+           "render_sequences: need 2 steps, 2 frames and a label per sequence");
   const size_t R = sequences.size();
   std::vector<Image> strip;
   for (size_t r = 0; r < R; ++r) {
     for (int c = 0; c < frames; ++c) {
       const int h = int(int64_t(c) * (steps - 1) / (frames - 1));
-      Image img = renderer.render(sequences[r].data() + size_t(h) * size_t(nq), full_nq);
-      mark_image(img, colors[r % colors.size()]);
-      strip.push_back(std::move(img));
+      strip.push_back(renderer.render(sequences[r].data() + size_t(h) * size_t(nq), full_nq, labels[r],
+                                      time_caption(h / fps)));
     }
   }
   write_png(png_path, tile_images(strip, int(R), frames));
@@ -144,63 +147,18 @@ void render_sequences(Renderer& renderer, const std::vector<std::vector<double>>
   for (int h = 0; h < steps; ++h) {
     std::vector<Image> panels;
     for (size_t r = 0; r < R; ++r) {
-      Image img = renderer.render(sequences[r].data() + size_t(h) * size_t(nq), full_nq);
-      mark_image(img, colors[r % colors.size()]);
-      panels.push_back(std::move(img));
+      panels.push_back(renderer.render(sequences[r].data() + size_t(h) * size_t(nq), full_nq, labels[r],
+                                       time_caption(h / fps)));
     }
     video.push_back(tile_images(panels, 1, int(R)));
   }
   write_mp4(mp4_path, video, fps);
 }
 
-Image tile_images(const std::vector<Image>& images, int rows, int cols) {
-  FN_CHECK(!images.empty() && int(images.size()) <= rows * cols, "tile_images: ", images.size(),
-           " images do not fit ", rows, "x", cols);
-  const int w = images[0].width, h = images[0].height, gap = 4;
-  Image out;
-  out.width = cols * w + (cols - 1) * gap;
-  out.height = rows * h + (rows - 1) * gap;
-  out.rgb.assign(size_t(out.width * out.height * 3), 255);
-  for (size_t i = 0; i < images.size(); ++i) {
-    FN_CHECK(images[i].width == w && images[i].height == h, "tile_images: images differ in size");
-    int r = int(i) / cols, c = int(i) % cols;
-    for (int y = 0; y < h; ++y) {
-      std::memcpy(out.rgb.data() + (size_t(r * (h + gap) + y) * size_t(out.width) + size_t(c * (w + gap))) * 3,
-                  images[i].rgb.data() + size_t(y * w) * 3, size_t(w) * 3);
-    }
-  }
-  return out;
-}
-
-void mark_image(Image& image, uint32_t rgb, int thickness) {
-  for (int y = 0; y < std::min(thickness, image.height); ++y) {
-    for (int x = 0; x < image.width; ++x) {
-      uint8_t* p = image.rgb.data() + (size_t(y) * size_t(image.width) + size_t(x)) * 3;
-      p[0] = uint8_t(rgb >> 16);
-      p[1] = uint8_t(rgb >> 8);
-      p[2] = uint8_t(rgb);
-    }
-  }
-}
-
-void write_png(const std::string& path, const Image& image) {
-  write_file_atomic(path, encode_png_rgb(image.rgb, image.width, image.height));
-}
-
-void write_mp4(const std::string& path, const std::vector<Image>& frames, double fps) {
-  FN_CHECK(!frames.empty(), "write_mp4: no frames");
-  AtomicFile out(path);
-  // even dimensions for yuv420p
-  const int w = frames[0].width & ~1, h = frames[0].height & ~1;
-  std::string cmd = str_cat("ffmpeg -loglevel error -y -f rawvideo -pix_fmt rgb24 -s ", frames[0].width,
-                            "x", frames[0].height, " -r ", fps, " -i - -vf crop=", w, ":", h,
-                            ":0:0 -c:v libx264 -pix_fmt yuv420p -f mp4 '", out.temp_path(), "'");
-  FILE* pipe = popen(cmd.c_str(), "w");
-  FN_CHECK(pipe != nullptr, "cannot start ffmpeg; install it with scripts/setup.sh");
-  for (const auto& f : frames) std::fwrite(f.rgb.data(), 1, f.rgb.size(), pipe);
-  int status = pclose(pipe);
-  FN_CHECK(status == 0, "ffmpeg failed writing ", path, " (exit status ", status, ")");
-  out.commit();
+std::string time_caption(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "t = %.2f s", seconds);
+  return buf;
 }
 
 void Renderer::use_scene(const mjModel* scene) { impl_->scene_model = scene; }

@@ -1,13 +1,12 @@
 #include "sim/robot_spec.h"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <algorithm>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/share_directory.h"
 
 namespace flashnerd::sim {
 
@@ -16,21 +15,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kRobotsPrefix = "$FLASHNERD_ROBOTS/";
-
-// "share/flashnerd/robots" in the nearest ancestor of the file this code was loaded from (the
-// executable, or the Python module): the build tree's copy, or an installed prefix's.
-std::string robots_beside_binary() {
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(&robots_beside_binary), &info) == 0 || !info.dli_fname) return {};
-  std::error_code ec;
-  fs::path dir = fs::weakly_canonical(fs::path(info.dli_fname), ec).parent_path();
-  for (; !dir.empty(); dir = dir.parent_path()) {
-    const fs::path candidate = dir / "share" / "flashnerd" / "robots";
-    if (fs::is_directory(candidate, ec)) return candidate.string();
-    if (dir == dir.root_path()) break;
-  }
-  return {};
-}
 
 // A built-in robot's file as "$FLASHNERD_ROBOTS/NAME.xml", so that datasets and artifacts do
 // not record the path of one machine's tree; other paths, and every path while the user
@@ -237,8 +221,7 @@ RobotSpec RobotSpec::load(const std::string& json_path) {
 
 std::string robots_directory() {
   if (const char* env = std::getenv("FLASHNERD_ROBOTS")) return env;
-  static const std::string beside = robots_beside_binary();
-  return beside.empty() ? std::string(FLASHNERD_INSTALLED_ROBOTS_DIR) : beside;
+  return (fs::path(share_directory()) / "robots").string();
 }
 
 std::vector<std::string> builtin_robot_names() {

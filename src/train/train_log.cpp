@@ -7,7 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
-#include "core/plot_png.h"
+#include "core/plot_spec.h"
 
 namespace flashnerd::train {
 
@@ -54,7 +54,7 @@ void write_log_csv(const std::string& path, const std::vector<LogRow>& rows) {
   write_file_atomic(path, os.str());
 }
 
-void write_loss_plot(const std::string& path, const std::vector<LogRow>& rows, const ModelConfig& c) {
+void write_loss_plot_spec(const std::string& path, const std::vector<LogRow>& rows, const ModelConfig& c) {
   // raw training losses are noisy (one batch each): light, with a running mean on top
   PlotSeries train{"train", {}, {}, 0xaec7e8, false};
   PlotSeries mean{"train (mean of 25)", {}, {}, 0x1f4e9c, false};
@@ -78,7 +78,7 @@ void write_loss_plot(const std::string& path, const std::vector<LogRow>& rows, c
   o.x_label = "update";
   o.y_label = "mse (standardized)";
   o.log_y = true;
-  write_line_plot_png(path, {train, mean, valid}, o);
+  write_plot_spec(path, {train, mean, valid}, o);
 }
 
 }  // namespace flashnerd::train

@@ -1,6 +1,6 @@
 // The training log: one row per update (validation columns on validation updates), kept in
-// the checkpoint's meta so a resumed run continues it, and written as train_log.csv and
-// loss.png beside the checkpoint.
+// the checkpoint's meta so a resumed run continues it, and written as train_log.csv and the
+// loss plot's data (loss.plot.json, drawn as loss.png by the CLI) beside the checkpoint.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +32,6 @@ std::vector<LogRow> rows_from_json(const nlohmann::json& rows);
 void write_log_csv(const std::string& path, const std::vector<LogRow>& rows);
 
 // Training loss (raw and a running mean of 25) and validation loss against updates, log scale.
-void write_loss_plot(const std::string& path, const std::vector<LogRow>& rows, const ModelConfig& c);
+void write_loss_plot_spec(const std::string& path, const std::vector<LogRow>& rows, const ModelConfig& c);
 
 }  // namespace flashnerd::train

@@ -487,7 +487,7 @@ void Trainer::save(int64_t update, double seconds) {
 void Trainer::write_logs() {
   if (!dp_.is_root()) return;
   write_log_csv(opts_.out_dir + "/train_log.csv", rows_);
-  if (opts_.write_plot && !rows_.empty()) write_loss_plot(opts_.out_dir + "/loss.png", rows_, config_);
+  if (opts_.write_plot && !rows_.empty()) write_loss_plot_spec(opts_.out_dir + "/loss.plot.json", rows_, config_);
 }
 
 void Trainer::export_artifact(double seconds) {

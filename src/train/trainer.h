@@ -10,7 +10,7 @@
 //             increments over every window position; Adam, clip 1.0, linear LR
 //   validate  every valid_every updates: one-step loss and a short open-loop rollout
 //   persist   <out>/checkpoint.pt atomically every checkpoint_every updates; train_log.csv,
-//             loss.png; at the end config.json + weights.safetensors (the artifact)
+//             loss.plot.json; at the end config.json + weights.safetensors (the artifact)
 // A non-finite loss stops the run with an Error and leaves the last good checkpoint alone.
 #pragma once
 
@@ -58,7 +58,7 @@ struct TrainOptions {
   std::string precision = "fp32";   // auto | fp32 | bf16 matrix products (train/precision.h)
   bool progress = true;             // progress line on stderr
   int profile_updates = 0;          // op-level profile of this many updates after 5 of warm-up (0: none)
-  bool write_plot = true;           // loss.png
+  bool write_plot = true;           // loss.plot.json
   // Continuing a trained artifact (flashnerd finetune, train --init-from): start from its
   // config and weights instead of a preset, with a fresh optimizer. Its normalization is kept unless refit_normalization (then refitted on the
   // new data's training split, which shifts what every weight sees: documented in

@@ -26,6 +26,18 @@ PY
 "$FN" eval --model "$TMP/flashnerd" --model "$TMP/nerd" --data "$TMP/test.h5" --horizons 1,10 --plots "$TMP/plots" > "$TMP/table.txt" || fail "eval two models"
 grep -q "NRMSE@10" "$TMP/table.txt" || fail "eval table: $(cat "$TMP/table.txt")"
 [ -s "$TMP/plots/nrmse_vs_horizon.png" ] || fail "no NRMSE plot"
+grep -q '"FlashNeRD tiny"' "$TMP/plots/nrmse_vs_horizon.plot.json" || fail "plot legend: $(head -c 400 "$TMP/plots/nrmse_vs_horizon.plot.json")"
+# without a plotting Python the run still succeeds, says so, and keeps the data for `flashnerd plot`
+rm -rf "$TMP/plots"
+FLASHNERD_PYTHON=/nonexistent/python3 "$FN" eval --model "$TMP/flashnerd" --data "$TMP/test.h5" --horizons 1,10 \
+  --plots "$TMP/plots" > /dev/null 2> "$TMP/noplot.err" || fail "eval without a plotting Python"
+grep -q "plots not drawn" "$TMP/noplot.err" || fail "no warning: $(cat "$TMP/noplot.err")"
+[ ! -e "$TMP/plots/nrmse_vs_horizon.png" ] && [ -s "$TMP/plots/nrmse_vs_horizon.plot.json" ] || fail "plot data missing"
+"$FN" plot "$TMP/plots/nrmse_vs_horizon.plot.json" > /dev/null || fail "flashnerd plot"
+[ -s "$TMP/plots/nrmse_vs_horizon.png" ] || fail "flashnerd plot drew nothing"
+expect_error "does not exist" plot "$TMP/plots/missing.plot.json"
+echo '{"kind": "bar"}' > "$TMP/plots/bad.plot.json"
+expect_error "were not drawn" plot "$TMP/plots/bad.plot.json"
 
 expect_error "is for robot 'arm7'" eval --model "$TMP/flashnerd" --data "$TMP/arm.h5"
 expect_error "generate longer held-out" eval --model "$TMP/flashnerd" --data "$TMP/test.h5" --horizons 1,500
@@ -38,6 +50,7 @@ expect_error "weights.safetensors" eval --model "$TMP/broken" --data "$TMP/test.
 "$FN" rollout --model "$TMP/flashnerd" --data "$TMP/test.h5" --steps 30 --frames 3 --width 96 --height 72 \
   --out "$TMP/render" --json > "$TMP/rollout.json" || fail "rollout"
 [ -s "$TMP/render/rollout_strip.png" ] && [ -s "$TMP/render/rollout.mp4" ] || fail "rollout outputs missing"
+grep -q '"label":"FlashNeRD tiny"' "$TMP/rollout.json" || fail "rollout row labels: $(cat "$TMP/rollout.json")"
 
 "$FN" bench --arch both --model "$TMP/flashnerd" --batch 1,8 --groups 3 --group-seconds 0.02 \
   --warmup-seconds 0.1 --json > "$TMP/bench.json" || fail "bench"

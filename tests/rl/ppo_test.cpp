@@ -48,7 +48,7 @@ TEST(Ppo, LearnsCartpoleBalance) {
   // the exported, libtorch-free policy scores the same in a fresh MuJoCo evaluation
   const Policy policy = Policy::load(dir + "/policy");
   EXPECT_GT(evaluate_policy(eval.env, policy, 200).episode_reward, 150.0);
-  EXPECT_TRUE(std::filesystem::exists(dir + "/reward_vs_time.png"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/reward_vs_time.plot.json"));
 }
 
 TEST(Ppo, KeepsThePolicyOfTheBestEvaluation) {

@@ -1,5 +1,5 @@
 // Offscreen rendering through EGL: a frame of the walker is not blank, states differ in
-// pixels, tiles and PNG encoding work.
+// pixels, captions are drawn, tiles and PNG encoding work.
 #include "sim/renderer.h"
 
 #include <gtest/gtest.h>
@@ -27,6 +27,10 @@ TEST(Renderer, RendersDistinctNonBlankFrames) {
   q[7] = 0.9;  // swing a leg
   Image b = renderer.render(q.data());
   EXPECT_NE(a.rgb, b.rgb);
+  // a caption is drawn over the frame, in MuJoCo's font
+  Image captioned = renderer.render(q.data(), false, "MuJoCo", time_caption(0.25));
+  EXPECT_NE(captioned.rgb, b.rgb);
+  EXPECT_EQ(time_caption(0.25), "t = 0.25 s");
   Image strip = tile_images({a, b}, 1, 2);
   EXPECT_EQ(strip.width, 2 * 160 + 4);
   std::string path = testing::write_temp("strip.png", "");

@@ -12,7 +12,6 @@
 #include "core/error.h"
 #include "core/frame_features.h"
 #include "core/model_artifact.h"
-#include "core/plot_png.h"
 #include "pendulum.h"
 #include "train/train_data.h"
 
@@ -260,28 +259,6 @@ TEST(TrainData, WindowsAreMaskedAfterTheFirstBrokenTransitionAndSampledPurely) {
   gather_windows(a, {longer[0]}, 20, b);
   EXPECT_EQ(std::count(b.mask.begin(), b.mask.end(), 1.0f), 12);
   EXPECT_NE(dataset_fingerprint(d), dataset_fingerprint(make_pendulum_dataset({3, 12, 11})));
-}
-
-TEST(PlotPng, WritesAPngWithTheRequestedSize) {
-  PlotSeries s{"loss", {1, 2, 3, 4}, {1, 0.1, 0.01, NAN}, 0x1f77b4, true};
-  PlotOptions o;
-  o.title = "test 0.5";
-  o.log_y = true;
-  o.width = 320;
-  o.height = 200;
-  auto rgb = render_line_plot({s}, o);
-  EXPECT_EQ(rgb.size(), size_t(320 * 200 * 3));
-  EXPECT_LT(*std::min_element(rgb.begin(), rgb.end()), 50);  // something was drawn
-  const std::string path = temp_dir("plot.png");
-  write_line_plot_png(path, {s}, o);
-  const std::string png = read_file(path);
-  ASSERT_GT(png.size(), 24u);
-  auto be32 = [&](size_t at) {
-    return (uint32_t(uint8_t(png[at])) << 24) | (uint32_t(uint8_t(png[at + 1])) << 16) |
-           (uint32_t(uint8_t(png[at + 2])) << 8) | uint32_t(uint8_t(png[at + 3]));
-  };
-  EXPECT_EQ(be32(16), 320u);  // IHDR width
-  EXPECT_EQ(be32(20), 200u);  // IHDR height
 }
 
 }  // namespace
