@@ -31,6 +31,7 @@ import numpy as np
 
 from . import _flashnerd
 from .spaces import Box
+from .tasks import describe, task_info, task_names
 
 _MODES = {"next_step": "NextStep", "same_step": "SameStep", "disabled": "Disabled"}
 
@@ -48,7 +49,9 @@ class VectorEnv:
         self.task, self.backend = task, backend
         self.num_envs = self._env.num_envs
         self.autoreset_mode = self._env.autoreset
-        self.metadata = {"autoreset_mode": _MODES[self.autoreset_mode]}
+        self.metadata = {"autoreset_mode": _MODES[self.autoreset_mode], "render_modes": ["rgb_array"]}
+        self.render_mode = "rgb_array"
+        self.task_info = task_info(task)
         self.max_episode_steps = self._env.episode_steps
         self.dt = self._env.dt  # seconds of simulated time per step
         bound = self._env.action_bound
@@ -126,6 +129,25 @@ class VectorEnv:
         self._start[ended] = now
         return obs, reward, terminated, truncated, info
 
+    def render(self, env=0, width=480, height=360):
+        """Env ``env``'s scene drawn by MuJoCo's renderer (offscreen, EGL): an (height, width, 3)
+        uint8 array. A learned backend's state is drawn as the robot it stands for."""
+        return self._open().render(int(env), int(width), int(height))
+
+    def get_state(self, env):
+        """Env ``env``'s state: {"qpos", "qvel"} of the robot (MuJoCo's order), plus
+        "object_qpos" / "object_qvel" where the backend simulates objects (the cube)."""
+        return self._open().get_state(int(env))
+
+    def set_state(self, env, qpos, qvel, object_qpos=None, object_qvel=None):
+        """Puts env ``env`` at a state (as get_state returns it) with a fresh history, as a reset
+        does; the task's own state (command, target, episode step) stays. -> env's observation"""
+        return self._open().set_state(int(env), qpos, qvel, object_qpos, object_qvel)
+
+    def describe(self):
+        """This env's task in words: observation slots, action, reward terms, ends."""
+        return describe(self.task)
+
     def timings(self):
         """Seconds spent so far in the backend's dynamics, its sensing, and the task."""
         return self._open().timings()
@@ -142,9 +164,8 @@ def make_vec(task, backend="mujoco", model="", num_envs=16, seed=0, threads=1, r
     """A vector environment of any task and backend, e.g. ``make_vec("quadruped-velocity",
     backend="flashnerd", model=DIR, num_envs=4096)``.
 
-    task: quadruped-velocity, cartpole-balance, cartpole-swingup, cube-reorient,
-    cube-reorient-reduced or cube-reorient-rotate (docs/RL.md describes each: observation,
-    action, reward terms, termination).
+    task: one of ``flashnerd.task_names()``, each described below (and by
+    ``flashnerd.task_info(task)``, ``flashnerd tasks --markdown``, docs/TASKS.md).
     backend: mujoco; flashnerd or nerd with model=DIR (a trained artifact or an ensemble);
     two-way or one-way (cube-reorient: the hand learned, the cube in MuJoCo) with model=the
     hand's free-velocity artifact.
@@ -153,3 +174,9 @@ def make_vec(task, backend="mujoco", model="", num_envs=16, seed=0, threads=1, r
     or bf16; autoreset: next_step, same_step or disabled (see the module's documentation).
     """
     return VectorEnv(task, backend, model, num_envs, seed, threads, robot, precision, autoreset)
+
+
+# help(make_vec) lists every task's observation slots, action, reward terms and ends, read
+# from the task definitions themselves.
+make_vec.__doc__ += "\n    Tasks:\n\n" + "\n\n".join(
+    "\n".join("    " + line for line in describe(name).splitlines()) for name in task_names())

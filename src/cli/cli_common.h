@@ -80,5 +80,6 @@ void register_policy_video(CLI::App& app);
 void register_plan(CLI::App& app);
 void register_plan_video(CLI::App& app);
 void register_plot(CLI::App& app);
+void register_tasks(CLI::App& app);
 
 }  // namespace flashnerd::cli

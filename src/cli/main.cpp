@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   flashnerd::cli::register_rollout(app);
   flashnerd::cli::register_couple(app);
   flashnerd::cli::register_plot(app);
+  flashnerd::cli::register_tasks(app);
   flashnerd::cli::register_info(app);
   try {
     app.parse(argc, argv);

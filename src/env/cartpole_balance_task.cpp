@@ -54,4 +54,21 @@ void CartpoleBalanceTask::observe(int env, const Backend& b, float* obs) const {
   obs[4] = float(v[1]);
 }
 
+TaskDescription CartpoleBalanceTask::describe() const {
+  TaskDescription d;
+  d.summary = str_cat("Balance the pole of the cartpole: keep it within ", kPoleLimit, " rad of upright and the cart within ",
+                      kCartLimit, " m of the rail's centre (the limits of Gym's CartPole-v1).");
+  d.observation = {{"cart_position", "cart position x on the rail (m), 0 at the centre"},
+                   {"pole_sin", "sin θ, θ the pole angle (rad), 0 upright"},
+                   {"pole_cos", "cos θ: 1 upright, −1 hanging"},
+                   {"cart_velocity", "cart velocity ẋ (m/s)"},
+                   {"pole_velocity", "pole angular velocity θ̇ (rad/s)"}};
+  d.action = str_cat("the cart force as a fraction of the actuator's limit: a ∈ [−1, 1] (clamped) pushes with a · ",
+                     force_limit_, " N");
+  d.reward = {{"alive", "1 while the episode runs"}};
+  d.termination = str_cat("|θ| > ", kPoleLimit, " rad (θ wrapped to (−π, π]) or |x| > ", kCartLimit, " m");
+  d.reset = str_cat("upright at rest, x, θ, ẋ and θ̇ each uniform in ±", kStartNoise);
+  return d;
+}
+
 }  // namespace flashnerd::env

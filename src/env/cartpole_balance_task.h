@@ -17,6 +17,7 @@ class CartpoleBalanceTask : public Task {
   double action_bound() const override { return 1.0; }
   int episode_steps() const override { return 200; }
   std::vector<std::pair<std::string, int>> observation_terms() const override;
+  TaskDescription describe() const override;
 
   void allocate(int) override {}
   void reset(int env, Rng& rng, double* q, double* v) override;

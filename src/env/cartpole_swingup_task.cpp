@@ -34,4 +34,18 @@ bool CartpoleSwingupTask::evaluate(int env, const Backend& b, const float* actio
   return std::fabs(q[0]) > kCartLimit;
 }
 
+TaskDescription CartpoleSwingupTask::describe() const {
+  TaskDescription d = CartpoleBalanceTask::describe();
+  d.summary = "Swing the pole of the cartpole up from hanging and hold it upright with the cart near the centre "
+              "(the DeepMind Control Suite's cartpole-swingup): the policy needs the model over the whole circle of "
+              "pole angles.";
+  d.reward = {{"upright", "cos θ: 1 upright, −1 hanging"},
+              {"centred", "x², the cart's squared distance from the centre (m²)"},
+              {"spin", "θ̇², the pole's squared angular velocity ((rad/s)²)"},
+              {"effort", "a², the squared action"}};
+  d.termination = str_cat("|x| > ", kCartLimit, " m (the pole may be at any angle)");
+  d.reset = str_cat("hanging at rest: θ = π, and x, θ, ẋ and θ̇ each uniform in ±", kStartNoise, " around it");
+  return d;
+}
+
 }  // namespace flashnerd::env

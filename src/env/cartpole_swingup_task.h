@@ -15,6 +15,7 @@ class CartpoleSwingupTask : public CartpoleBalanceTask {
   explicit CartpoleSwingupTask(const sim::Robot& robot);
   std::string name() const override { return "cartpole-swingup"; }
   int episode_steps() const override { return 300; }
+  TaskDescription describe() const override;
 
   void reset(int env, Rng& rng, double* q, double* v) override;
   bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) override;

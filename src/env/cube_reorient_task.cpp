@@ -260,4 +260,38 @@ void CubeReorientTask::save_state(BlobWriter& w) const { const_cast<CubeReorient
 
 void CubeReorientTask::load_state(BlobReader& r) { io_state(r); }
 
+TaskDescription CubeReorientTask::describe() const {
+  TaskDescription d;
+  const std::string targets = s_.targets == "any"   ? "uniformly random orientations"
+                              : s_.targets == "yaw" ? "random rotations about the vertical"
+                                                    : str_cat("each ", s_.target_step,
+                                                              " rad further counter-clockwise about the vertical");
+  d.summary = str_cat("Turn a cube in the hand to a target orientation (IsaacGymEnvs' AllegroHand terms; settings \"",
+                      s_.variant, "\" of robots/tasks/cube_reorient.json): a ", s_.policy_hz, " Hz policy, ",
+                      control_steps_, " control steps per action. Targets are ", targets, "; one is reached when the "
+                      "rotation error is below ", s_.success_tolerance, " rad, and the next is set at once.");
+  d.observation = {{"hand_joints", "joint angles scaled to [−1, 1] over their ranges"},
+                   {"hand_velocities", "joint velocities (rad/s) × 0.2"},
+                   {"cube_position", "cube position minus its resting spot on the palm (m)"},
+                   {"cube_quat", "cube orientation, unit quaternion (w, x, y, z)"},
+                   {"cube_linear_velocity", "cube linear velocity (m/s)"},
+                   {"cube_angular_velocity", "cube angular velocity (rad/s) × 0.2"},
+                   {"target_quat", "target orientation (w, x, y, z)"},
+                   {"cube_to_target_quat", "cube ⊗ target⁻¹: the rotation left to do"},
+                   {"last_action", "the previous action"}};
+  d.action = str_cat("one joint-position target per actuator: a ∈ [−1, 1] (clamped) maps linearly onto the actuator's "
+                     "control range, smoothed as ", s_.action_smoothing, " · new + ", 1 - s_.action_smoothing,
+                     " · previous, held over the ", control_steps_, " control steps");
+  d.reward = {{"distance", "the cube's distance from its resting spot (m)"},
+              {"rotation", str_cat("1 / (rotation error + ", s_.rotation_epsilon, "), error in rad")},
+              {"action", "Σ a², the squared action"},
+              {"success", "1 when the target is reached"},
+              {"drop", "1 when the cube is dropped; added after the negative-reward clip"}};
+  d.termination = str_cat("the cube is dropped: more than ", s_.drop_height, " m below its resting height, or more than ",
+                          s_.drop_radius, " m from its resting spot horizontally");
+  d.reset = str_cat("the hand at its home pose, each joint ± ", s_.hand_noise, " rad (within range), at rest; the cube "
+                    "resting on the palm at a random yaw, ± ", s_.cube_position_noise, " m; a new target");
+  return d;
+}
+
 }  // namespace flashnerd::env

@@ -45,6 +45,7 @@ class CubeReorientTask : public Task {
   int episode_steps() const override { return episode_steps_; }
   int control_steps() const override { return control_steps_; }
   std::vector<std::pair<std::string, int>> observation_terms() const override;
+  TaskDescription describe() const override;
   const CubeReorientSettings& settings() const { return s_; }
 
   void allocate(int envs) override;

@@ -221,4 +221,42 @@ void QuadrupedVelocityTask::save_state(BlobWriter& w) const { const_cast<Quadrup
 
 void QuadrupedVelocityTask::load_state(BlobReader& r) { io_state(r); }
 
+TaskDescription QuadrupedVelocityTask::describe() const {
+  TaskDescription d;
+  d.summary = str_cat("Walk at a commanded velocity (legged_gym's velocity tracking): follow (vx, vy, yaw rate) in the "
+                      "base frame, a new command every ", o_.command_resample_seconds, " s. Foot contacts come from the "
+                      "robot's ", feet_, " foot probes (clearance below ", o_.contact_clearance, " m).");
+  const std::string clip = str_cat(", clipped to ±", kObservationClip);
+  d.observation = {
+      {"base_lin_vel", str_cat("base-frame linear velocity (m/s) × ", kLinVelScale, clip)},
+      {"base_ang_vel", str_cat("base-frame angular velocity (rad/s) × ", kAngVelScale, clip)},
+      {"projected_gravity", "the unit gravity vector in the base frame: (0, 0, −1) when level"},
+      {"velocity_command", str_cat("the command: vx, vy (m/s) × ", kLinVelScale, " and yaw rate (rad/s) × ", kAngVelScale)},
+      {"joint_pos", "each actuated joint's angle minus its default (rad), in actuator order"},
+      {"joint_vel", str_cat("each actuated joint's velocity (rad/s) × ", kDofVelScale)},
+      {"last_action", "the previous action"}};
+  d.action = str_cat("one joint-position target per actuator: default angle + ", o_.action_scale,
+                     " · a (rad), a clamped to ±", kActionClip,
+                     " and the target to the actuator's control range; MuJoCo's position-PD actuators track it");
+  d.reward = {
+      {"tracking_lin_vel", str_cat("exp(−|v_xy,cmd − v_xy|² / ", kTrackingSigma, "), base-frame planar velocity")},
+      {"tracking_ang_vel", str_cat("exp(−(ω_z,cmd − ω_z)² / ", kTrackingSigma, ")")},
+      {"lin_vel_z", "v_z², the base's vertical velocity squared"},
+      {"ang_vel_xy", "ω_x² + ω_y², the base's roll and pitch rates squared"},
+      {"orientation", "g_x² + g_y² of the projected gravity: the base's tilt"},
+      {"torques", "Σ joint torque² ((N·m)²), from the actuators' PD law"},
+      {"dof_acc", "Σ joint acceleration² ((rad/s²)²), from velocity differences"},
+      {"action_rate", "Σ (a − a_previous)²"},
+      {"feet_air_time", str_cat("at each touchdown, the swing's air time minus ", kAirTimeTarget,
+                                " s (0 when the commanded planar speed is below 0.1 m/s)")},
+      {"termination", "1 at a fall; added after the negative-reward clip"}};
+  d.termination = str_cat("a fall: base height below ", kMinBaseHeight, " m, or tilted past 60° (projected gravity z > ",
+                          kMaxTiltGravityZ, ")");
+  d.reset = str_cat("the nominal pose with the base at least 0.6 m high, each joint's default angle × U(0.5, 1.5), base "
+                    "linear and angular velocities U(±0.5); a command vx ~ U(", o_.lin_vel_x[0], ", ", o_.lin_vel_x[1],
+                    ") m/s, vy ~ U(", o_.lin_vel_y[0], ", ", o_.lin_vel_y[1], ") m/s, yaw rate ~ U(", o_.yaw_rate[0], ", ",
+                    o_.yaw_rate[1], ") rad/s, planar commands under 0.2 m/s set to stand");
+  return d;
+}
+
 }  // namespace flashnerd::env

@@ -35,6 +35,7 @@ class QuadrupedVelocityTask : public Task {
   double action_bound() const override;
   int episode_steps() const override { return episode_steps_; }
   std::vector<std::pair<std::string, int>> observation_terms() const override;
+  TaskDescription describe() const override;
 
   void allocate(int envs) override;
   void reset(int env, Rng& rng, double* q, double* v) override;

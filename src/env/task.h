@@ -11,6 +11,7 @@
 #include "core/blob.h"
 #include "core/rng.h"
 #include "env/backend.h"
+#include "env/task_description.h"
 
 namespace flashnerd::env {
 
@@ -44,6 +45,8 @@ class Task {
   void set_reward_scale(const std::string& term, double scale);
   // Names of the observation's parts with their widths, in order (for logs and docs).
   virtual std::vector<std::pair<std::string, int>> observation_terms() const = 0;
+  // The task in words (env/task_description.h): the Tasks page and docstrings.
+  virtual TaskDescription describe() const = 0;
   // Rewards below zero are clipped (legged_gym's only_positive_rewards); off unless set.
   bool clip_negative_reward() const { return clip_negative_; }
   void set_clip_negative_reward(bool clip) { clip_negative_ = clip; }

@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -22,7 +23,9 @@
 #include "env/factory.h"
 #include "env/vec_env.h"
 #include "rl/policy.h"
+#include "env/task_page.h"
 #include "sim/recorded_import.h"
+#include "sim/renderer.h"
 
 namespace py = pybind11;
 using namespace flashnerd;
@@ -317,6 +320,55 @@ class PyVecEnv {
     return out;
   }
 
+  // env's robot state, and its objects' where the backend has some.
+  py::dict get_state(int env) const {
+    check_env(env);
+    py::dict d;
+    d["qpos"] = py::array_t<double>(backend_->nq(), backend_->q(env));
+    d["qvel"] = py::array_t<double>(backend_->nv(), backend_->v(env));
+    if (backend_->object_nq() > 0) {
+      d["object_qpos"] = py::array_t<double>(backend_->object_nq(), backend_->object_q(env));
+      d["object_qvel"] = py::array_t<double>(backend_->object_nv(), backend_->object_v(env));
+    }
+    return d;
+  }
+
+  // Puts env at (qpos, qvel) (and its objects): a fresh history, as a reset starts one; the
+  // task's state (command, target, episode step) stays. Returns env's new observation.
+  py::array_t<float> set_state(int env, const py::object& qpos, const py::object& qvel, const py::object& object_qpos,
+                               const py::object& object_qvel) {
+    check_env(env);
+    FN_CHECK(object_qpos.is_none() == object_qvel.is_none(), "set_state: give object_qpos and object_qvel together");
+    FN_CHECK(object_qpos.is_none() || backend_->object_nq() > 0, "set_state: this backend has no objects");
+    const Array<double> q = vector_arg(qpos, "qpos", backend_->nq()), v = vector_arg(qvel, "qvel", backend_->nv());
+    backend_->reset(env, q.data(), v.data());
+    if (!object_qpos.is_none()) {
+      const Array<double> oq = vector_arg(object_qpos, "object_qpos", backend_->object_nq());
+      const Array<double> ov = vector_arg(object_qvel, "object_qvel", backend_->object_nv());
+      backend_->set_objects(env, oq.data(), ov.data());
+    }
+    env_->refresh_observations();
+    return py::array_t<float>(env_->observation_dim(), env_->observations() + size_t(env) * size_t(env_->observation_dim()));
+  }
+
+  // env's scene (robot and objects) drawn by MuJoCo's renderer through EGL: (height, width, 3) uint8.
+  py::array_t<uint8_t> render(int env, int width, int height) {
+    check_env(env);
+    FN_CHECK(width >= 16 && height >= 16 && width <= 4096 && height <= 4096, "render: width and height must lie in "
+             "16..4096, got ", width, "x", height);
+    if (!renderer_ || render_size_ != std::make_pair(width, height)) {
+      renderer_ = std::make_unique<sim::Renderer>(*robot_, width, height);
+      render_size_ = {width, height};
+    }
+    const mjModel* m = robot_->model();
+    std::vector<double> qpos(size_t(m->nq)), qvel(size_t(m->nv));
+    backend_->write_scene_state(env, qpos.data(), qvel.data());
+    const sim::Image img = renderer_->render(qpos.data(), true);
+    py::array_t<uint8_t> out({img.height, img.width, 3});
+    std::copy(img.rgb.begin(), img.rgb.end(), out.mutable_data());
+    return out;
+  }
+
   py::dict timings() const {
     py::dict d;
     d["dynamics_seconds"] = backend_->timings().dynamics_seconds;
@@ -326,6 +378,19 @@ class PyVecEnv {
   }
 
  private:
+  // A finite 1-D float array of n values, named in errors.
+  static Array<double> vector_arg(const py::object& obj, const char* name, int n) {
+    Array<double> a = as_array<double>(obj, name);
+    FN_CHECK(a.ndim() == 1 && a.shape(0) == n, name, ": expected shape (", n, "), got ",
+             a.ndim() == 1 ? str_cat("(", a.shape(0), ")") : str_cat(a.ndim(), "-d array"));
+    for (int i = 0; i < n; ++i) FN_CHECK(std::isfinite(a.data()[i]), name, "[", i, "] is ", a.data()[i]);
+    return a;
+  }
+
+  void check_env(int env) const {
+    FN_CHECK(env >= 0 && env < env_->envs(), "env must lie in 0..", env_->envs() - 1, ", got ", env);
+  }
+
   py::array_t<float> copy_rows(const float* rows) const {
     py::array_t<float> out({env_->envs(), env_->observation_dim()});
     std::memcpy(out.mutable_data(), rows, sizeof(float) * size_t(out.size()));
@@ -340,6 +405,8 @@ class PyVecEnv {
   std::unique_ptr<env::Backend> backend_;
   std::unique_ptr<env::VecEnv> env_;
   std::vector<std::string> warnings_;
+  std::unique_ptr<sim::Renderer> renderer_;  // made by the first render()
+  std::pair<int, int> render_size_;
 };
 
 // numpy copy of a dataset array with its (N, frames, ...) shape.
@@ -484,6 +551,10 @@ PYBIND11_MODULE(_flashnerd, m) {
       .def("reset", &PyVecEnv::reset, py::arg("seed") = py::none(), py::arg("reset_mask") = py::none(),
            "-> (obs, info)")
       .def("step", &PyVecEnv::step, py::arg("actions"), "-> (obs, reward, terminated, truncated, info)")
+      .def("get_state", &PyVecEnv::get_state, py::arg("env"))
+      .def("set_state", &PyVecEnv::set_state, py::arg("env"), py::arg("qpos"), py::arg("qvel"),
+           py::arg("object_qpos") = py::none(), py::arg("object_qvel") = py::none())
+      .def("render", &PyVecEnv::render, py::arg("env"), py::arg("width"), py::arg("height"))
       .def("timings", &PyVecEnv::timings);
 
   m.def(
@@ -519,6 +590,9 @@ PYBIND11_MODULE(_flashnerd, m) {
         return d;
       },
       py::arg("name"), "A robot's layout, names and the log columns flashnerd import expects");
+  m.def("_task_info", [](const std::string& name) { return env::task_summary(name).dump(); }, py::arg("name"),
+        "A task's description as JSON (python/flashnerd/tasks.py decodes it)");
+  m.def("task_names", &env::task_names, "The tasks make_vec runs");
   m.def("load_dataset", &load_dataset_arrays, py::arg("path"),
         "A dataset from 'flashnerd gen' as a dict of named numpy arrays (qpos, qvel, ctrl, valid, ...)");
   m.def("write_dataset", &write_dataset_arrays, py::arg("path"), py::arg("robot"), py::arg("qpos"), py::arg("qvel"),
