@@ -20,6 +20,38 @@ assert abs(j["model_ms_per_decision"] + j["contact_detection_ms_per_decision"] +
   --out "$TMP/video" --json > /dev/null || fail "plan-video"
 [ -s "$TMP/video/plans_strip.png" ] || fail "plan-video wrote no strip"
 
+# a trial is deterministic per planner seed, and another seed plans otherwise; the trial table
+# (experiments/climbing/trial_table.py) counts them with Wilson intervals and Fisher's test
+TRIALS="$TMP/trials"
+mkdir -p "$TRIALS"
+for seed in 1 2; do
+  "$FN" plan --task climb --terrain 0 --samples 12 --horizon 8 --knots 3 --first-iterations 2 --frames 4 --seed $seed \
+    --threads 2 --no-progress --out "$TRIALS/mujoco_t0_s$seed.json" > /dev/null || fail "plan seed $seed"
+done
+"$FN" plan --task climb --terrain 0 --samples 12 --horizon 8 --knots 3 --first-iterations 2 --frames 4 --seed 1 \
+  --threads 1 --no-progress --out "$TMP/again_s1.json" > /dev/null || fail "plan seed 1 again"
+/usr/bin/python3 - "$TRIALS" "$TMP/again_s1.json" <<'PY' || fail "trials are not deterministic per seed"
+import json, sys
+a, b = (json.load(open(p)) for p in (sys.argv[1] + "/mujoco_t0_s1.json", sys.argv[2]))
+c = json.load(open(sys.argv[1] + "/mujoco_t0_s2.json"))
+assert a["qpos"] == b["qpos"] and a["ctrl"] == b["ctrl"], "seed 1 planned twice differs"
+assert a["ctrl"] != c["ctrl"], "seeds 1 and 2 planned the same"
+PY
+TABLE="$(dirname "$0")/../../experiments/climbing/trial_table.py"
+/usr/bin/python3 "$TABLE" "$TRIALS" > "$TMP/table.md" || fail "trial table"
+grep -q "| MuJoCo | [0-2] / 2 |" "$TMP/table.md" && grep -q "| h150_d40 | 0.150 | 0.40 | [0-2] / 2 |" "$TMP/table.md" ||
+  fail "trial table: $(cat "$TMP/table.md")"
+/usr/bin/python3 - "$TABLE" <<'PY' || fail "trial statistics"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("trial_table", sys.argv[1])
+t = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(t)
+lo, hi = t.wilson(27, 30)
+assert abs(lo - 0.7438) < 1e-4 and abs(hi - 0.9654) < 1e-4, (lo, hi)
+assert abs(t.fisher_two_sided(1, 5, 6, 0) - 0.015152) < 1e-5  # scipy.stats.fisher_exact
+assert t.fisher_two_sided(3, 3, 3, 3) == 1.0
+PY
+
 expect_error "--overwrite" plan --task climb --terrain 3 --samples 4 --horizon 4 --knots 2 --frames 1 --out "$TMP/climb.json"
 expect_error "--terrain 9" plan --task climb --terrain 9
 echo '{"robot": "quadruped_platform", "terrains": [{"height": -0.1, "distance": 0.5}]}' > "$TMP/bad_terrains.json"
