@@ -34,6 +34,12 @@ ActorCriticImpl::ActorCriticImpl(int observation_dim, int action_dim, const std:
   log_std_ = register_parameter("log_std", torch::full({action_dim}, std::log(init_noise_std)));
 }
 
+std::vector<torch::nn::Linear> ActorCriticImpl::linears(const torch::nn::ModuleList& layers) {
+  std::vector<torch::nn::Linear> out;
+  for (size_t i = 0; i < layers->size(); ++i) out.emplace_back(layers->ptr<torch::nn::LinearImpl>(i));
+  return out;
+}
+
 torch::Tensor ActorCriticImpl::action_mean(const torch::Tensor& obs) { return run_mlp(actor_, obs); }
 
 torch::Tensor ActorCriticImpl::value(const torch::Tensor& obs) { return run_mlp(critic_, obs).squeeze(-1); }

@@ -84,66 +84,90 @@ void Ppo::values(const float* obs, int rows, float* out) {
   std::memcpy(out, v.contiguous().data_ptr<float>(), sizeof(float) * size_t(rows));
 }
 
-PpoUpdateStats Ppo::update(const float* last_obs, Rng& rng) {
+void Ppo::generalized_advantages(const float* last_obs) {
+  torch::NoGradGuard no_grad;
   const int64_t T = c_.steps_per_env, E = envs_;
-  {  // generalized advantage estimation
-    torch::NoGradGuard no_grad;
-    torch::Tensor next_value = net_->value(from_buffer(last_obs, {E, obs_dim_}));
-    torch::Tensor adv = torch::zeros({E});
-    for (int64_t t = T - 1; t >= 0; --t) {
-      const torch::Tensor not_done = 1.0 - dones_[t];
-      const torch::Tensor delta = rewards_[t] + c_.gamma * next_value * not_done - values_[t];
-      adv = delta + c_.gamma * c_.lambda * not_done * adv;
-      advantages_[t].copy_(adv);
-      next_value = values_[t];
-    }
-    returns_.copy_(advantages_ + values_);
-    advantages_.copy_((advantages_ - advantages_.mean()) / (advantages_.std() + 1e-8));
+  torch::Tensor next_value = net_->value(from_buffer(last_obs, {E, obs_dim_}));
+  torch::Tensor adv = torch::zeros({E});
+  for (int64_t t = T - 1; t >= 0; --t) {
+    const torch::Tensor not_done = 1.0 - dones_[t];
+    const torch::Tensor delta = rewards_[t] + c_.gamma * next_value * not_done - values_[t];
+    adv = delta + c_.gamma * c_.lambda * not_done * adv;
+    advantages_[t].copy_(adv);
+    next_value = values_[t];
   }
-  const int64_t N = T * E;
+  returns_.copy_(advantages_ + values_);
+  advantages_.copy_((advantages_ - advantages_.mean()) / (advantages_.std() + 1e-8));
+}
+
+void Ppo::adapt_learning_rate(double kl) {
+  if (!c_.adaptive_lr) return;
+  if (kl > 2.0 * c_.desired_kl) set_learning_rate(std::max(kMinLearningRate, lr_ / 1.5));
+  else if (kl < 0.5 * c_.desired_kl && kl > 0) set_learning_rate(std::min(kMaxLearningRate, lr_ * 1.5));
+}
+
+PpoMinibatchResult Ppo::reference_minibatch(const PpoBatchView& b, const int64_t* order, int64_t mb) {
+  const int64_t N = b.n;
   const torch::Tensor obs = obs_.view({N, obs_dim_}), actions = actions_.view({N, act_dim_});
   const torch::Tensor mu_old = mu_.view({N, act_dim_}), sigma_old = sigma_.view({N, act_dim_});
   const torch::Tensor v_old = values_.view({N}), logp_old = logp_.view({N});
   const torch::Tensor ret = returns_.view({N}), adv = advantages_.view({N});
+  const torch::Tensor idx = torch::from_blob(const_cast<int64_t*>(order), {mb}, torch::kInt64);
+  const torch::Tensor o = obs.index_select(0, idx), a = actions.index_select(0, idx);
+  const torch::Tensor mu0 = mu_old.index_select(0, idx), sg0 = sigma_old.index_select(0, idx);
+  const torch::Tensor mu = net_->action_mean(o);
+  const torch::Tensor sigma = net_->action_std().expand_as(mu);
+  PpoMinibatchResult r;
+  {
+    torch::NoGradGuard no_grad;
+    r.kl = (sigma.log() - sg0.log() + (sg0.pow(2) + (mu0 - mu).pow(2)) / (2.0 * sigma.pow(2)) - 0.5)
+               .sum(-1)
+               .mean()
+               .item<double>();
+  }
+  const torch::Tensor ratio = (gaussian_log_prob(a, mu, sigma) - logp_old.index_select(0, idx)).exp();
+  const torch::Tensor A = adv.index_select(0, idx);
+  const torch::Tensor surrogate = torch::max(-A * ratio, -A * torch::clamp(ratio, 1.0 - c_.clip, 1.0 + c_.clip)).mean();
+  const torch::Tensor v = net_->value(o), v0 = v_old.index_select(0, idx), R = ret.index_select(0, idx);
+  const torch::Tensor v_clipped = v0 + torch::clamp(v - v0, -c_.clip, c_.clip);
+  const torch::Tensor value_loss = torch::max((v - R).pow(2), (v_clipped - R).pow(2)).mean();
+  const torch::Tensor entropy = (0.5 + kHalfLog2Pi + sigma.log()).sum(-1).mean();
+  const torch::Tensor loss = surrogate + c_.value_coef * value_loss - c_.entropy_coef * entropy;
+  optimizer_->zero_grad();
+  loss.backward();
+  r.surrogate = surrogate.item<double>();
+  r.value_loss = value_loss.item<double>();
+  r.entropy = entropy.item<double>();
+  return r;
+}
+
+PpoUpdateStats Ppo::update(const float* last_obs, Rng& rng) {
+  generalized_advantages(last_obs);
+  const int64_t N = int64_t(c_.steps_per_env) * envs_;
+  const PpoBatchView batch{obs_.data_ptr<float>(),    actions_.data_ptr<float>(), mu_.data_ptr<float>(),
+                           sigma_.data_ptr<float>(),  values_.data_ptr<float>(),  logp_.data_ptr<float>(),
+                           returns_.data_ptr<float>(), advantages_.data_ptr<float>(), N};
+  const PpoLossSettings loss{c_.clip, c_.value_coef, c_.entropy_coef};
   std::vector<int64_t> order(static_cast<size_t>(N));
   const int64_t mb = N / c_.minibatches;
+  if (!reference_update_ && !fused_) fused_ = std::make_unique<FusedPpoUpdate>(net_, obs_dim_, act_dim_, mb);
   PpoUpdateStats s;
   int updates = 0;
   for (int epoch = 0; epoch < c_.epochs; ++epoch) {
     std::iota(order.begin(), order.end(), int64_t(0));
     for (int64_t i = N - 1; i > 0; --i) std::swap(order[size_t(i)], order[rng.below(uint64_t(i + 1))]);
     for (int b = 0; b < c_.minibatches; ++b) {
-      const torch::Tensor idx = torch::from_blob(order.data() + b * mb, {mb}, torch::kInt64);
-      const torch::Tensor o = obs.index_select(0, idx), a = actions.index_select(0, idx);
-      const torch::Tensor mu0 = mu_old.index_select(0, idx), sg0 = sigma_old.index_select(0, idx);
-      const torch::Tensor mu = net_->action_mean(o);
-      const torch::Tensor sigma = net_->action_std().expand_as(mu);
-      if (c_.adaptive_lr) {
-        torch::NoGradGuard no_grad;
-        const double kl = (sigma.log() - sg0.log() + (sg0.pow(2) + (mu0 - mu).pow(2)) / (2.0 * sigma.pow(2)) - 0.5)
-                              .sum(-1)
-                              .mean()
-                              .item<double>();
-        if (kl > 2.0 * c_.desired_kl) set_learning_rate(std::max(kMinLearningRate, lr_ / 1.5));
-        else if (kl < 0.5 * c_.desired_kl && kl > 0) set_learning_rate(std::min(kMaxLearningRate, lr_ * 1.5));
-        s.kl += kl;
-      }
-      const torch::Tensor ratio = (gaussian_log_prob(a, mu, sigma) - logp_old.index_select(0, idx)).exp();
-      const torch::Tensor A = adv.index_select(0, idx);
-      const torch::Tensor surrogate =
-          torch::max(-A * ratio, -A * torch::clamp(ratio, 1.0 - c_.clip, 1.0 + c_.clip)).mean();
-      const torch::Tensor v = net_->value(o), v0 = v_old.index_select(0, idx), R = ret.index_select(0, idx);
-      const torch::Tensor v_clipped = v0 + torch::clamp(v - v0, -c_.clip, c_.clip);
-      const torch::Tensor value_loss = torch::max((v - R).pow(2), (v_clipped - R).pow(2)).mean();
-      const torch::Tensor entropy = (0.5 + kHalfLog2Pi + sigma.log()).sum(-1).mean();
-      const torch::Tensor loss = surrogate + c_.value_coef * value_loss - c_.entropy_coef * entropy;
-      optimizer_->zero_grad();
-      loss.backward();
-      torch::nn::utils::clip_grad_norm_(net_->parameters(), c_.max_grad_norm);
+      const int64_t* idx = order.data() + b * mb;
+      const PpoMinibatchResult r =
+          reference_update_ ? reference_minibatch(batch, idx, mb) : fused_->forward_backward(batch, idx, loss);
+      adapt_learning_rate(r.kl);
+      if (reference_update_) torch::nn::utils::clip_grad_norm_(net_->parameters(), c_.max_grad_norm);
+      else fused_->clip_grad_norm(c_.max_grad_norm);
       optimizer_->step();
-      s.value_loss += value_loss.item<double>();
-      s.surrogate_loss += surrogate.item<double>();
-      s.entropy += entropy.item<double>();
+      if (c_.adaptive_lr) s.kl += r.kl;
+      s.value_loss += r.value_loss;
+      s.surrogate_loss += r.surrogate;
+      s.entropy += r.entropy;
       ++updates;
     }
   }

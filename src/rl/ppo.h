@@ -14,6 +14,7 @@
 
 #include "core/rng.h"
 #include "rl/actor_critic.h"
+#include "rl/fused_ppo_update.h"
 
 namespace flashnerd::rl {
 
@@ -59,13 +60,23 @@ class Ppo {
   void values(const float* obs, int rows, float* out);
   // GAE from the last observations' values, then epochs × minibatches of updates.
   PpoUpdateStats update(const float* last_obs, Rng& rng);
+  // Minibatch gradients by libtorch's autograd (the reference the fused update is tested
+  // against, and its baseline in benchmarks) instead of rl/fused_ppo_update.h.
+  void use_reference_update(bool reference) { reference_update_ = reference; }
 
  private:
+  void generalized_advantages(const float* last_obs);
+  // The reference minibatch update: losses by libtorch ops, gradients by autograd.
+  PpoMinibatchResult reference_minibatch(const PpoBatchView& batch, const int64_t* idx, int64_t mb);
+  void adapt_learning_rate(double kl);
+
   PpoConfig c_;
   int obs_dim_, act_dim_, envs_;
   ActorCritic net_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
   double lr_;
+  bool reference_update_ = false;
+  std::unique_ptr<FusedPpoUpdate> fused_;
   // rollout storage, (T, envs, ...) row-major
   torch::Tensor obs_, actions_, rewards_, dones_, values_, logp_, mu_, sigma_, returns_, advantages_;
 };

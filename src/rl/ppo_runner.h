@@ -35,6 +35,9 @@ struct PpoRunOptions {
   // backends' updates single-threaded and MuJoCo's not). One by default: two were no faster
   // for these small networks (measured), and the bits of an update depend on the count.
   int update_threads = 1;
+  // libtorch's autograd for the minibatch gradients instead of the fused update (the same
+  // results to float tolerance; the baseline of the update's benchmark).
+  bool reference_update = false;
   bool progress = true;
   env::VecEnv* eval_env = nullptr;  // evaluated every eval_every iterations (0: never)
   int eval_every = 0;
