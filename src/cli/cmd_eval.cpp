@@ -93,6 +93,144 @@ std::unique_ptr<eval::StepModel> step_model_of(const EvalEntry& e, int batch, Th
   return std::make_unique<eval::EnsembleStepModel>(e.members, batch, &pool);
 }
 
+// Plots of one rollout's first channels against MuJoCo: the first trajectory no model
+// diverged on. Returns the specs written.
+std::vector<std::string> channel_plots(const std::string& dir, const Dataset& data,
+                                       const std::vector<eval::RolloutResult>& rollouts,
+                                       const std::vector<std::string>& labels) {
+  std::vector<std::string> files;
+  const StateCodec codec(data.layout);
+  const auto& r0 = rollouts[0];
+  int64_t pick = 0;
+  while (pick < r0.trajectories && r0.diverged_at[size_t(pick)] >= 0) ++pick;
+  if (pick == r0.trajectories) return files;
+  const int64_t n = r0.source[size_t(pick)];
+  const int C = codec.channel_dim(), nq = data.layout.nq, nv = data.layout.nv, na = data.layout.na;
+  std::vector<double> ch(static_cast<size_t>(C));
+  for (int c = 0; c < std::min(C, 4); ++c) {
+    std::vector<PlotSeries> series;
+    PlotSeries truth;
+    truth.label = "MuJoCo";
+    truth.rgb = 0x000000;
+    for (int h = 0; h < r0.horizon; ++h) {
+      codec.channels(data.q(n, r0.start_frame + h), data.v(n, r0.start_frame + h), data.a(n, r0.start_frame + h),
+                     ch.data());
+      truth.x.push_back(h + 1);
+      truth.y.push_back(ch[size_t(c)]);
+    }
+    series.push_back(truth);
+    for (size_t mi = 0; mi < rollouts.size(); ++mi) {
+      const auto& r = rollouts[mi];
+      if (r.diverged_at[size_t(pick)] >= 0) continue;
+      PlotSeries s;
+      s.label = labels[mi];
+      s.rgb = kColors[mi % 5];
+      for (int h = 0; h < r.horizon; ++h) {
+        const size_t row = size_t(pick * r.horizon + h);
+        codec.channels(r.qpos.data() + row * size_t(nq), r.qvel.data() + row * size_t(nv),
+                       na > 0 ? r.act.data() + row * size_t(na) : nullptr, ch.data());
+        s.x.push_back(h + 1);
+        s.y.push_back(ch[size_t(c)]);
+      }
+      series.push_back(s);
+    }
+    PlotOptions pc;
+    pc.title = "Trajectory " + std::to_string(n) + ": " + codec.channel_name(c);
+    pc.x_label = "step";
+    pc.y_label = codec.channel_name(c);
+    files.push_back(dir + "/rollout_channel_" + std::to_string(c) + ".plot.json");
+    write_plot_spec(files.back(), series, pc);
+  }
+  return files;
+}
+
+// --plots DIR: NRMSE against horizon (overall and by start kind) and one rollout's channels,
+// written as specs and drawn. Returns the PNGs drawn.
+std::vector<std::string> write_plots(const std::string& dir, const Dataset& data,
+                                     const std::vector<PlotSeries>& nrmse_curves,
+                                     const std::vector<PlotSeries> (&start_curves)[sim::kStartKinds],
+                                     const std::vector<eval::RolloutResult>& rollouts,
+                                     const std::vector<std::string>& labels) {
+  ensure_writable_directory(dir);
+  PlotOptions po;
+  po.title = "Rollout NRMSE vs horizon (" + data.robot + ")";
+  po.x_label = "horizon H (steps)";
+  po.y_label = "prefix-averaged NRMSE";
+  po.log_y = true;
+  std::vector<std::string> files = {dir + "/nrmse_vs_horizon.plot.json"};
+  write_plot_spec(files.back(), nrmse_curves, po);
+  for (int k = 0; k < sim::kStartKinds; ++k) {
+    if (start_curves[k].empty()) continue;
+    const std::string kind = sim::start_kind_name(sim::StartKind(k));
+    PlotOptions pk = po;
+    pk.title = "Rollout NRMSE vs horizon, " + kind + " starts (" + data.robot + ")";
+    files.push_back(dir + "/nrmse_vs_horizon_" + kind + ".plot.json");
+    write_plot_spec(files.back(), start_curves[k], pk);
+  }
+  for (const auto& f : channel_plots(dir, data, rollouts, labels)) files.push_back(f);
+  return draw_plots(files);
+}
+
+// --by-start: the same rollouts' errors grouped by where each trajectory started (ground,
+// edge, top), into the model's JSON, the table and the per-start curves.
+void report_by_start(const sim::Robot& robot, const Dataset& data, const std::vector<int64_t>& eligible,
+                     const eval::RolloutResult& rollout, const ModelConfig& cfg, const std::string& label,
+                     const std::vector<int>& horizons, const eval::OneStepErrors& one_step, uint32_t color,
+                     nlohmann::json& j, std::vector<std::vector<std::string>>& table,
+                     std::vector<PlotSeries> (&start_curves)[sim::kStartKinds]) {
+  const auto kinds = start_kinds(robot, data, eligible);
+  for (int k = 0; k < sim::kStartKinds; ++k) {
+    std::vector<size_t> rows;
+    for (size_t i = 0; i < kinds.size(); ++i)
+      if (int(kinds[i]) == k) rows.push_back(i);
+    if (rows.empty()) continue;
+    const char* name = sim::start_kind_name(sim::StartKind(k));
+    auto part = eval::rollout_errors(data, eval::select_rollouts(rollout, rows, data.layout.nq, data.layout.nv, data.layout.na),
+                                     cfg.norm.channel_std, horizons);
+    nlohmann::json pn = nlohmann::json::array();
+    std::vector<std::string> prow = {label, name, std::to_string(part.trajectories), std::to_string(part.diverged)};
+    for (const auto& he : part.horizons) {
+      pn.push_back(he.nrmse);
+      prow.push_back(format_number(he.nrmse));
+    }
+    j["by_start"][name] = {{"trajectories", part.trajectories}, {"diverged", part.diverged}, {"nrmse", pn}};
+    start_curves[k].push_back(prefix_curve(part.step_nrmse, label, color));
+    if (data.layout.floating_base) {
+      j["by_start"][name]["one_step_base_rmse_mm"] = one_step.base_rmse_mm(rows);
+      prow.push_back(format_number(one_step.base_rmse_mm(rows)));
+    }
+    table.push_back(prow);
+  }
+}
+
+// The summary: one JSON object (--json), or the error table with contact-row statistics.
+void print_eval_summary(const EvalArgs& a, const Dataset& data, const std::vector<int>& horizons,
+                        const nlohmann::json& results, const std::vector<std::vector<std::string>>& table,
+                        const std::vector<std::string>& plot_files) {
+  if (a.common.json) {
+    nlohmann::json out = results.size() == 1 ? results[0] : nlohmann::json{{"horizons", horizons}, {"models", results}};
+    out["plots"] = plot_files;
+    out["robot"] = data.robot;
+    std::printf("%s\n", out.dump().c_str());
+    return;
+  }
+  std::vector<std::string> header = {"model", "starts", "trajectories", "diverged"};
+  for (int h : horizons) header.push_back("NRMSE@" + std::to_string(h));
+  if (data.layout.floating_base) header.push_back("1-step base mm");
+  std::printf("\nRollout error on %s (%s)\n%s", a.data.c_str(), data.robot.c_str(), format_table(header, table).c_str());
+  for (const auto& r : results)
+    if (r.contains("contact_rows")) {
+      const auto& c = r["contact_rows"];
+      std::printf("%s: contact rows per predicted step min %lld mean %.2f max %lld, overflow %lld, "
+                  "MuJoCo contact list full %lld; time in model %.2f s, in detection %.2f s\n",
+                  r["model"].get<std::string>().c_str(), c["min"].get<long long>(), c["mean"].get<double>(),
+                  c["max"].get<long long>(), c["overflow"].get<long long>(),
+                  c["mujoco_buffer_full_frames"].get<long long>(), r["model_seconds"].get<double>(),
+                  r["sensing_seconds"].get<double>());
+    }
+  for (const auto& p : plot_files) std::printf("plot: %s\n", p.c_str());
+}
+
 void run_eval(const EvalArgs& a) {
   FN_CHECK(!a.models.empty(), "give at least one --model DIR");
   const int threads = checked_threads(a.threads.threads, a.threads.force_threads);
@@ -175,32 +313,9 @@ void run_eval(const EvalArgs& a) {
       row.push_back(format_number(one_step.base_rmse_mm()));
     }
     table.push_back(row);
-    if (a.by_start) {  // the same rollouts, grouped by where each trajectory started
-      const auto kinds = start_kinds(*robot, data, eligible);
-      for (int k = 0; k < sim::kStartKinds; ++k) {
-        std::vector<size_t> rows;
-        for (size_t i = 0; i < kinds.size(); ++i)
-          if (int(kinds[i]) == k) rows.push_back(i);
-        if (rows.empty()) continue;
-        const char* name = sim::start_kind_name(sim::StartKind(k));
-        auto part = eval::rollout_errors(data, eval::select_rollouts(rollout, rows, data.layout.nq, data.layout.nv, data.layout.na),
-                                         cfg.norm.channel_std, horizons);
-        nlohmann::json pn = nlohmann::json::array();
-        std::vector<std::string> prow = {model_label(cfg, model_dir), name, std::to_string(part.trajectories),
-                                         std::to_string(part.diverged)};
-        for (const auto& he : part.horizons) {
-          pn.push_back(he.nrmse);
-          prow.push_back(format_number(he.nrmse));
-        }
-        j["by_start"][name] = {{"trajectories", part.trajectories}, {"diverged", part.diverged}, {"nrmse", pn}};
-        start_curves[k].push_back(prefix_curve(part.step_nrmse, model_label(cfg, model_dir), kColors[mi % 5]));
-        if (data.layout.floating_base) {
-          j["by_start"][name]["one_step_base_rmse_mm"] = one_step.base_rmse_mm(rows);
-          prow.push_back(format_number(one_step.base_rmse_mm(rows)));
-        }
-        table.push_back(prow);
-      }
-    }
+    if (a.by_start)
+      report_by_start(*robot, data, eligible, rollout, cfg, model_label(cfg, model_dir), horizons, one_step,
+                      kColors[mi % 5], j, table, start_curves);
     results.push_back(j);
     PlotSeries s = prefix_curve(errors.step_nrmse, model_label(cfg, model_dir), kColors[mi % 5]);
     nrmse_curves.push_back(s);
@@ -208,97 +323,10 @@ void run_eval(const EvalArgs& a) {
     labels.push_back(s.label);
   }
 
-  std::vector<std::string> plot_files;
-  if (!a.plots.empty()) {
-    ensure_writable_directory(a.plots);
-    PlotOptions po;
-    po.title = "Rollout NRMSE vs horizon (" + data.robot + ")";
-    po.x_label = "horizon H (steps)";
-    po.y_label = "prefix-averaged NRMSE";
-    po.log_y = true;
-    std::string p1 = a.plots + "/nrmse_vs_horizon.plot.json";
-    write_plot_spec(p1, nrmse_curves, po);
-    plot_files.push_back(p1);
-    for (int k = 0; k < sim::kStartKinds; ++k) {
-      if (start_curves[k].empty()) continue;
-      const std::string kind = sim::start_kind_name(sim::StartKind(k));
-      PlotOptions pk = po;
-      pk.title = "Rollout NRMSE vs horizon, " + kind + " starts (" + data.robot + ")";
-      std::string pf = a.plots + "/nrmse_vs_horizon_" + kind + ".plot.json";
-      write_plot_spec(pf, start_curves[k], pk);
-      plot_files.push_back(pf);
-    }
-    // one rollout's channels against MuJoCo
-    const StateCodec codec(data.layout);
-    const auto& r0 = rollouts[0];
-    int64_t pick = 0;
-    while (pick < r0.trajectories && r0.diverged_at[size_t(pick)] >= 0) ++pick;
-    if (pick < r0.trajectories) {
-      const int64_t n = r0.source[size_t(pick)];
-      const int C = codec.channel_dim();
-      std::vector<double> ch(static_cast<size_t>(C));
-      for (int c = 0; c < std::min(C, 4); ++c) {
-        std::vector<PlotSeries> series;
-        PlotSeries truth;
-        truth.label = "MuJoCo";
-        truth.rgb = 0x000000;
-        for (int h = 0; h < r0.horizon; ++h) {
-          codec.channels(data.q(n, r0.start_frame + h), data.v(n, r0.start_frame + h), data.a(n, r0.start_frame + h),
-                         ch.data());
-          truth.x.push_back(h + 1);
-          truth.y.push_back(ch[size_t(c)]);
-        }
-        series.push_back(truth);
-        for (size_t mi = 0; mi < rollouts.size(); ++mi) {
-          const auto& r = rollouts[mi];
-          if (r.diverged_at[size_t(pick)] >= 0) continue;
-          PlotSeries s;
-          s.label = labels[mi];
-          s.rgb = kColors[mi % 5];
-          for (int h = 0; h < r.horizon; ++h) {
-            const int na = data.layout.na;
-            codec.channels(r.qpos.data() + size_t((pick * r.horizon + h) * data.layout.nq),
-                           r.qvel.data() + size_t((pick * r.horizon + h) * data.layout.nv),
-                           na > 0 ? r.act.data() + size_t((pick * r.horizon + h) * na) : nullptr, ch.data());
-            s.x.push_back(h + 1);
-            s.y.push_back(ch[size_t(c)]);
-          }
-          series.push_back(s);
-        }
-        PlotOptions pc;
-        pc.title = "Trajectory " + std::to_string(n) + ": " + codec.channel_name(c);
-        pc.x_label = "step";
-        pc.y_label = codec.channel_name(c);
-        std::string p = a.plots + "/rollout_channel_" + std::to_string(c) + ".plot.json";
-        write_plot_spec(p, series, pc);
-        plot_files.push_back(p);
-      }
-    }
-    plot_files = draw_plots(plot_files);
-  }
+  const std::vector<std::string> plot_files =
+      a.plots.empty() ? std::vector<std::string>() : write_plots(a.plots, data, nrmse_curves, start_curves, rollouts, labels);
 
-  if (a.common.json) {
-    nlohmann::json out = results.size() == 1 ? results[0] : nlohmann::json{{"horizons", horizons}, {"models", results}};
-    out["plots"] = plot_files;
-    out["robot"] = data.robot;
-    std::printf("%s\n", out.dump().c_str());
-    return;
-  }
-  std::vector<std::string> header = {"model", "starts", "trajectories", "diverged"};
-  for (int h : horizons) header.push_back("NRMSE@" + std::to_string(h));
-  if (data.layout.floating_base) header.push_back("1-step base mm");
-  std::printf("\nRollout error on %s (%s)\n%s", a.data.c_str(), data.robot.c_str(), format_table(header, table).c_str());
-  for (const auto& r : results)
-    if (r.contains("contact_rows")) {
-      const auto& c = r["contact_rows"];
-      std::printf("%s: contact rows per predicted step min %lld mean %.2f max %lld, overflow %lld, "
-                  "MuJoCo contact list full %lld; time in model %.2f s, in detection %.2f s\n",
-                  r["model"].get<std::string>().c_str(), c["min"].get<long long>(), c["mean"].get<double>(),
-                  c["max"].get<long long>(), c["overflow"].get<long long>(),
-                  c["mujoco_buffer_full_frames"].get<long long>(), r["model_seconds"].get<double>(),
-                  r["sensing_seconds"].get<double>());
-    }
-  for (const auto& p : plot_files) std::printf("plot: %s\n", p.c_str());
+  print_eval_summary(a, data, horizons, results, table, plot_files);
 }
 
 }  // namespace
