@@ -12,6 +12,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -72,6 +73,163 @@ struct Result {
   double latency_ms = 0, mtps = 0, gflops = 0;
 };
 
+// What every timing of one run shares, and the notes it collects.
+struct BenchRun {
+  const BenchOptions& o;
+  ThreadPool& pool;
+  engine::GemmBackend gemm;
+  int din, dout;
+  double memory_limit;
+  std::map<std::string, std::string> kernels;  // precision -> the context's kernel summary
+  std::vector<std::string> skipped, notes;
+};
+
+// The median step latency of `model` at batch B (nothing when B would not fit in memory); the
+// model's sizes into m.
+std::optional<Result> time_batch(BenchRun& bc, const engine::Model& model, Arch a, engine::Precision prec, int64_t B,
+                                 double flops, nlohmann::json& m) {
+  const BenchOptions& o = bc.o;
+  using clock = std::chrono::steady_clock;
+  // memory check before reserving: cache per env + inputs/outputs + per-thread scratch
+  {
+    engine::ContextOptions probe;
+    probe.max_batch = 1;
+    probe.pool = &bc.pool;
+    probe.gemm = bc.gemm;
+    probe.tile_rows = o.tile_rows;
+    engine::Context small(model, probe);
+    bc.kernels[engine::precision_name(prec)] = small.kernel_summary();
+    m["cache_bytes_per_env"] = small.cache_bytes_per_env();
+    m["activation_bytes_per_env"] = small.activation_bytes_per_env();
+    const double need = double(B) * (double(small.cache_bytes_per_env()) + 4.0 * (bc.din + bc.dout) + 9) +
+                        double(small.total_bytes()) * 4;
+    if (need > bc.memory_limit) {
+      bc.skipped.push_back(str_cat(arch_name(a), " B=", B, ": needs ~", bytes_text(need),
+                                   ", over the memory limit ", bytes_text(bc.memory_limit)));
+      std::fprintf(stderr, "skipping %s\n", bc.skipped.back().c_str());
+      return std::nullopt;
+    }
+  }
+  engine::ContextOptions opt;
+  opt.max_batch = int(B);
+  opt.pool = &bc.pool;
+  opt.gemm = bc.gemm;
+  opt.tile_rows = o.tile_rows;
+  opt.parallel_min_macs = o.parallel_min_macs;
+  engine::Context ctx(model, opt);
+  std::vector<float> x(size_t(B) * bc.din), y(size_t(B) * bc.dout);
+  Rng rng(o.seed + 7);
+  for (auto& v : x) v = float(rng.normal());
+  // steady state: full histories (history() frames; when steps take seconds, at most
+  // --warmup-seconds of them, noted), then calibrate the steps per group
+  const int history = model.config().history();
+  double one = 0, warm = 0;
+  int warm_steps = 0;
+  while (warm_steps < history + 1 && (warm_steps < 2 || warm < o.warmup_seconds)) {
+    const auto t0 = clock::now();
+    engine::step_normalized(model, ctx, int(B), x.data(), y.data());
+    one = std::chrono::duration<double>(clock::now() - t0).count();
+    warm += one;
+    ++warm_steps;
+  }
+  if (warm_steps < history + 1)
+    bc.notes.push_back(str_cat(arch_name(a), " B=", B, ": timed after ", warm_steps,
+                               " warm-up steps (history ", history, " frames not yet full; the work per step does not depend on it)"));
+  auto t0 = clock::now();
+  const int per_group = std::max(1, int(o.group_seconds / std::max(one, 1e-7)));
+  std::vector<double> lat;
+  for (int g = 0; g < o.groups; ++g) {
+    t0 = clock::now();
+    for (int k = 0; k < per_group; ++k) engine::step_normalized(model, ctx, int(B), x.data(), y.data());
+    lat.push_back(std::chrono::duration<double>(clock::now() - t0).count() / per_group);
+  }
+  std::sort(lat.begin(), lat.end());
+  const double L = lat[lat.size() / 2];
+  Result r{arch_name(a), engine::precision_name(prec), B, L * 1e3, double(B) / (1e6 * L), flops * double(B) / L / 1e9};
+  std::fprintf(stderr, "%-9s %s B=%-6lld %10.4f ms  %9.4f Mtrans/s  %7.1f GFLOP/s\n", r.arch.c_str(),
+               r.precision.c_str(), (long long)B, r.latency_ms, r.mtps, r.gflops);
+  return r;
+}
+
+// --plot FILE.png: Q(B) of every arch and precision, written as FILE.plot.json and drawn.
+void write_bench_plot(const std::string& png, const std::vector<Arch>& archs,
+                      const std::vector<engine::Precision>& precisions, const std::vector<Result>& results,
+                      const std::string& preset, int threads, nlohmann::json& summary) {
+  std::vector<PlotSeries> series;
+  for (Arch a : archs)
+   for (engine::Precision prec : precisions) {
+    PlotSeries ps;
+    const std::string pn = engine::precision_name(prec);
+    ps.label = std::string(a == Arch::FlashNeRD ? "FlashNeRD" : "Optimized NeRD") + " " + pn;
+    ps.rgb = a == Arch::FlashNeRD ? (prec == engine::Precision::BF16 ? 0x17becf : 0x1f77b4)
+                                  : (prec == engine::Precision::BF16 ? 0xff7f0e : 0xd62728);
+    ps.markers = true;
+    for (const auto& r : results) {
+      if (r.arch != arch_name(a) || r.precision != pn) continue;
+      ps.x.push_back(std::log10(double(r.batch)));
+      ps.y.push_back(r.mtps);
+    }
+    series.push_back(ps);
+  }
+  PlotOptions po;
+  po.title = "Throughput Q(B), preset " + preset + " (" + std::to_string(threads) + " CPU threads)";
+  po.x_label = "log10 batch B";
+  po.y_label = "million transitions / s";
+  po.log_y = true;
+  const std::string spec = plot_spec_path(png);
+  write_plot_spec(spec, series, po);
+  summary["plot_data"] = spec;
+  if (!draw_plots({spec}).empty()) summary["plot"] = plot_png_path(spec);
+}
+
+// The human table: both archs per batch, the ratio of their throughputs, bf16 against fp32.
+void print_bench_table(const BenchRun& bc, const nlohmann::json& summary, const std::vector<Result>& results,
+                       const std::vector<Arch>& archs, const std::string& preset, double gemm_gflops,
+                       double bf16_gflops) {
+  const int din = bc.din, dout = bc.dout;
+  auto ceiling = [&](const std::string& precision) { return precision == "bf16" ? bf16_gflops : gemm_gflops; };
+  auto find = [&](const std::string& arch, const std::string& precision, int64_t b) -> const Result* {
+    for (const auto& r : results)
+      if (r.arch == arch && r.precision == precision && r.batch == b) return &r;
+    return nullptr;
+  };
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : results) {
+    std::string ratio = "", vs_fp32 = "";
+    if (r.arch == "flashnerd")
+      if (const Result* n = find("nerd", r.precision, r.batch)) ratio = fmt(r.mtps / n->mtps, 2) + "x";
+    if (r.precision == "bf16")
+      if (const Result* f = find(r.arch, "fp32", r.batch)) vs_fp32 = fmt(r.mtps / f->mtps, 2) + "x";
+    rows.push_back({r.arch, r.precision, std::to_string(r.batch), fmt(r.latency_ms, 4), fmt(r.mtps, 4),
+                    fmt(r.gflops, 1), fmt(100.0 * r.gflops / ceiling(r.precision), 1) + "%", ratio, vs_fp32});
+  }
+  std::cout << "\nflashnerd bench: preset " << preset << ", input " << din << ", output " << dout
+            << ", " << bc.pool.size() << " threads\n  " << engine::cpu_features().summary() << "\n";
+  for (const auto& [p, k] : bc.kernels) std::cout << "  kernels " << k << "\n";
+  std::cout << "  ceilings: fp32 sgemm (" << engine::gemm_backend_name(bc.gemm) << ") " << fmt(gemm_gflops, 1)
+            << " GFLOP/s";
+  if (bf16_gflops > 0)
+    std::cout << "; bf16 oneDNN matmul " << fmt(bf16_gflops, 1) << " GFLOP/s (engine's own bf16 kernel "
+              << fmt(summary["bf16_engine_kernel_gflops"].get<double>(), 1) << ")";
+  std::cout << "\n";
+  for (Arch a : archs) {
+    const auto& m = summary["models"][arch_name(a)];
+    std::cout << "  " << arch_name(a) << ": " << m["parameters"].get<int64_t>() << " parameters, "
+              << fmt(m["flops_per_transition"].get<double>() / 1e6, 2) << " MFLOP/transition";
+    if (m.contains("cache_bytes_per_env"))
+      std::cout << ", cache " << bytes_text(m["cache_bytes_per_env"].get<double>())
+                << "/env, activations " << bytes_text(m["activation_bytes_per_env"].get<double>()) << "/env";
+    std::cout << "\n";
+  }
+  std::cout << "\n"
+            << format_table({"arch", "precision", "batch", "latency ms", "Mtrans/s", "GFLOP/s", "of ceiling",
+                             "FlashNeRD/NeRD", "bf16/fp32"}, rows);
+  for (const auto& s : bc.skipped) std::cout << "skipped: " << s << "\n";
+  for (const auto& s : bc.notes) std::cout << "note: " << s << "\n";
+  std::cout << "latency: median of " << bc.o.groups << " groups of >= " << bc.o.group_seconds << " s (at least one step)\n";
+  std::cout << std::flush;
+}
+
 void run_bench(const BenchOptions& o) {
   FN_CHECK(o.arch == "flashnerd" || o.arch == "nerd" || o.arch == "both",
            "--arch: '", o.arch, "' is not one of flashnerd, nerd, both");
@@ -123,75 +281,14 @@ void run_bench(const BenchOptions& o) {
   nlohmann::json summary;
   summary["models"] = nlohmann::json::object();
   std::vector<Result> results;
-  std::vector<std::string> skipped, notes;
-  using clock = std::chrono::steady_clock;
-  std::map<std::string, std::string> kernels;  // precision -> the context's kernel summary
+  BenchRun bc{o, pool, gemm, din, dout, memory_limit, {}, {}, {}};
   for (Arch a : archs)
    for (engine::Precision prec : precisions) {
     const engine::Model& model = *models[{a, prec}];
     const double flops = flops_per_transition(model.config());
     nlohmann::json m = {{"parameters", parameter_count(model.config())}, {"flops_per_transition", flops}};
-    for (int64_t B : batches) {
-      // memory check before reserving: cache per env + inputs/outputs + per-thread scratch
-      {
-        engine::ContextOptions probe;
-        probe.max_batch = 1;
-        probe.pool = &pool;
-        probe.gemm = gemm;
-        probe.tile_rows = o.tile_rows;
-        engine::Context small(model, probe);
-        kernels[engine::precision_name(prec)] = small.kernel_summary();
-        m["cache_bytes_per_env"] = small.cache_bytes_per_env();
-        m["activation_bytes_per_env"] = small.activation_bytes_per_env();
-        const double need = double(B) * (double(small.cache_bytes_per_env()) + 4.0 * (din + dout) + 9) +
-                            double(small.total_bytes()) * 4;
-        if (need > memory_limit) {
-          skipped.push_back(str_cat(arch_name(a), " B=", B, ": needs ~", bytes_text(need),
-                                    ", over the memory limit ", bytes_text(memory_limit)));
-          std::fprintf(stderr, "skipping %s\n", skipped.back().c_str());
-          continue;
-        }
-      }
-      engine::ContextOptions opt;
-      opt.max_batch = int(B);
-      opt.pool = &pool;
-      opt.gemm = gemm;
-      opt.tile_rows = o.tile_rows;
-      opt.parallel_min_macs = o.parallel_min_macs;
-      engine::Context ctx(model, opt);
-      std::vector<float> x(size_t(B) * din), y(size_t(B) * dout);
-      Rng rng(o.seed + 7);
-      for (auto& v : x) v = float(rng.normal());
-      // steady state: full histories (history() frames; when steps take seconds, at most
-      // --warmup-seconds of them, noted), then calibrate the steps per group
-      const int history = model.config().history();
-      double one = 0, warm = 0;
-      int warm_steps = 0;
-      while (warm_steps < history + 1 && (warm_steps < 2 || warm < o.warmup_seconds)) {
-        const auto t0 = clock::now();
-        engine::step_normalized(model, ctx, int(B), x.data(), y.data());
-        one = std::chrono::duration<double>(clock::now() - t0).count();
-        warm += one;
-        ++warm_steps;
-      }
-      if (warm_steps < history + 1)
-        notes.push_back(str_cat(arch_name(a), " B=", B, ": timed after ", warm_steps,
-                                " warm-up steps (history ", history, " frames not yet full; the work per step does not depend on it)"));
-      auto t0 = clock::now();
-      const int per_group = std::max(1, int(o.group_seconds / std::max(one, 1e-7)));
-      std::vector<double> lat;
-      for (int g = 0; g < o.groups; ++g) {
-        t0 = clock::now();
-        for (int k = 0; k < per_group; ++k) engine::step_normalized(model, ctx, int(B), x.data(), y.data());
-        lat.push_back(std::chrono::duration<double>(clock::now() - t0).count() / per_group);
-      }
-      std::sort(lat.begin(), lat.end());
-      const double L = lat[lat.size() / 2];
-      Result r{arch_name(a), engine::precision_name(prec), B, L * 1e3, double(B) / (1e6 * L), flops * double(B) / L / 1e9};
-      results.push_back(r);
-      std::fprintf(stderr, "%-9s %s B=%-6lld %10.4f ms  %9.4f Mtrans/s  %7.1f GFLOP/s\n", r.arch.c_str(),
-                   r.precision.c_str(), (long long)B, r.latency_ms, r.mtps, r.gflops);
-    }
+    for (int64_t B : batches)
+      if (const auto r = time_batch(bc, model, a, prec, B, flops, m)) results.push_back(*r);
     summary["models"][arch_name(a)] = m;
   }
 
@@ -211,7 +308,7 @@ void run_bench(const BenchOptions& o) {
   }
   auto ceiling = [&](const std::string& precision) { return precision == "bf16" ? bf16_gflops : gemm_gflops; };
   summary["cpu"] = engine::cpu_features().summary();
-  summary["kernels"] = kernels;
+  summary["kernels"] = bc.kernels;
   summary["results"] = nlohmann::json::array();
   for (const auto& r : results)
     summary["results"].push_back({{"arch", r.arch}, {"precision", r.precision}, {"batch", r.batch},
@@ -222,82 +319,16 @@ void run_bench(const BenchOptions& o) {
   summary["input_dim"] = din;
   summary["output_dim"] = dout;
   summary["gemm_backend"] = engine::gemm_backend_name(gemm);
-  if (!skipped.empty()) summary["skipped"] = skipped;
-  if (!notes.empty()) summary["notes"] = notes;
+  if (!bc.skipped.empty()) summary["skipped"] = bc.skipped;
+  if (!bc.notes.empty()) summary["notes"] = bc.notes;
   summary["groups"] = o.groups;
 
-  if (!o.plot.empty()) {
-    std::vector<PlotSeries> series;
-    for (Arch a : archs)
-     for (engine::Precision prec : precisions) {
-      PlotSeries ps;
-      const std::string pn = engine::precision_name(prec);
-      ps.label = std::string(a == Arch::FlashNeRD ? "FlashNeRD" : "Optimized NeRD") + " " + pn;
-      ps.rgb = a == Arch::FlashNeRD ? (prec == engine::Precision::BF16 ? 0x17becf : 0x1f77b4)
-                                    : (prec == engine::Precision::BF16 ? 0xff7f0e : 0xd62728);
-      ps.markers = true;
-      for (const auto& r : results) {
-        if (r.arch != arch_name(a) || r.precision != pn) continue;
-        ps.x.push_back(std::log10(double(r.batch)));
-        ps.y.push_back(r.mtps);
-      }
-      series.push_back(ps);
-    }
-    PlotOptions po;
-    po.title = "Throughput Q(B), preset " + preset + " (" + std::to_string(pool.size()) + " CPU threads)";
-    po.x_label = "log10 batch B";
-    po.y_label = "million transitions / s";
-    po.log_y = true;
-    const std::string spec = plot_spec_path(o.plot);
-    write_plot_spec(spec, series, po);
-    summary["plot_data"] = spec;
-    if (!draw_plots({spec}).empty()) summary["plot"] = plot_png_path(spec);
-  }
+  if (!o.plot.empty()) write_bench_plot(o.plot, archs, precisions, results, preset, pool.size(), summary);
   if (o.common.json) {
     std::cout << summary.dump() << std::endl;
     return;
   }
-  // human table: both archs per batch, ratio of throughputs
-  auto find = [&](const std::string& arch, const std::string& precision, int64_t b) -> const Result* {
-    for (const auto& r : results)
-      if (r.arch == arch && r.precision == precision && r.batch == b) return &r;
-    return nullptr;
-  };
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& r : results) {
-    std::string ratio = "", vs_fp32 = "";
-    if (r.arch == "flashnerd")
-      if (const Result* n = find("nerd", r.precision, r.batch)) ratio = fmt(r.mtps / n->mtps, 2) + "x";
-    if (r.precision == "bf16")
-      if (const Result* f = find(r.arch, "fp32", r.batch)) vs_fp32 = fmt(r.mtps / f->mtps, 2) + "x";
-    rows.push_back({r.arch, r.precision, std::to_string(r.batch), fmt(r.latency_ms, 4), fmt(r.mtps, 4),
-                    fmt(r.gflops, 1), fmt(100.0 * r.gflops / ceiling(r.precision), 1) + "%", ratio, vs_fp32});
-  }
-  std::cout << "\nflashnerd bench: preset " << preset << ", input " << din << ", output " << dout
-            << ", " << pool.size() << " threads\n  " << engine::cpu_features().summary() << "\n";
-  for (const auto& [p, k] : kernels) std::cout << "  kernels " << k << "\n";
-  std::cout << "  ceilings: fp32 sgemm (" << engine::gemm_backend_name(gemm) << ") " << fmt(gemm_gflops, 1)
-            << " GFLOP/s";
-  if (bf16)
-    std::cout << "; bf16 oneDNN matmul " << fmt(bf16_gflops, 1) << " GFLOP/s (engine's own bf16 kernel "
-              << fmt(summary["bf16_engine_kernel_gflops"].get<double>(), 1) << ")";
-  std::cout << "\n";
-  for (Arch a : archs) {
-    const auto& m = summary["models"][arch_name(a)];
-    std::cout << "  " << arch_name(a) << ": " << m["parameters"].get<int64_t>() << " parameters, "
-              << fmt(m["flops_per_transition"].get<double>() / 1e6, 2) << " MFLOP/transition";
-    if (m.contains("cache_bytes_per_env"))
-      std::cout << ", cache " << bytes_text(m["cache_bytes_per_env"].get<double>())
-                << "/env, activations " << bytes_text(m["activation_bytes_per_env"].get<double>()) << "/env";
-    std::cout << "\n";
-  }
-  std::cout << "\n"
-            << format_table({"arch", "precision", "batch", "latency ms", "Mtrans/s", "GFLOP/s", "of ceiling",
-                             "FlashNeRD/NeRD", "bf16/fp32"}, rows);
-  for (const auto& s : skipped) std::cout << "skipped: " << s << "\n";
-  for (const auto& s : notes) std::cout << "note: " << s << "\n";
-  std::cout << "latency: median of " << o.groups << " groups of >= " << o.group_seconds << " s (at least one step)\n";
-  std::cout << std::flush;
+  print_bench_table(bc, summary, results, archs, preset, gemm_gflops, bf16 ? bf16_gflops : 0);
 }
 
 }  // namespace
