@@ -18,7 +18,7 @@ void BM_PpoUpdate(benchmark::State& state) {
   flashnerd::rl::PpoConfig c;  // rsl_rl's defaults: 24 steps, 5 epochs, 4 minibatches, 128-64-32
   torch::manual_seed(1);
   flashnerd::rl::Ppo ppo(c, kObs, kAct, envs);
-  ppo.use_reference_update(reference);
+  ppo.use_fused_update(!reference);
   flashnerd::Rng rng(3);
   const size_t E = size_t(envs);
   std::vector<float> obs(E * kObs), actions(E * kAct), rewards(E), zeros(E);

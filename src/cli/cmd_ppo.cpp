@@ -27,7 +27,7 @@ struct PpoArgs {
   std::string hidden = "128,64,32";
   int checkpoint_every = 10;
   int update_threads = 1;
-  bool reference_update = false;
+  bool fused_update = false;
   int eval_every = 0;
   int eval_envs = 64;
   int eval_steps = 1000;
@@ -82,7 +82,7 @@ void run_ppo_command(const PpoArgs& a) {
   o.overwrite = a.overwrite;
   o.checkpoint_every = a.checkpoint_every;
   o.update_threads = a.update_threads;
-  o.reference_update = a.reference_update;
+  o.fused_update = a.fused_update;
   o.progress = !a.quiet;
   o.eval_env = eval_env.get();
   o.eval_every = a.eval_every;
@@ -158,9 +158,9 @@ void register_ppo(CLI::App& app) {
   sub->add_option("--hidden", args->hidden, "Hidden widths of actor and critic")->capture_default_str();
   sub->add_option("--checkpoint-every", args->checkpoint_every, "Checkpoint every K iterations")
       ->check(CLI::PositiveNumber)->capture_default_str();
-  sub->add_flag("--reference-update", args->reference_update,
-                "Minibatch gradients by libtorch's autograd instead of the fused update (same results to float "
-                "tolerance; the baseline of its benchmark)");
+  sub->add_flag("--fused-update", args->fused_update,
+                "Minibatch gradients by the fused update instead of libtorch's autograd (equal per update to "
+                "float tolerance; experimental, docs/RL.md)");
   sub->add_option("--update-threads", args->update_threads,
                   "BLAS threads of the PPO update (0: all cores); the same for every backend")
       ->capture_default_str();

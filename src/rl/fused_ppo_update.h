@@ -2,7 +2,7 @@
 // MLPs' forward passes (addmm + ELU), the clipped surrogate, clipped value loss and entropy, and
 // their gradients written straight into the parameters' .grad(), computed by hand in loops
 // over preallocated buffers and a handful of matrix products; then the gradient-norm clip and
-// the caller's Adam step. It computes what Ppo's autograd reference (Ppo::update_minibatch_reference)
+// the caller's Adam step. It computes what the autograd reference (Ppo::reference_minibatch)
 // computes, to floating-point tolerance (tests/rl/fused_ppo_update_test.cpp), without
 // libtorch's per-operation overhead, which dominated the update at rsl_rl's sizes.
 #pragma once

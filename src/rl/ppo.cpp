@@ -150,7 +150,7 @@ PpoUpdateStats Ppo::update(const float* last_obs, Rng& rng) {
   const PpoLossSettings loss{c_.clip, c_.value_coef, c_.entropy_coef};
   std::vector<int64_t> order(static_cast<size_t>(N));
   const int64_t mb = N / c_.minibatches;
-  if (!reference_update_ && !fused_) fused_ = std::make_unique<FusedPpoUpdate>(net_, obs_dim_, act_dim_, mb);
+  if (fused_update_ && !fused_) fused_ = std::make_unique<FusedPpoUpdate>(net_, obs_dim_, act_dim_, mb);
   PpoUpdateStats s;
   int updates = 0;
   for (int epoch = 0; epoch < c_.epochs; ++epoch) {
@@ -159,10 +159,10 @@ PpoUpdateStats Ppo::update(const float* last_obs, Rng& rng) {
     for (int b = 0; b < c_.minibatches; ++b) {
       const int64_t* idx = order.data() + b * mb;
       const PpoMinibatchResult r =
-          reference_update_ ? reference_minibatch(batch, idx, mb) : fused_->forward_backward(batch, idx, loss);
+          fused_update_ ? fused_->forward_backward(batch, idx, loss) : reference_minibatch(batch, idx, mb);
       adapt_learning_rate(r.kl);
-      if (reference_update_) torch::nn::utils::clip_grad_norm_(net_->parameters(), c_.max_grad_norm);
-      else fused_->clip_grad_norm(c_.max_grad_norm);
+      if (fused_update_) fused_->clip_grad_norm(c_.max_grad_norm);
+      else torch::nn::utils::clip_grad_norm_(net_->parameters(), c_.max_grad_norm);
       optimizer_->step();
       if (c_.adaptive_lr) s.kl += r.kl;
       s.value_loss += r.value_loss;

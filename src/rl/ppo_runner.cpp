@@ -213,7 +213,7 @@ PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& o) {
   const int episode_steps = env.task().episode_steps();
   torch::manual_seed(o.seed);
   Ppo ppo(o.ppo, D, A, E);
-  ppo.use_reference_update(o.reference_update);
+  ppo.use_fused_update(o.fused_update);
   ObservationNormalizer normalizer(D);
   PpoRunResult result;
   for (const auto& t : env.task().reward_terms()) result.term_names.push_back(t.name);

@@ -35,9 +35,8 @@ struct PpoRunOptions {
   // backends' updates single-threaded and MuJoCo's not). One by default: two were no faster
   // for these small networks (measured), and the bits of an update depend on the count.
   int update_threads = 1;
-  // libtorch's autograd for the minibatch gradients instead of the fused update (the same
-  // results to float tolerance; the baseline of the update's benchmark).
-  bool reference_update = false;
+  // The fused minibatch update (rl/fused_ppo_update.h) instead of libtorch's autograd.
+  bool fused_update = false;
   bool progress = true;
   env::VecEnv* eval_env = nullptr;  // evaluated every eval_every iterations (0: never)
   int eval_every = 0;
