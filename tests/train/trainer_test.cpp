@@ -127,9 +127,13 @@ TEST(Trainer, RunWritesArtifactLogAndPlot) {
   }
   EXPECT_EQ(rows, 60);
   EXPECT_EQ(with_valid, 2);
-  const std::string png = read_file(o.out_dir + "/loss.png");
-  ASSERT_GT(png.size(), 100u);
-  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  // the loss plot as data (the CLI draws it): raw losses of every update, validation at 2
+  const nlohmann::json plot = nlohmann::json::parse(read_file(o.out_dir + "/loss.plot.json"));
+  ASSERT_EQ(plot["series"].size(), 3u);
+  EXPECT_EQ(plot["series"][0]["y"].size(), 60u);
+  EXPECT_EQ(plot["series"][2]["label"], "valid");
+  EXPECT_EQ(plot["series"][2]["y"].size(), 2u);
+  EXPECT_TRUE(plot["log_y"].get<bool>());
   EXPECT_TRUE(fs::exists(o.out_dir + "/checkpoint.pt"));
 }
 
