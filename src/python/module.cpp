@@ -508,12 +508,12 @@ PYBIND11_MODULE(_flashnerd, m) {
 
   py::class_<Stepper>(m, "Model", "A trained model with its own streaming context for `batch` environments")
       .def(py::init<const std::string&, int, const std::string&, int>(), py::arg("dir"), py::arg("batch") = 1,
-           py::arg("precision") = "fp32", py::arg("threads") = 1)
+           py::arg("precision") = "auto", py::arg("threads") = 1)
       .def_static("load",
                   [](const std::string& dir, int batch, const std::string& precision, int threads) {
                     return std::make_unique<Stepper>(dir, batch, precision, threads);
                   },
-                  py::arg("dir"), py::arg("batch") = 1, py::arg("precision") = "fp32", py::arg("threads") = 1,
+                  py::arg("dir"), py::arg("batch") = 1, py::arg("precision") = "auto", py::arg("threads") = 1,
                   "The artifact in dir (config.json + weights.safetensors) with a context for `batch` environments")
       .def_property_readonly("batch", &Stepper::batch)
       .def_property_readonly("config",
@@ -564,7 +564,7 @@ PYBIND11_MODULE(_flashnerd, m) {
         return std::make_unique<PyVecEnv>(task, backend, model, num_envs, seed, threads, robot, precision, autoreset);
       },
       py::arg("task"), py::arg("backend") = "mujoco", py::arg("model") = "", py::arg("num_envs") = 16,
-      py::arg("seed") = 0, py::arg("threads") = 1, py::arg("robot") = "", py::arg("precision") = "fp32",
+      py::arg("seed") = 0, py::arg("threads") = 1, py::arg("robot") = "", py::arg("precision") = "auto",
       py::arg("autoreset") = "next_step",
       "Vector environment of a task over a backend: mujoco, flashnerd or nerd (model=DIR), or for cube-reorient two-way / one-way coupling (model=the hand's free-velocity DIR)");
 
