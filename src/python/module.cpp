@@ -508,12 +508,12 @@ PYBIND11_MODULE(_flashnerd, m) {
 
   py::class_<Stepper>(m, "Model", "A trained model with its own streaming context for `batch` environments")
       .def(py::init<const std::string&, int, const std::string&, int>(), py::arg("dir"), py::arg("batch") = 1,
-           py::arg("precision") = "auto", py::arg("threads") = 1)
+           py::arg("precision") = "fp32", py::arg("threads") = 1)
       .def_static("load",
                   [](const std::string& dir, int batch, const std::string& precision, int threads) {
                     return std::make_unique<Stepper>(dir, batch, precision, threads);
                   },
-                  py::arg("dir"), py::arg("batch") = 1, py::arg("precision") = "auto", py::arg("threads") = 1,
+                  py::arg("dir"), py::arg("batch") = 1, py::arg("precision") = "fp32", py::arg("threads") = 1,
                   "The artifact in dir (config.json + weights.safetensors) with a context for `batch` environments")
       .def_property_readonly("batch", &Stepper::batch)
       .def_property_readonly("config",
