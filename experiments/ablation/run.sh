@@ -4,46 +4,36 @@
 # same seeds; each variant evaluated at H = 1, 15, 100, 200, 500 in fp32 and, where the CPU
 # has native bf16, in bf16 inference, and benchmarked at B = 16 and 4096 in the same run.
 # Every stage resumes where it stopped (run it again after an interruption); results under
-# out/ablation/, summary table and plot by scripts/ablation_summary.py.
+# out/ablation/, summary table and plot by experiments/ablation/summary.py.
 #
-# Usage: [BENCH=0] scripts/ablation.sh [UPDATES] [SEEDS] [TRAJECTORIES]
+# Usage: [BENCH=0] experiments/ablation/run.sh [UPDATES] [SEEDS] [TRAJECTORIES]
 #   defaults 2000 (the demo's budget) "1 2 3" 4000 (the demo's data); BENCH=0 skips the
 #   throughput stage (run it again later on a quiet machine: finished stages are skipped).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 UPDATES="${1:-2000}"
 SEEDS="${2:-1 2 3}"
 TRAJ="${3:-4000}"
-FN=./build/src/cli/flashnerd
-OUT=out/ablation
-mkdir -p "$OUT"
-[ -x "$FN" ] || ./scripts/build.sh build > /dev/null
+OUT="${OUT:-out/ablation}"
+. experiments/lib/pipeline.sh
 VARIANTS="swiglu:rmsnorm geglu:rmsnorm reglu:rmsnorm glu:rmsnorm mishglu:rmsnorm swiglu:layernorm"
 
 # 1. data: the demo's training set; held-out trajectories long enough for H = 500 after
 #    the model's history
-[ -f "$OUT/train.h5" ] || $FN gen --robot cartpole --trajectories "$TRAJ" --steps 100 --seed 1 \
-  --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
-[ -f "$OUT/test.h5" ] || $FN gen --robot cartpole --trajectories 256 --steps 520 --seed 2 \
-  --out "$OUT/test.h5" --json > "$OUT/gen_test.json"
+fn_gen "$OUT/train.h5" --robot cartpole --trajectories "$TRAJ" --steps 100 --seed 1
+fn_gen "$OUT/test.h5" --robot cartpole --trajectories 256 --steps 520 --seed 2
 
 # bf16 inference where the CPU has it natively (AVX-512-BF16 or AMX)
 precisions="fp32"
 $FN info --json | grep -q '"kernels_bf16"' && precisions="fp32 bf16"
 
-# 2. every variant and seed: train (one core each, two at a time), evaluate, benchmark
+# 2. every variant and seed: train (one core each, two at a time), evaluate
 run_variant() {  # act norm seed
-  local dir="$OUT/$1-$2-s$3"
-  if ! grep -q '"updates"' "$dir.train.json" 2>/dev/null; then
-    local resume=""
-    [ -f "$dir/checkpoint.pt" ] && resume="--resume"
-    $FN train --data "$OUT/train.h5" --arch flashnerd --preset small --activation "$1" --norm "$2" \
-      --updates "$UPDATES" --seed "$3" --valid-every 500 $resume --out "$dir" --quiet \
-      --json > "$dir.train.json.tmp" && mv "$dir.train.json.tmp" "$dir.train.json"
-  fi
+  local dir="$OUT/$1-$2-s$3" p
+  fn_train "$dir.train.json" "$dir" --data "$OUT/train.h5" --arch flashnerd --preset small --activation "$1" --norm "$2" \
+    --updates "$UPDATES" --seed "$3" --valid-every 500 --quiet
   for p in $precisions; do
-    [ -s "$dir.eval_$p.json" ] || { $FN eval --model "$dir" --data "$OUT/test.h5" --precision "$p" \
-      --horizons 1,15,100,200,500 --threads 1 --json > "$dir.eval_$p.json.tmp" && mv "$dir.eval_$p.json.tmp" "$dir.eval_$p.json"; }
+    fn_eval "$dir.eval_$p.json" --model "$dir" --data "$OUT/test.h5" --precision "$p" --horizons 1,15,100,200,500 --threads 1
   done
 }
 jobs_running=0
@@ -60,7 +50,6 @@ wait
 [ "${BENCH:-1}" = 0 ] && { echo "BENCH=0: throughput stage skipped"; exit 0; }
 for v in $VARIANTS; do
   dir="$OUT/${v%%:*}-${v##*:}-s1"
-  [ -s "$dir.bench.json" ] || $FN bench --arch flashnerd --model "$dir" --batch 16,4096 --precision all \
-    --json > "$dir.bench.json"
+  fn_bench "$dir.bench.json" --arch flashnerd --model "$dir" --batch 16,4096 --precision all
 done
-/usr/bin/python3 scripts/ablation_summary.py "$OUT"  # system Python: matplotlib
+fn_summary experiments/ablation/summary.py "$OUT"

@@ -1,23 +1,20 @@
 #!/usr/bin/env python3
-"""Summary of scripts/ablation.sh (paper IV-A ablations): per FlashNeRD variant (FFN gate
+"""Summary of experiments/ablation/run.sh (paper IV-A ablations): per FlashNeRD variant (FFN gate
 activation, norm) and inference precision, the rollout NRMSE at every horizon as the mean over
 seeds with the min-max spread, parameters, and Q(16) / Q(4096) from the same run. Prints
 markdown, writes OUT/summary.md and OUT/nrmse_h500.png (NRMSE at H = 500 per variant, one
 point per seed).
 
-Usage: scripts/ablation_summary.py OUT_DIR"""
+Usage: experiments/ablation/summary.py OUT_DIR"""
 import glob
-import json
 import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from summaries import load, load_if, models, out_dir, write_summary  # noqa: E402
+
 ORDER = ["swiglu-rmsnorm", "geglu-rmsnorm", "reglu-rmsnorm", "glu-rmsnorm", "mishglu-rmsnorm", "swiglu-layernorm"]
-
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
 
 
 def collect(out):
@@ -29,15 +26,12 @@ def collect(out):
             continue
         name, seed, precision = m.group(1), int(m.group(2)), m.group(3)
         v = variants.setdefault(name, {"seeds": {}, "train": {}, "bench": None})
-        j = load(path)  # one model: the object itself; several: a "models" list
-        v["seeds"].setdefault(seed, {})[precision] = j.get("models", [j])[0]
-        train = os.path.join(out, f"{name}-s{seed}.train.json")
-        if os.path.exists(train):
-            v["train"][seed] = load(train)
+        v["seeds"].setdefault(seed, {})[precision] = models(path)[0]
+        train = load_if(out, f"{name}-s{seed}.train.json")
+        if train:
+            v["train"][seed] = train
     for name, v in variants.items():
-        bench = os.path.join(out, f"{name}-s1.bench.json")
-        if os.path.exists(bench):
-            v["bench"] = load(bench)
+        v["bench"] = load_if(out, f"{name}-s1.bench.json")
     return variants
 
 
@@ -64,7 +58,7 @@ def throughput(bench, batch, precision):
 def main(out):
     variants = collect(out)
     if not variants:
-        sys.exit(f"{out}: no evaluation results (*-sN.eval_*.json); run scripts/ablation.sh first")
+        sys.exit(f"{out}: no evaluation results (*-sN.eval_*.json); run experiments/ablation/run.sh first")
     names = [n for n in ORDER if n in variants] + sorted(n for n in variants if n not in ORDER)
     any_seed = next(iter(variants[names[0]]["seeds"].values()))
     horizons = any_seed["fp32"]["horizons"]
@@ -86,9 +80,7 @@ def main(out):
     text = "\n".join(lines)
     text += ("\n\nNRMSE: mean over seeds (min–max). Q(B): engine transitions per second (millions), seed 1's "
              "weights, measured in the same run.\n")
-    print(text)
-    with open(os.path.join(out, "summary.md"), "w") as f:
-        f.write(text)
+    write_summary(out, text)
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -121,4 +113,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "out/ablation")
+    main(out_dir("out/ablation"))

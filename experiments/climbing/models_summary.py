@@ -1,14 +1,11 @@
 #!/usr/bin/env python3
-"""Markdown summary of scripts/climbing.sh results (out/climbing/summary.md and stdout):
-rollout NRMSE by start, one-step base-position error, contact rows, detection cost."""
-import json
+"""Markdown summary of experiments/climbing/models.sh results (out/climbing/summary.md and
+stdout): rollout NRMSE by start, one-step base-position error, contact rows, detection cost."""
 import os
 import sys
 
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from summaries import load, load_if, out_dir, write_summary  # noqa: E402
 
 
 def pct(a, b):
@@ -16,7 +13,7 @@ def pct(a, b):
 
 
 def main(out):
-    ev = load(os.path.join(out, "eval.json"))
+    ev = load(out, "eval.json")
     models = ev["models"]
     flash = next(m for m in models if m["contacts"] == "variable")
     nerd = next(m for m in models if m["contacts"] == "fixed probes")
@@ -41,26 +38,21 @@ def main(out):
                      "MuJoCo contact list full: %d frames." % (c["min"], c["mean"], c["max"], c["overflow"],
                                                                c["mujoco_buffer_full_frames"]))
     for split in ("train", "test"):
-        p = os.path.join(out, "gen_%s.json" % split)
-        if os.path.exists(p):
-            g = load(p)
+        g = load_if(out, "gen_%s.json" % split)
+        if g:
             lines.append("Dataset %s: %d trajectories x %d steps, contact rows per frame min %d mean %.2f max %d, overflow %d."
                          % (split, g["trajectories"], g["steps"], g["contacts_min"], g["contacts_mean"], g["contacts_max"],
                             g["contact_overflow"]))
-    p = os.path.join(out, "bench_contacts.json")
-    if os.path.exists(p):
-        b = load(p)
+    b = load_if(out, "bench_contacts.json")
+    if b:
         lines += ["", "| B | detection + rows (ms) | model step (ms) | full step (ms) | detection / model | rows per env |",
                   "|---|---|---|---|---|---|"]
         for r in b["results"]:
             lines.append("| %d | %.3f | %.3f | %.3f | %.2f | %.2f |" % (r["batch"], r["detection_ms"], r["model_ms"],
                          r["full_step_ms"], r["detection_over_model"], r["rows_per_env_mean"]))
         lines.append("(%d threads, median of %d groups)" % (b["threads"], b["groups"]))
-    text = "\n".join(lines) + "\n"
-    with open(os.path.join(out, "summary.md"), "w") as f:
-        f.write(text)
-    print(text)
+    write_summary(out, "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "out/climbing")
+    main(out_dir("out/climbing"))

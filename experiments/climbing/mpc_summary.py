@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""Table II analogue from scripts/climbing_mpc.sh's trials: climbs per backend, median planning
-time per decision (over every decision of every trial) with its split, and what the model read."""
+"""Table II analogue from experiments/climbing/mpc.sh's trials: climbs per backend, median
+planning time per decision (over every decision of every trial) with its split, and what the
+model read."""
 import glob
-import json
 import os
 import statistics
 import sys
 
-out = sys.argv[1] if len(sys.argv) > 1 else "out/climbing_mpc"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from summaries import load, out_dir  # noqa: E402
+
+out = out_dir("out/climbing_mpc")
 names = {"mujoco": "MuJoCo", "flashnerd": "FlashNeRD, variable contacts", "nerd": "NeRD, 20 probes"}
 trials = {}
 for path in sorted(glob.glob(os.path.join(out, "*_t*.json"))):
     if path.endswith(".summary.json"):
         continue
-    j = json.load(open(path))
+    j = load(path)
     trials.setdefault(j["backend"], []).append(j)
 
 print("| planning dynamics | climbs | median planning time per decision (ms) | model | contact detection | planner overhead | ratio to FlashNeRD | contact rows / step | active probes / step |")

@@ -14,6 +14,9 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from summaries import load as load_json  # noqa: E402
+
 NAMES = {"mujoco": "MuJoCo", "flashnerd": "FlashNeRD, variable contacts", "nerd": "NeRD, 20 probes"}
 TRIAL = re.compile(r"(?P<backend>[a-z]+)_t(?P<terrain>\d+)_s(?P<seed>\d+)\.json$")
 
@@ -50,7 +53,7 @@ def load(out):
         m = TRIAL.search(os.path.basename(path))
         if not m:
             continue
-        j = json.load(open(path))
+        j = load_json(path)
         trials.setdefault(m["backend"], []).append({**j, "seed": int(m["seed"])})
     return trials
 

@@ -16,12 +16,10 @@ cd "$(dirname "$0")/../.."
 SEEDS="${1:-5}"
 BACKENDS="${2:-flashnerd nerd mujoco}"
 shift 2 || shift $#
-FN=./build/src/cli/flashnerd
 OUT="${OUT:-out/climbing_trials}"
 FLASHNERD_MODEL="${FLASHNERD_MODEL:-models/quadruped_platform}"
 NERD_MODEL="${NERD_MODEL:-models/quadruped_platform_nerd}"
-mkdir -p "$OUT"
-[ -x "$FN" ] || TARGETS=flashnerd ./scripts/build.sh build > /dev/null
+. experiments/lib/pipeline.sh
 
 TERRAINS=$(python3 -c 'import json; print(len(json.load(open("robots/terrains/climb.json"))["terrains"]))')
 total=$((SEEDS * TERRAINS))
@@ -32,12 +30,10 @@ for backend in $BACKENDS; do
   done_count=0
   for ((seed = 1; seed <= SEEDS; ++seed)); do
     for ((k = 0; k < TERRAINS; ++k)); do
-      trial="$OUT/${backend}_t${k}_s${seed}.json"
       done_count=$((done_count + 1))
-      [ -f "$trial" ] && continue
-      echo "[$backend $done_count/$total] terrain $k, planner seed $seed"
-      $FN plan --task climb --terrain "$k" --backend "$backend" "${model[@]}" --seed "$seed" --no-progress \
-        --out "$trial" "$@" --json > "$OUT/${backend}_t${k}_s${seed}.summary.json"
+      STEP_NOTE="[$backend $done_count/$total] terrain $k, planner seed $seed" \
+        step "$OUT/${backend}_t${k}_s${seed}.summary.json" -- "$FN" plan --task climb --terrain "$k" --backend "$backend" \
+        "${model[@]}" --seed "$seed" --no-progress --out "$OUT/${backend}_t${k}_s${seed}.json" "$@" --json
     done
   done
 done

@@ -1,9 +1,11 @@
-# The quadruped's shared recipe (paper IV-B), sourced by the locomotion scripts so every run
-# uses the same data, the same PPO settings and the same evaluation. The functions use the
-# caller's FN (the flashnerd binary), ENVS and ITERS.
+# shellcheck shell=bash
+# The quadruped's shared recipe (paper IV-B), sourced by the locomotion pipelines after
+# experiments/lib/pipeline.sh so every run uses the same data, the same PPO settings and the
+# same evaluation. The functions use the caller's ENVS and ITERS.
 # Data: i.i.d. joint-target offsets within +-0.75 rad around the default pose resampled every
 # step (AR(1) with coefficient 0); the scripts add --robot quadruped --steps 100 --contacts off
 # (fixed foot probes).
+# shellcheck disable=SC2034  # used by the scripts that source this file
 LOCOMOTION_COMMANDS=(--command-process ar1 --ar1-coefficient 0 --ar1-amplitude 0.75)
 # PPO, every backend (docs/RL.md, "why the corrected robot still stands"): shaping terms ramped
 # in over 300 iterations, feet air time off (it only penalizes the short swings of
@@ -15,18 +17,15 @@ read -ra LOCOMOTION_PPO_FLAGS <<< "${PPO_FLAGS:---penalty-ramp 300 --reward-scal
 # steps x ITERS, the mean policy evaluated in MuJoCo every EVAL_EVERY iterations, default 10);
 # resumes a begun run, skips a finished one
 locomotion_ppo() {
-  local out=$1 run=$2 seed=$3 backend=$4 model=() resume=()
+  local out=$1 run=$2 seed=$3 backend=$4 model=()
   [ $# -ge 5 ] && model=(--model "$5")
-  grep -q '"iterations"' "$out/$run.json" 2>/dev/null && return 0
-  [ -f "$out/$run/checkpoint.pt" ] && resume=(--resume)
-  $FN ppo --task quadruped-velocity --backend "$backend" "${model[@]}" --envs "$ENVS" --iterations "$ITERS" \
-    "${LOCOMOTION_PPO_FLAGS[@]}" --eval-every "${EVAL_EVERY:-10}" --eval-envs 64 --eval-steps 500 --seed "$seed" \
-    "${resume[@]}" --out "$out/$run" --json > "$out/$run.json" 2> "$out/$run.log"
+  fn_ppo "$out/$run.json" "$out/$run" --task quadruped-velocity --backend "$backend" "${model[@]}" --envs "$ENVS" \
+    --iterations "$ITERS" "${LOCOMOTION_PPO_FLAGS[@]}" --eval-every "${EVAL_EVERY:-10}" --eval-envs 64 --eval-steps 500 \
+    --seed "$seed"
 }
 
 # locomotion_evaluate OUT RUN: RUN's final policy in MuJoCo (256 envs x 1000 steps, mean
 # actions, seed 7) into OUT/policy_eval_NAME.json, NAME being RUN without "ppo_"
 locomotion_evaluate() {
-  local file="$1/policy_eval_${2#ppo_}.json"
-  [ -f "$file" ] || $FN policy-eval --policy "$1/$2/policy" --envs 256 --steps 1000 --seed 7 --json > "$file"
+  step "$1/policy_eval_${2#ppo_}.json" -- "$FN" policy-eval --policy "$1/$2/policy" --envs 256 --steps 1000 --seed 7 --json
 }

@@ -7,7 +7,7 @@ mean rate (per second of simulated time), the total, the falls per env-second an
 planar speed. A term table like this shows whether the penalties that noise earns outweigh what
 tracking can pay, i.e. whether PPO is pushed to shrink its noise before it finds a gait.
 
-  PYTHONPATH=build/python python3 scripts/reward_terms_under_noise.py --std 1 0.5 0.25
+  PYTHONPATH=build/python python3 experiments/locomotion/reward_terms_under_noise.py --std 1 0.5 0.25
 """
 import argparse
 

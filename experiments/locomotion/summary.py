@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summary of scripts/locomotion.sh (paper IV-B analogue): for PPO on MuJoCo, FlashNeRD and
+"""Summary of experiments/locomotion/run.sh (paper IV-B analogue): for PPO on MuJoCo, FlashNeRD and
 NeRD, the wall time to the first unsmoothed crossing of 95% of the MuJoCo-trained run's final
 MuJoCo-evaluated return; also the paper's own definition, the first crossing of 95% of the
 MuJoCo run's mean training reward over its final 20 iterations by each run's training reward
@@ -8,18 +8,14 @@ training time, the per-iteration time split, and each final
 policy's return in MuJoCo (256 envs x 1000 steps) with its velocity tracking. Prints markdown
 and writes OUT/summary.md and OUT/reward_vs_time.png.
 
-Usage: scripts/locomotion_summary.py OUT_DIR"""
-import csv
-import json
+Usage: experiments/locomotion/summary.py OUT_DIR"""
 import math
 import os
 import re
 import sys
 
-
-def read_log(path):
-    with open(path) as f:
-        return list(csv.DictReader(f))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from summaries import load, load_if, read_log, write_summary  # noqa: E402
 
 
 def number(row, key):
@@ -32,7 +28,7 @@ def number(row, key):
 
 def main(out):
     runs = {}
-    # on-policy rounds of locomotion.sh (ppo_ARCH_rN); other seeds (locomotion_seeds.sh) have their own table
+    # on-policy rounds of run.sh (ppo_ARCH_rN); other seeds (seeds.sh) have their own table
     rounds = sorted(d[len("ppo_"):] for d in os.listdir(out) if re.fullmatch(r"ppo_(flashnerd|nerd)_r\d+", d)
                     and os.path.isdir(os.path.join(out, d)))
     for backend in ("mujoco", "flashnerd", "nerd", *rounds):
@@ -66,8 +62,7 @@ def main(out):
         split = {k: sum(number(r, f"{k}_s") for r in rows) for k in ("dynamics", "sensing", "policy", "update", "task")}
         total = number(rows[-1], "seconds")
         last_eval = next((number(r, "eval_reward") for r in reversed(rows) if not math.isnan(number(r, "eval_reward"))), math.nan)
-        pe_path = os.path.join(out, f"policy_eval_{backend}.json")
-        pe = json.load(open(pe_path)) if os.path.exists(pe_path) else {}
+        pe = load_if(out, f"policy_eval_{backend}.json", default={})
         shares = " | ".join(f"{100 * split[k] / total:.0f}%" if total > 0 else "-" for k in split)
         steps_per_s = number(rows[-1], "transitions") / split["dynamics"] if split["dynamics"] > 0 else math.nan
         lines.append(f"| {backend} | {rows[-1]['iteration']} | {rows[-1]['transitions']} | {cross_it} | "
@@ -91,14 +86,11 @@ def main(out):
         lines += ["", "On-policy rounds: MuJoCo data of the previous policy and the finetune before each run", "",
                   "| run | on-policy trajectories | gen s | finetune s | finetune valid loss |", "|---|---:|---:|---:|---:|"]
         for tag in rounds:
-            g = json.load(open(os.path.join(out, f"gen_onpolicy_{tag}.json")))
-            f = json.load(open(os.path.join(out, f"finetune_{tag}.json")))
+            g = load(out, f"gen_onpolicy_{tag}.json")
+            f = load(out, f"finetune_{tag}.json")
             lines.append(f"| {tag} | {g['trajectories']} | {g['seconds']:.0f} | {f['seconds']:.0f} | "
                          f"{f.get('valid_loss') or math.nan:.4f} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    with open(os.path.join(out, "summary.md"), "w") as f:
-        f.write(text)
+    write_summary(out, "\n".join(lines) + "\n")
     try:
         import matplotlib
         matplotlib.use("Agg")

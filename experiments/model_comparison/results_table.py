@@ -1,16 +1,14 @@
 #!/usr/bin/env python3
-"""Markdown Table I analogue from out/experiments/ROBOT/*.json (written by scripts/experiment.sh).
-Usage: scripts/results_table.py [ROBOT ...]   (default: every robot with results)"""
-import json
+"""Markdown Table I analogue from out/experiments/ROBOT/*.json (written by
+experiments/model_comparison/run.sh).
+Usage: experiments/model_comparison/results_table.py [ROBOT ...]   (default: every robot with results)"""
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from summaries import load  # noqa: E402
+
 ROOT = "out/experiments"
-
-
-def load(robot, name):
-    with open(os.path.join(ROOT, robot, name)) as f:
-        return json.load(f)
 
 
 def main(robots):
@@ -18,12 +16,12 @@ def main(robots):
     print("| robot | model | params | updates | train s | NRMSE H=1 | H=15 | H=100 | H=200 | diverged | Q(16) M/s | Q(4096) M/s |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for robot in robots:
-        ev = load(robot, "eval.json")
-        bench = load(robot, "bench.json")
+        ev = load(ROOT, robot, "eval.json")
+        bench = load(ROOT, robot, "bench.json")
         models = {m["arch"]: m for m in ev["models"]}
         q = {(r["arch"], r["batch"]): r["mtransitions_per_s"] for r in bench["results"]}
         for arch, label in (("flashnerd", "FlashNeRD"), ("nerd", "Optimized NeRD")):
-            m, t = models[arch], load(robot, f"train_{arch}.json")
+            m, t = models[arch], load(ROOT, robot, f"train_{arch}.json")
             cells = ["%.4g" % x for x in m["nrmse"]]
             print("| %s | %s | %.2fM | %d | %.0f | %s | %d | %.3g | %.3g |" % (
                 robot, label, t["parameters"] / 1e6, t["updates"], t["seconds"], " | ".join(cells),

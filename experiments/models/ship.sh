@@ -14,10 +14,10 @@ cd "$(dirname "$0")/../.."
 NAME="$1"
 UPDATES="${2:-20000}"
 BATCH="${3:-128}"
-FN="${FN:-./build/src/cli/flashnerd}"
 OUT="${OUT:-out/models/$NAME}"
 read -ra TRAIN_FLAGS <<< "${TRAIN_FLAGS:---precision auto}"
-mkdir -p "$OUT"
+. experiments/lib/pipeline.sh
+. experiments/locomotion/recipe.sh  # LOCOMOTION_COMMANDS
 case "$NAME" in
   cartpole)
     GEN_TRAIN=(--robot cartpole --trajectories 8000 --steps 100 --seed 1)
@@ -26,7 +26,7 @@ case "$NAME" in
     TRAIN_ARGS=(--arch flashnerd --preset small)
     HORIZONS=1,15,100,200 CHECK_HORIZONS=1,15,100 ;;
   quadruped)  # locomotion (paper IV-B): 4 foot probes, the recipe's random joint targets
-    LOCO=(--robot quadruped --contacts off --command-process ar1 --ar1-coefficient 0 --ar1-amplitude 0.75)
+    LOCO=(--robot quadruped --contacts off "${LOCOMOTION_COMMANDS[@]}")
     GEN_TRAIN=("${LOCO[@]}" --trajectories 20000 --steps 100 --seed 1)
     GEN_TEST=("${LOCO[@]}" --trajectories 256 --steps 220 --seed 2)
     GEN_CHECK=("${LOCO[@]}" --trajectories 32 --steps 70 --seed 3)
@@ -43,33 +43,35 @@ case "$NAME" in
   *) echo "unknown model '$NAME': cartpole, quadruped, quadruped_platform or quadruped_platform_nerd" >&2; exit 2 ;;
 esac
 
-[ -f "$OUT/train.h5" ] || $FN gen "${GEN_TRAIN[@]}" --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
-[ -f "$OUT/test.h5" ] || $FN gen "${GEN_TEST[@]}" --out "$OUT/test.h5" --json > "$OUT/gen_test.json"
-[ -f "$OUT/check.h5" ] || $FN gen "${GEN_CHECK[@]}" --out "$OUT/check.h5" --json > "$OUT/gen_check.json"
+fn_gen "$OUT/train.h5" "${GEN_TRAIN[@]}"
+fn_gen "$OUT/test.h5" "${GEN_TEST[@]}"
+fn_gen "$OUT/check.h5" "${GEN_CHECK[@]}"
 
 init=()
 [ -f "models/$NAME/config.json" ] && init=(--init-from "models/$NAME")
 resume=()
 [ -f "$OUT/model/checkpoint.pt" ] && resume=(--resume)
-TRAIN_CMD=($FN train --data "$OUT/train.h5" "${TRAIN_ARGS[@]}" "${init[@]}" --updates "$UPDATES" --batch "$BATCH"
+TRAIN_CMD=("$FN" train --data "$OUT/train.h5" "${TRAIN_ARGS[@]}" "${init[@]}" --updates "$UPDATES" --batch "$BATCH"
   --seed 1 --valid-every 1000 "${TRAIN_FLAGS[@]}" --out "$OUT/model")
-if ! grep -q '"updates"' "$OUT/train.json" 2>/dev/null; then
-  OPENBLAS_NUM_THREADS=1 "${TRAIN_CMD[@]}" "${resume[@]}" --json > "$OUT/train.json"
-fi
-$FN eval --model "$OUT/model" --data "$OUT/test.h5" --horizons "$HORIZONS" --precision fp32 --json > "$OUT/eval.json"
-$FN eval --model "$OUT/model" --data "$OUT/check.h5" --horizons "$CHECK_HORIZONS" --precision fp32 --json > "$OUT/check.json"
+OPENBLAS_NUM_THREADS=1 step "$OUT/train.json" -- "${TRAIN_CMD[@]}" "${resume[@]}" --json
+# the record's figures are of these weights
+invalidate "$OUT/eval.json" "$OUT/model/weights.safetensors"
+invalidate "$OUT/check.json" "$OUT/model/weights.safetensors"
+fn_eval "$OUT/eval.json" --model "$OUT/model" --data "$OUT/test.h5" --horizons "$HORIZONS" --precision fp32
+fn_eval "$OUT/check.json" --model "$OUT/model" --data "$OUT/check.h5" --horizons "$CHECK_HORIZONS" --precision fp32
 
-python3 - "$NAME" "$OUT" "$UPDATES" "$BATCH" "${TRAIN_CMD[*]}" "${GEN_TRAIN[*]}" "${GEN_TEST[*]}" "${GEN_CHECK[*]}" \
+fn_summary - "$NAME" "$OUT" "$UPDATES" "$BATCH" "${TRAIN_CMD[*]}" "${GEN_TRAIN[*]}" "${GEN_TEST[*]}" "${GEN_CHECK[*]}" \
   "$CHECK_HORIZONS" <<'PY'
 import json, os, platform, shutil, subprocess, sys
+import summaries
 name, out, updates, batch, train_cmd, gen_train, gen_test, gen_check, check_h = sys.argv[1:]
-def load(f): return json.load(open(os.path.join(out, f)))
+def load(f): return summaries.load(out, f)
 train, ev, check = load("train.json"), load("eval.json"), load("check.json")
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
 flags = next((l for l in open("/proc/cpuinfo") if l.startswith("flags")), "")
 isa = "AMX" if "amx_tile" in flags else "AVX-512-BF16" if "avx512_bf16" in flags else "AVX-512" if "avx512f" in flags else "AVX2"
 dest = os.path.join("models", name)
-old = json.load(open(os.path.join(dest, "provenance.json"))) if os.path.exists(os.path.join(dest, "provenance.json")) else None
+old = summaries.load_if(dest, "provenance.json")
 history = (old.get("history", []) + [{k: old[k] for k in ("updates_total", "windows_total", "rollout_nrmse", "valid_loss", "trained_on") if k in old}]) if old else []
 record = {
   "name": name,

@@ -3,12 +3,12 @@
 # Debian's libmujoco-samples (/usr/share/mujoco/model), and with --train also a tiny train
 # and a 1-step eval, then prints one table row per model: what gen records, how many parts
 # it warns about, or the first words of the refusal. docs/ROBOTS.md quotes its output.
-# Usage: scripts/sample_models.sh [--train] [PATH/TO/flashnerd]
+# Usage: experiments/mujoco_samples/run.sh [--train] [PATH/TO/flashnerd]
 # Needs: apt-get install libmujoco-samples
 set -uo pipefail
 TRAIN=0
 if [ "${1:-}" = "--train" ]; then TRAIN=1; shift; fi
-FN="${1:-$(dirname "$0")/../build/src/cli/flashnerd}"
+FN="${1:-$(dirname "$0")/../../build/src/cli/flashnerd}"
 MODELS=/usr/share/mujoco/model
 [ -d "$MODELS" ] || { echo "no $MODELS: apt-get install libmujoco-samples"; exit 1; }
 [ -x "$FN" ] || { echo "no flashnerd at $FN: build first (scripts/build.sh)"; exit 1; }

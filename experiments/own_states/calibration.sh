@@ -19,50 +19,54 @@ cd "$(dirname "$0")/../.."
 ROBOT="$1"
 UPDATES="${2:-2000}"
 ITERS="${3:-40}"
-FN="${FN:-./build/src/cli/flashnerd}"
 OUT="${OUT:-out/own_states/$ROBOT}"
 MEMBERS="${MEMBERS:-4}"
 POLICIES="${POLICIES:-mujoco model}"
+. experiments/lib/pipeline.sh
+. experiments/locomotion/recipe.sh  # LOCOMOTION_PPO_FLAGS
 case "$ROBOT" in
   cartpole) TASK=cartpole-balance MODEL="${POLICY_MODEL:-models/cartpole}" STEPS=220 ENVS=256 PPO_FLAGS=() GEN_FLAGS=() H=50 ;;
   quadruped) TASK=quadruped-velocity MODEL="${POLICY_MODEL:-models/quadruped}" STEPS=120 ENVS=1024 H=50
-    PPO_FLAGS=(--penalty-ramp 300 --reward-scale feet_air_time=0) GEN_FLAGS=(--contacts off) ;;
+    PPO_FLAGS=("${LOCOMOTION_PPO_FLAGS[@]}") GEN_FLAGS=(--contacts off) ;;
   *) echo "unknown robot '$ROBOT': cartpole or quadruped" >&2; exit 2 ;;
 esac
 [ -f "$OUT/train.h5" ] || { echo "run experiments/own_states/compare.sh $ROBOT first" >&2; exit 1; }
 
 # 1. the ensemble
-if [ "$MEMBERS" -gt 0 ] && [ ! -f "$OUT/ensemble/ensemble.json" ]; then
+if [ "$MEMBERS" -gt 0 ]; then
   resume=()
-  [ -d "$OUT/ensemble" ] && resume=(--resume)
-  OPENBLAS_NUM_THREADS=1 $FN train --data "$OUT/train.h5" --preset small --ensemble "$MEMBERS" --updates "$UPDATES" --batch 64 \
-    --seed 11 --valid-every 1000 --precision fp32 --quiet "${resume[@]}" --out "$OUT/ensemble" --json > "$OUT/ensemble.json"
+  [ -d "$OUT/ensemble" ] && resume=(--resume)  # the members keep their own checkpoints
+  OPENBLAS_NUM_THREADS=1 step "$OUT/ensemble.json" -- "$FN" train --data "$OUT/train.h5" --preset small --ensemble "$MEMBERS" \
+    --updates "$UPDATES" --batch 64 --seed 11 --valid-every 1000 --precision fp32 --quiet "${resume[@]}" \
+    --out "$OUT/ensemble" --json
 fi
 # 2. policies and their MuJoCo data
 for kind in $POLICIES; do
   backend=(--backend mujoco)
-  [ $kind = model ] && backend=(--backend flashnerd --model "$MODEL")
-  grep -q '"iterations"' "$OUT/ppo_$kind.json" 2>/dev/null || \
-    $FN ppo --task "$TASK" "${backend[@]}" "${PPO_FLAGS[@]}" --envs "$ENVS" --iterations "$ITERS" --seed 1 --quiet --overwrite \
-      --out "$OUT/ppo_$kind" --json > "$OUT/ppo_$kind.json"
-  [ -f "$OUT/policy_$kind.h5" ] || $FN gen --robot "$ROBOT" "${GEN_FLAGS[@]}" --policy "$OUT/ppo_$kind/policy" --trajectories 256 \
-    --steps "$STEPS" --seed 5 --out "$OUT/policy_$kind.h5" --json > /dev/null
+  [ "$kind" = model ] && backend=(--backend flashnerd --model "$MODEL")
+  fn_ppo "$OUT/ppo_$kind.json" "$OUT/ppo_$kind" --task "$TASK" "${backend[@]}" "${PPO_FLAGS[@]}" --envs "$ENVS" \
+    --iterations "$ITERS" --seed 1 --quiet
+  fn_gen "$OUT/policy_$kind.h5" --robot "$ROBOT" "${GEN_FLAGS[@]}" --policy "$OUT/ppo_$kind/policy" --trajectories 256 \
+    --steps "$STEPS" --seed 5
 done
 # 3. calibration, 4. errors by data kind
 datas=(test)
 for kind in $POLICIES; do datas+=("policy_$kind"); done
 for data in "${datas[@]}"; do
-  [ "$MEMBERS" -gt 0 ] && [ ! -f "$OUT/calibrate_$data.json" ] && $FN calibrate --model "$OUT/ensemble" --data "$OUT/$data.h5" \
-    --out "$OUT/calibrate_$data" --json > "$OUT/calibrate_$data.json"
+  if [ "$MEMBERS" -gt 0 ]; then
+    step "$OUT/calibrate_$data.json" -- "$FN" calibrate --model "$OUT/ensemble" --data "$OUT/$data.h5" \
+      --out "$OUT/calibrate_$data" --json
+  fi
   for variant in onestep unroll noise; do
-    [ -f "$OUT/errors_${variant}_$data.json" ] || $FN eval --model "$OUT/$variant" --data "$OUT/$data.h5" \
-      --horizons 1,$H --precision fp32 --json > "$OUT/errors_${variant}_$data.json"
+    fn_eval "$OUT/errors_${variant}_$data.json" --model "$OUT/$variant" --data "$OUT/$data.h5" --horizons "1,$H" \
+      --precision fp32
   done
 done
-python3 - "$OUT" <<'PY'
-import json, os, sys
+fn_summary - "$OUT" <<'PY'
+import os, sys
+import summaries
 out = sys.argv[1]
-load = lambda f: json.load(open(os.path.join(out, f)))
+load = lambda f: summaries.load(out, f)
 kinds = [(k, l) for k, l in (("test", "(a) random commands"), ("policy_mujoco", "(b) MuJoCo-trained policy"),
                              ("policy_model", "(c) model-trained policy")) if os.path.exists(os.path.join(out, "errors_onestep_%s.json" % k))]
 print("| data | frames | Spearman | " + " | ".join("%s H=1 / H=50" % v for v in ("onestep", "unroll", "noise")) + " |")

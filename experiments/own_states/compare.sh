@@ -19,21 +19,21 @@ ROBOT="$1"
 BUDGET="$2"
 K="${3:-4}"
 S="${4:-1.0}"
-FN="${FN:-./build/src/cli/flashnerd}"
 OUT="${OUT:-out/own_states/$ROBOT}"
 BATCH="${BATCH:-64}"
 CALIB="${CALIB:-200}"
-mkdir -p "$OUT"
+. experiments/lib/pipeline.sh
+. experiments/locomotion/recipe.sh  # LOCOMOTION_COMMANDS
 case "$ROBOT" in
   cartpole)
     GEN=(--robot cartpole --steps 100) TEST=(--robot cartpole --steps 220) NTRAIN=4000 NTEST=512 HORIZONS=1,15,100,200 ;;
   quadruped)
-    LOCO=(--robot quadruped --contacts off --command-process ar1 --ar1-coefficient 0 --ar1-amplitude 0.75)
+    LOCO=(--robot quadruped --contacts off "${LOCOMOTION_COMMANDS[@]}")
     GEN=("${LOCO[@]}" --steps 100) TEST=("${LOCO[@]}" --steps 220) NTRAIN=20000 NTEST=256 HORIZONS=1,15,50,100,200 ;;
   *) echo "unknown robot '$ROBOT': cartpole or quadruped" >&2; exit 2 ;;
 esac
-[ -f "$OUT/train.h5" ] || $FN gen "${GEN[@]}" --trajectories "$NTRAIN" --seed 1 --out "$OUT/train.h5" --json > /dev/null
-[ -f "$OUT/test.h5" ] || $FN gen "${TEST[@]}" --trajectories "$NTEST" --seed 2 --out "$OUT/test.h5" --json > /dev/null
+fn_gen "$OUT/train.h5" "${GEN[@]}" --trajectories "$NTRAIN" --seed 1
+fn_gen "$OUT/test.h5" "${TEST[@]}" --trajectories "$NTEST" --seed 2
 
 init=()
 [ -n "${INIT:-}" ] && init=(--init-from "$INIT")
@@ -46,37 +46,29 @@ flags_of() {
   esac
 }
 for variant in ${VARIANTS:-onestep unroll noise unrollw}; do
-  # calibration: seconds per update of this variant on this machine
-  if [ ! -f "$OUT/calib_$variant.json" ]; then
-    UPDATES=$CALIB
-    eval "extra=($(flags_of $variant))"
-    OPENBLAS_NUM_THREADS=1 $FN train --data "$OUT/train.h5" --preset small "${init[@]}" --batch "$BATCH" --seed 1 \
-      --updates "$CALIB" --valid-every 0 --precision fp32 "${extra[@]}" --overwrite --quiet --out "$OUT/calib_$variant" \
-      --json > "$OUT/calib_$variant.json"
-  fi
+  # calibration: seconds per update of this variant on this machine (a fresh run: it is timed)
+  UPDATES=$CALIB extra=()
+  eval "extra=($(flags_of "$variant"))"
+  OPENBLAS_NUM_THREADS=1 step "$OUT/calib_$variant.json" -- "$FN" train --data "$OUT/train.h5" --preset small "${init[@]}" \
+    --batch "$BATCH" --seed 1 --updates "$CALIB" --valid-every 0 --precision fp32 "${extra[@]}" --overwrite --quiet \
+    --out "$OUT/calib_$variant" --json
   UPDATES=$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(int(float(sys.argv[2]) * j['updates'] / j['seconds']))" \
     "$OUT/calib_$variant.json" "$BUDGET")
-  eval "extra=($(flags_of $variant))"
-  resume=()
-  [ -f "$OUT/$variant/checkpoint.pt" ] && resume=(--resume)
-  if ! grep -q '"updates"' "$OUT/train_$variant.json" 2>/dev/null; then
-    echo "== $variant: $UPDATES updates (${BUDGET} s budget) ${extra[*]}"
-    OPENBLAS_NUM_THREADS=1 $FN train --data "$OUT/train.h5" --preset small "${init[@]}" --batch "$BATCH" --seed 1 \
-      --updates "$UPDATES" --valid-every 1000 --precision fp32 "${extra[@]}" "${resume[@]}" --quiet --out "$OUT/$variant" \
-      --json > "$OUT/train_$variant.json"
-  fi
-  [ -f "$OUT/eval_$variant.json" ] || $FN eval --model "$OUT/$variant" --data "$OUT/test.h5" --horizons "$HORIZONS" \
-    --precision fp32 --json > "$OUT/eval_$variant.json"
+  eval "extra=($(flags_of "$variant"))"
+  OPENBLAS_NUM_THREADS=1 STEP_NOTE="== $variant: $UPDATES updates (${BUDGET} s budget) ${extra[*]}" \
+    fn_train "$OUT/train_$variant.json" "$OUT/$variant" --data "$OUT/train.h5" --preset small "${init[@]}" --batch "$BATCH" \
+    --seed 1 --updates "$UPDATES" --valid-every 1000 --precision fp32 "${extra[@]}" --quiet
+  fn_eval "$OUT/eval_$variant.json" --model "$OUT/$variant" --data "$OUT/test.h5" --horizons "$HORIZONS" --precision fp32
 done
-python3 - "$OUT" <<'PY'
-import json, os, sys
+fn_summary - "$OUT" <<'PY'
+import sys
+from summaries import load, load_if
 out = sys.argv[1]
 rows = []
 for v in ("onestep", "unroll", "noise", "unrollw"):
-    if not os.path.exists(os.path.join(out, "eval_%s.json" % v)): continue
-    t = json.load(open(os.path.join(out, "train_%s.json" % v)))
-    e = json.load(open(os.path.join(out, "eval_%s.json" % v)))
-    rows.append((v, t, e))
+    e = load_if(out, "eval_%s.json" % v)
+    if e:
+        rows.append((v, load(out, "train_%s.json" % v), e))
 hs = rows[0][2]["horizons"]
 print("| variant | updates | seconds | own-state share | " + " | ".join("H=%d" % h for h in hs) + " |")
 print("|---|---:|---:|---:|" + "---:|" * len(hs))

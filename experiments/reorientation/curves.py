@@ -1,7 +1,8 @@
+#!/usr/bin/env python3
 """Learning curves of cube-reorientation PPO runs (log.csv of flashnerd ppo): mean return of
 the episodes that ended, targets reached per ended episode, and the mean policy's return in
-MuJoCo, against policy steps. Usage: reorientation_curves.py OUT.png LABEL=RUN_DIR ..."""
-import csv
+MuJoCo, against policy steps. Usage: experiments/reorientation/curves.py OUT.png LABEL=RUN_DIR ..."""
+import os
 import sys
 
 import matplotlib
@@ -9,11 +10,14 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from summaries import read_log  # noqa: E402
+
 BONUS = 250.0  # success bonus of robots/tasks/cube_reorient.json: the success term / bonus = targets
 
 
 def load(run):
-    rows = list(csv.DictReader(open(f"{run}/log.csv")))
+    rows = read_log(run, "log.csv")
     x = [int(r["transitions"]) / 1e6 for r in rows]
     ret = [float(r["finished_return"]) for r in rows]
     targets = [float(r["term_success"]) / BONUS for r in rows]

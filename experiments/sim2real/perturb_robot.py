@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 p.add_argument("robot")
 p.add_argument("out_dir")
-p.add_argument("--robots", default=os.path.join(os.path.dirname(__file__), "..", "robots"))
+p.add_argument("--robots", default=os.path.join(os.path.dirname(__file__), "..", "..", "robots"))
 p.add_argument("--mass", type=float, default=1.2)
 p.add_argument("--damping", type=float, default=1.0, help="added joint damping (N m s / rad)")
 p.add_argument("--friction", type=float, default=0.5, help="added joint frictionloss (N m)")

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Rollout NRMSE against horizon of scripts/sim2real.sh's five models on held-out "real"
-trajectories, one panel per robot. Usage: sim2real_plot.py OUT.png ROBOT_DIR [ROBOT_DIR ...]"""
-import json
+"""Rollout NRMSE against horizon of experiments/sim2real/run.sh's five models on held-out "real"
+trajectories, one panel per robot.
+Usage: experiments/sim2real/plot.py OUT.png ROBOT_DIR [ROBOT_DIR ...]"""
 import os
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from summaries import models  # noqa: E402
 
 label = {"finetuned_1pct": "fine-tuned, 1%", "finetuned_10pct": "fine-tuned, 10%", "scratch_1pct": "scratch, 1%",
          "scratch_10pct": "scratch, 10%"}
@@ -17,8 +20,7 @@ style = {"zero-shot": ("k", "-"), "fine-tuned, 1%": ("tab:blue", "-"), "fine-tun
 dirs = sys.argv[2:]
 fig, axes = plt.subplots(1, len(dirs), figsize=(5 * len(dirs), 3.8), squeeze=False)
 for ax, d in zip(axes[0], dirs):
-    j = json.load(open(os.path.join(d, "eval_real.json")))
-    for m in j.get("models", [j]):
+    for m in models(os.path.join(d, "eval_real.json")):
         name = label.get(os.path.basename(os.path.normpath(m["model"])), "zero-shot")
         color, line = style[name]
         ax.plot(m["horizons"], m["nrmse"], marker="o", color=color, linestyle=line, label=name)

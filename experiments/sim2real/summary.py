@@ -1,18 +1,15 @@
 #!/usr/bin/env python3
-"""Tables of scripts/sim2real.sh: rollout NRMSE on held-out "real" trajectories per model, the
+"""Tables of experiments/sim2real/run.sh: rollout NRMSE on held-out "real" trajectories per model, the
 share of the zero-shot gap each fine-tuned model closes, and the nominal accuracy it keeps."""
-import json
 import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from summaries import models  # noqa: E402
 
 out = sys.argv[1]
 label = {"finetuned_1pct": "fine-tuned, 1% real data", "finetuned_10pct": "fine-tuned, 10% real data",
          "scratch_1pct": "from scratch, 1% real data", "scratch_10pct": "from scratch, 10% real data"}
-
-
-def models(path):
-    j = json.load(open(path))
-    return j.get("models", [j])
 
 
 def name(m):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Training speed against accuracy (issue 15, docs/TRAINING.md): fp32 / bf16 x 1 / 2
+# Training speed against accuracy (docs/TRAINING.md): fp32 / bf16 x 1 / 2
 # data-parallel workers.
 #  accuracy  the demo-sized run (cartpole, small preset, same data, seed, updates and global
 #            batch) in the four settings, then rollout NRMSE of each on held-out data (and
@@ -7,48 +7,48 @@
 #  speed     short runs of FlashNeRD and NeRD on cartpole and the quadruped at global batch 64
 #            and 256 in the four settings, plus one process with one BLAS thread (what a
 #            worker gets: the base of the scaling efficiency).
-# Run it on an otherwise idle machine. Results and a summary table under out/training_speed/.
-# Usage: scripts/training_speed.sh [UPDATES] [SPEED_WINDOWS]
+# Run it on an otherwise idle machine. Data and accuracy runs resume where they stopped; the
+# speed runs are measured afresh on every run, all in one session. Results and a summary table
+# under out/training_speed/.
+# Usage: experiments/training_speed/run.sh [UPDATES] [SPEED_WINDOWS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 UPDATES="${1:-2000}"
 SPEED_WINDOWS="${2:-19200}"   # windows per speed run (300 updates at batch 64)
-FN=./build/src/cli/flashnerd
-OUT=out/training_speed
-mkdir -p "$OUT"
+OUT="${OUT:-out/training_speed}"
+. experiments/lib/pipeline.sh
 lscpu | grep -E "Model name|Flags" | sed 's/Flags:.*\(avx512_bf16\|amx_bf16\).*/bf16: native (\1)/' > "$OUT/cpu.txt"
 for robot in cartpole quadruped; do
-  [ -f "$OUT/${robot}_train.h5" ] || $FN gen --robot $robot --trajectories 2000 --steps 100 --seed 1 \
-    --out "$OUT/${robot}_train.h5" --json > /dev/null
+  fn_gen "$OUT/${robot}_train.h5" --robot "$robot" --trajectories 2000 --steps 100 --seed 1
 done
-[ -f "$OUT/cartpole_test.h5" ] || $FN gen --robot cartpole --trajectories 512 --steps 220 --seed 2 \
-  --out "$OUT/cartpole_test.h5" --json > /dev/null
+fn_gen "$OUT/cartpole_test.h5" --robot cartpole --trajectories 512 --steps 220 --seed 2
 
 settings=("fp32 1" "bf16 1" "fp32 2" "bf16 2")
 models=()
 # accuracy: the demo-sized run in the four settings (seed 1), and fp32 in one process with
 # seeds 2 and 3: the spread a different seed alone gives
+# shellcheck disable=SC2086  # each setting is split into its fields
 for s in "fp32 1 1" "bf16 1 1" "fp32 2 1" "bf16 2 1" "fp32 1 2" "fp32 1 3"; do set -- $s
   dir="$OUT/cartpole_$1_w$2_s$3"
-  [ -f "$dir/config.json" ] || $FN train --data "$OUT/cartpole_train.h5" --preset small --updates "$UPDATES" \
-    --seed $3 --precision $1 --workers $2 --quiet --overwrite --out "$dir" --json > "$dir.train.json"
+  fn_train "$dir.train.json" "$dir" --data "$OUT/cartpole_train.h5" --preset small --updates "$UPDATES" \
+    --seed "$3" --precision "$1" --workers "$2" --quiet
   models+=(--model "$dir")
 done
-$FN eval "${models[@]}" --data "$OUT/cartpole_test.h5" --precision fp32 --horizons 1,15,100,200 --json \
-  > "$OUT/cartpole_eval.json"
+fn_eval "$OUT/cartpole_eval.json" "${models[@]}" --data "$OUT/cartpole_test.h5" --precision fp32 --horizons 1,15,100,200
 
 for robot in cartpole quadruped; do  # speed
   for arch in flashnerd nerd; do
     for batch in 64 256; do
+      # shellcheck disable=SC2086
       for s in "fp32 1t" "${settings[@]}"; do set -- $s
         name="speed_${robot}_${arch}_b${batch}_$1_w$2"
         workers=${2%t}
         blas=(); [ "$2" = 1t ] && blas=(env OPENBLAS_NUM_THREADS=1)
-        "${blas[@]}" $FN train --data "$OUT/${robot}_train.h5" --arch $arch --preset small --batch $batch \
-          --updates $((SPEED_WINDOWS / batch)) --valid-every 0 --seed 1 --precision $1 --workers $workers --quiet \
+        "${blas[@]}" "$FN" train --data "$OUT/${robot}_train.h5" --arch "$arch" --preset small --batch "$batch" \
+          --updates $((SPEED_WINDOWS / batch)) --valid-every 0 --seed 1 --precision "$1" --workers "$workers" --quiet \
           --overwrite --out "$OUT/$name" --json > "$OUT/$name.json"
       done
     done
   done
 done
-python3 "$(dirname "$0")/training_speed_summary.py" "$OUT" | tee "$OUT/summary.md"
+fn_summary experiments/training_speed/summary.py "$OUT" | tee "$OUT/summary.md"
