@@ -19,7 +19,7 @@ BONUS = 250.0  # success bonus of robots/tasks/cube_reorient.json: the success t
 def load(run):
     rows = read_log(run, "log.csv")
     x = [int(r["transitions"]) / 1e6 for r in rows]
-    ret = [float(r["finished_return"]) for r in rows]
+    ret = [float(r["finished_return"] or "nan") for r in rows]  # empty: no episode ended
     targets = [float(r["term_success"]) / BONUS for r in rows]
     ev = [(int(r["transitions"]) / 1e6, float(r["eval_reward"])) for r in rows if r["eval_reward"] not in ("", "nan")]
     return x, ret, targets, ev

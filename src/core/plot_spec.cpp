@@ -5,6 +5,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/log_number.h"
 
 namespace flashnerd {
 
@@ -16,7 +17,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 nlohmann::json finite_or_null(const std::vector<double>& v) {
   nlohmann::json out = nlohmann::json::array();
-  for (double x : v) out.push_back(std::isfinite(x) ? nlohmann::json(x) : nlohmann::json());
+  for (double x : v) out.push_back(flashnerd::finite_or_null(x));
   return out;
 }
 

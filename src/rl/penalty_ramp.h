@@ -3,7 +3,7 @@
 // the first D iterations (the delay), then start at 1/N of their scale and grow linearly to the
 // full scale over the next N iterations. Under the initial action noise (std 1) the
 // quadruped's penalties cost 2.9 per second against at most 1.5 that tracking pays
-// (scripts/reward_terms_under_noise.py),
+// (experiments/locomotion/reward_terms_under_noise.py),
 // so without a ramp PPO first shrinks its noise and settles on standing; with the tracking
 // terms dominant at first, a gait is found before the penalties shape it. The objective and the
 // terms added after the clip (a fall's penalty) are never scaled. A pure function of the

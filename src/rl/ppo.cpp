@@ -20,28 +20,23 @@ torch::Tensor from_buffer(const float* data, std::vector<int64_t> shape) {
   return torch::from_blob(const_cast<float*>(data), shape, torch::kFloat32).clone();
 }
 
-}  // namespace
-
-Ppo::Ppo(const PpoConfig& c, int observation_dim, int action_dim, int envs)
-    : c_(c), obs_dim_(observation_dim), act_dim_(action_dim), envs_(envs),
-      net_(observation_dim, action_dim, c.actor_hidden, c.critic_hidden, c.init_noise_std), lr_(c.learning_rate) {
+// The configuration, checked before anything is allocated for it.
+const PpoConfig& checked(const PpoConfig& c, int envs) {
   FN_CHECK(c.steps_per_env >= 1 && c.epochs >= 1 && c.minibatches >= 1, "ppo: steps, epochs and minibatches must be >= 1");
   FN_CHECK(int64_t(c.steps_per_env) * envs >= c.minibatches, "ppo: ", c.minibatches, " minibatches need at least as many transitions per iteration (",
            int64_t(c.steps_per_env) * envs, ")");
   FN_CHECK(c.gamma > 0 && c.gamma <= 1 && c.lambda >= 0 && c.lambda <= 1 && c.clip > 0 && c.learning_rate > 0,
            "ppo: gamma and lambda in (0, 1], clip and learning rate > 0");
+  return c;
+}
+
+}  // namespace
+
+Ppo::Ppo(const PpoConfig& c, int observation_dim, int action_dim, int envs)
+    : c_(checked(c, envs)), obs_dim_(observation_dim), act_dim_(action_dim), envs_(envs),
+      net_(observation_dim, action_dim, c.actor_hidden, c.critic_hidden, c.init_noise_std), lr_(c.learning_rate),
+      storage_(c.steps_per_env, envs, observation_dim, action_dim) {
   optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(lr_));
-  const int64_t T = c.steps_per_env, E = envs;
-  obs_ = torch::zeros({T, E, observation_dim});
-  actions_ = torch::zeros({T, E, action_dim});
-  mu_ = torch::zeros({T, E, action_dim});
-  sigma_ = torch::zeros({T, E, action_dim});
-  rewards_ = torch::zeros({T, E});
-  dones_ = torch::zeros({T, E});
-  values_ = torch::zeros({T, E});
-  logp_ = torch::zeros({T, E});
-  returns_ = torch::zeros({T, E});
-  advantages_ = torch::zeros({T, E});
 }
 
 void Ppo::set_learning_rate(double lr) {
@@ -59,23 +54,13 @@ void Ppo::act(int t, const float* obs, Rng& rng, float* actions) {
   float* n = noise.data_ptr<float>();
   for (int64_t i = 0; i < noise.numel(); ++i) n[i] = float(rng.normal());
   const torch::Tensor a = mu + sigma * noise;
-  obs_[t].copy_(o);
-  actions_[t].copy_(a);
-  mu_[t].copy_(mu);
-  sigma_[t].copy_(sigma);
-  values_[t].copy_(net_->value(o));
-  logp_[t].copy_(gaussian_log_prob(a, mu, sigma));
+  storage_.add_step(t, o, a, mu, sigma, net_->value(o), gaussian_log_prob(a, mu, sigma));
   std::memcpy(actions, a.data_ptr<float>(), sizeof(float) * size_t(a.numel()));
 }
 
 void Ppo::record(int t, const float* rewards, const uint8_t* terminated, const uint8_t* timed_out,
                  const float* bootstrap) {
-  float* r = rewards_[t].data_ptr<float>();
-  float* d = dones_[t].data_ptr<float>();
-  for (int e = 0; e < envs_; ++e) {
-    r[e] = rewards[e] + (timed_out[e] ? bootstrap[e] : 0.0f);
-    d[e] = (terminated[e] || timed_out[e]) ? 1.0f : 0.0f;
-  }
+  storage_.add_outcome(t, rewards, terminated, timed_out, bootstrap);
 }
 
 void Ppo::values(const float* obs, int rows, float* out) {
@@ -84,34 +69,19 @@ void Ppo::values(const float* obs, int rows, float* out) {
   std::memcpy(out, v.contiguous().data_ptr<float>(), sizeof(float) * size_t(rows));
 }
 
-void Ppo::generalized_advantages(const float* last_obs) {
-  torch::NoGradGuard no_grad;
-  const int64_t T = c_.steps_per_env, E = envs_;
-  torch::Tensor next_value = net_->value(from_buffer(last_obs, {E, obs_dim_}));
-  torch::Tensor adv = torch::zeros({E});
-  for (int64_t t = T - 1; t >= 0; --t) {
-    const torch::Tensor not_done = 1.0 - dones_[t];
-    const torch::Tensor delta = rewards_[t] + c_.gamma * next_value * not_done - values_[t];
-    adv = delta + c_.gamma * c_.lambda * not_done * adv;
-    advantages_[t].copy_(adv);
-    next_value = values_[t];
-  }
-  returns_.copy_(advantages_ + values_);
-  advantages_.copy_((advantages_ - advantages_.mean()) / (advantages_.std() + 1e-8));
-}
-
 void Ppo::adapt_learning_rate(double kl) {
   if (!c_.adaptive_lr) return;
   if (kl > 2.0 * c_.desired_kl) set_learning_rate(std::max(kMinLearningRate, lr_ / 1.5));
   else if (kl < 0.5 * c_.desired_kl && kl > 0) set_learning_rate(std::min(kMaxLearningRate, lr_ * 1.5));
 }
 
-PpoMinibatchResult Ppo::reference_minibatch(const PpoBatchView& b, const int64_t* order, int64_t mb) {
-  const int64_t N = b.n;
-  const torch::Tensor obs = obs_.view({N, obs_dim_}), actions = actions_.view({N, act_dim_});
-  const torch::Tensor mu_old = mu_.view({N, act_dim_}), sigma_old = sigma_.view({N, act_dim_});
-  const torch::Tensor v_old = values_.view({N}), logp_old = logp_.view({N});
-  const torch::Tensor ret = returns_.view({N}), adv = advantages_.view({N});
+PpoMinibatchResult Ppo::reference_minibatch(const int64_t* order, int64_t mb) {
+  const RolloutStorage& st = storage_;
+  const int64_t N = st.transitions();
+  const torch::Tensor obs = st.obs().view({N, obs_dim_}), actions = st.actions().view({N, act_dim_});
+  const torch::Tensor mu_old = st.mu().view({N, act_dim_}), sigma_old = st.sigma().view({N, act_dim_});
+  const torch::Tensor v_old = st.values().view({N}), logp_old = st.log_prob().view({N});
+  const torch::Tensor ret = st.returns().view({N}), adv = st.advantages().view({N});
   const torch::Tensor idx = torch::from_blob(const_cast<int64_t*>(order), {mb}, torch::kInt64);
   const torch::Tensor o = obs.index_select(0, idx), a = actions.index_select(0, idx);
   const torch::Tensor mu0 = mu_old.index_select(0, idx), sg0 = sigma_old.index_select(0, idx);
@@ -142,11 +112,12 @@ PpoMinibatchResult Ppo::reference_minibatch(const PpoBatchView& b, const int64_t
 }
 
 PpoUpdateStats Ppo::update(const float* last_obs, Rng& rng) {
-  generalized_advantages(last_obs);
-  const int64_t N = int64_t(c_.steps_per_env) * envs_;
-  const PpoBatchView batch{obs_.data_ptr<float>(),    actions_.data_ptr<float>(), mu_.data_ptr<float>(),
-                           sigma_.data_ptr<float>(),  values_.data_ptr<float>(),  logp_.data_ptr<float>(),
-                           returns_.data_ptr<float>(), advantages_.data_ptr<float>(), N};
+  {
+    torch::NoGradGuard no_grad;
+    storage_.compute_returns(net_->value(from_buffer(last_obs, {envs_, obs_dim_})), c_.gamma, c_.lambda);
+  }
+  const int64_t N = storage_.transitions();
+  const PpoBatchView batch = storage_.batch();
   const PpoLossSettings loss{c_.clip, c_.value_coef, c_.entropy_coef};
   std::vector<int64_t> order(static_cast<size_t>(N));
   const int64_t mb = N / c_.minibatches;
@@ -159,7 +130,7 @@ PpoUpdateStats Ppo::update(const float* last_obs, Rng& rng) {
     for (int b = 0; b < c_.minibatches; ++b) {
       const int64_t* idx = order.data() + b * mb;
       const PpoMinibatchResult r =
-          fused_update_ ? fused_->forward_backward(batch, idx, loss) : reference_minibatch(batch, idx, mb);
+          fused_update_ ? fused_->forward_backward(batch, idx, loss) : reference_minibatch(idx, mb);
       adapt_learning_rate(r.kl);
       if (fused_update_) fused_->clip_grad_norm(c_.max_grad_norm);
       else torch::nn::utils::clip_grad_norm_(net_->parameters(), c_.max_grad_norm);

@@ -2,9 +2,10 @@
 // 2022): GAE(γ 0.99, λ 0.95) with time-outs bootstrapped from the value of the observation
 // the episode was cut in, advantages normalized per batch, 5 epochs × 4 minibatches,
 // clipped surrogate (0.2) and clipped value loss (coefficient 1), entropy bonus, gradient
-// norm 1, Adam with the adaptive-KL learning rate (target KL 0.01). Rollout storage holds
-// steps_per_env × envs transitions. Action noise and minibatch order come from seeded
-// Rng streams, so a resumed run equals an uninterrupted one.
+// norm 1, Adam with the adaptive-KL learning rate (target KL 0.01). The algorithm owns its
+// rollout storage (rl/rollout_storage.h) of steps_per_env × envs transitions. Action noise
+// and minibatch order come from seeded Rng streams, so a resumed run equals an uninterrupted
+// one.
 #pragma once
 
 #include <torch/torch.h>
@@ -15,6 +16,8 @@
 #include "core/rng.h"
 #include "rl/actor_critic.h"
 #include "rl/fused_ppo_update.h"
+#include "rl/iteration_log.h"
+#include "rl/rollout_storage.h"
 
 namespace flashnerd::rl {
 
@@ -36,16 +39,13 @@ struct PpoConfig {
   std::vector<int> critic_hidden{128, 64, 32};
 };
 
-struct PpoUpdateStats {
-  double value_loss = 0, surrogate_loss = 0, entropy = 0, kl = 0, learning_rate = 0, action_std = 0;
-};
-
 class Ppo {
  public:
   Ppo(const PpoConfig& config, int observation_dim, int action_dim, int envs);
   const PpoConfig& config() const { return c_; }
   ActorCritic& net() { return net_; }
   torch::optim::Adam& optimizer() { return *optimizer_; }
+  const RolloutStorage& storage() const { return storage_; }
   double learning_rate() const { return lr_; }
   void set_learning_rate(double lr);
 
@@ -67,9 +67,8 @@ class Ppo {
   void use_fused_update(bool fused) { fused_update_ = fused; }
 
  private:
-  void generalized_advantages(const float* last_obs);
   // The reference minibatch update: losses by libtorch ops, gradients by autograd.
-  PpoMinibatchResult reference_minibatch(const PpoBatchView& batch, const int64_t* idx, int64_t mb);
+  PpoMinibatchResult reference_minibatch(const int64_t* idx, int64_t mb);
   void adapt_learning_rate(double kl);
 
   PpoConfig c_;
@@ -79,8 +78,7 @@ class Ppo {
   double lr_;
   bool fused_update_ = false;
   std::unique_ptr<FusedPpoUpdate> fused_;
-  // rollout storage, (T, envs, ...) row-major
-  torch::Tensor obs_, actions_, rewards_, dones_, values_, logp_, mu_, sigma_, returns_, advantages_;
+  RolloutStorage storage_;
 };
 
 }  // namespace flashnerd::rl

@@ -11,12 +11,18 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/output_policy.h"
+#include "core/rng.h"
 #include "env/vec_env.h"
+#include "rl/iteration_log.h"
+#include "rl/observation_normalizer.h"
+#include "rl/policy.h"
 #include "rl/policy_eval.h"
 #include "rl/ppo.h"
 
@@ -55,25 +61,54 @@ struct PpoRunOptions {
   int penalty_delay = 0;  // iterations with the shaping terms off before the ramp
 };
 
-struct IterationRow {
-  int iteration = 0;            // 1-based
-  int64_t transitions = 0;      // cumulative
-  double seconds = 0;           // cumulative training wall time (evaluation excluded)
-  double reward_per_step = 0;   // mean over the iteration's transitions
-  double episode_reward = 0;    // reward_per_step × episode steps (the scale of an episode's return)
-  double finished_return = std::numeric_limits<double>::quiet_NaN();  // mean return of episodes that ended
-  int64_t episodes = 0;
-  double eval_reward = std::numeric_limits<double>::quiet_NaN();  // eval env, per episode length
-  double dynamics_s = 0, sensing_s = 0, policy_s = 0, update_s = 0, task_s = 0;
-  PpoUpdateStats stats;
-  std::vector<double> terms;  // mean per-step reward of each term × episode steps
-};
-
 struct PpoRunResult {
   std::vector<IterationRow> rows;
   std::vector<std::string> term_names;
 };
 
+// rsl_rl's OnPolicyRunner: owns the run (its directory, lock, normalizer, log, checkpoints)
+// around the algorithm (rl/ppo.h), which owns the rollout storage. Construction checks the
+// output and the memory, makes the policy and restores a checkpoint under resume; run() then
+// does the remaining iterations: collect, update, log, evaluate, save.
+class PpoRunner {
+ public:
+  PpoRunner(env::VecEnv& env, const PpoRunOptions& options);
+  ~PpoRunner();
+  PpoRunner(const PpoRunner&) = delete;
+  PpoRunner& operator=(const PpoRunner&) = delete;
+
+  PpoRunResult run();
+
+ private:
+  void check_output() const;
+  void restore();
+  // steps_per_env steps of every environment with the current policy into the storage;
+  // returns the sum of their rewards
+  double collect(IterationRow& row, Rng& noise);
+  void update(IterationRow& row, Rng& order);
+  void log_iteration(IterationRow& row, double reward_sum, double iteration_seconds);
+  void evaluate(IterationRow& row);
+  Policy current_policy(int iteration, const nlohmann::json& extra) const;
+  void save(int iteration);
+
+  env::VecEnv& env_;
+  const PpoRunOptions& o_;
+  const std::string ckpt_path_, policy_dir_, best_dir_;
+  int update_threads_ = 1;
+  std::unique_ptr<OutputLock> lock_;
+  std::unique_ptr<Ppo> ppo_;
+  ObservationNormalizer normalizer_;
+  // per step: normalized observations, final observations of timed-out environments, actions,
+  // and the time-out bootstrap
+  std::vector<float> obs_n_, final_n_, actions_, bootstrap_, final_values_;
+  PpoRunResult result_;
+  nlohmann::json identity_;
+  int start_ = 0, last_saved_ = 0;
+  double clock_ = 0;  // training wall time so far
+  int64_t transitions_ = 0;
+};
+
+// PpoRunner(env, options).run()
 PpoRunResult run_ppo(env::VecEnv& env, const PpoRunOptions& options);
 
 }  // namespace flashnerd::rl

@@ -7,26 +7,10 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/log_number.h"
 #include "core/plot_spec.h"
 
 namespace flashnerd::train {
-
-namespace {
-
-double number_or_nan(const nlohmann::json& j) {
-  return j.is_number() ? j.get<double>() : std::numeric_limits<double>::quiet_NaN();
-}
-
-std::string csv_number(double v) {
-  if (!std::isfinite(v)) return "";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
-}  // namespace
-
-nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
 nlohmann::json rows_to_json(const std::vector<LogRow>& rows) {
   nlohmann::json a = nlohmann::json::array();

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/log_number.h"
 #include "core/model_config.h"
 
 namespace flashnerd::train {
@@ -21,8 +22,6 @@ struct LogRow {
   double rollout = std::numeric_limits<double>::quiet_NaN();
   double seconds = 0;  // wall time since the run started (all invocations)
 };
-
-nlohmann::json finite_or_null(double v);
 
 // Compact JSON rows [update, lr, loss, valid_loss, rollout, seconds]; non-finite values as null.
 nlohmann::json rows_to_json(const std::vector<LogRow>& rows);
