@@ -10,7 +10,7 @@
 #include "engine/cpu/bf16.h"
 #include "engine/cpu/kernel_variants.h"
 #include "engine/cpu/kernels.h"
-#include "engine/engine.h"
+#include "engine/engine_impl.h"
 
 namespace flashnerd::engine {
 
@@ -37,9 +37,9 @@ constexpr double kFastHandoffMicroseconds = 5.0;
 constexpr int kAmxMinRows = 16;
 
 // Sizes the scratch buffers of one worker for `envs` environments per tile.
-std::unique_ptr<Context::Scratch> make_scratch(const Model& model, int envs) {
+std::unique_ptr<Scratch> make_scratch(const Model& model, int envs) {
   const ModelConfig& c = model.config();
-  auto s = std::make_unique<Context::Scratch>();
+  auto s = std::make_unique<Scratch>();
   s->envs = envs;
   size_t total = 0;
   std::vector<std::pair<float**, size_t>> views;
@@ -99,7 +99,7 @@ std::unique_ptr<Context::Scratch> make_scratch(const Model& model, int envs) {
   }
   float* abf = nullptr;  // bf16 elements, two per float slot
   if (model.precision() == Precision::BF16)
-    add(&abf, (cpu::bf16_scratch_elems(s->rows, model.max_gemm_k()) + 1) / 2);
+    add(&abf, (cpu::bf16_scratch_elems(s->rows, EngineInternals::weights(model).max_gemm_k) + 1) / 2);
   s->block = AlignedBuffer(total);
   size_t off = 0;
   for (auto& v : views) {
@@ -121,21 +121,21 @@ size_t cache_floats_per_env(const ModelConfig& c) {
 
 }  // namespace
 
-Context::Context(const Model& model, const ContextOptions& options)
-    : model_(&model), gemm_(options.gemm), pool_(options.pool) {
+ContextState::ContextState(const Model& model, const ContextOptions& options)
+    : model(model), gemm_backend(options.gemm), pool(options.pool) {
   const CpuFeatures& cpu = cpu_features();
   const Isa limit = Isa(std::min(int(cpu.best), int(options.max_isa)));
-  small_isa_ = int(limit) >= int(Isa::AVX512) ? Isa::AVX512 : Isa::AVX2;
+  small_isa = int(limit) >= int(Isa::AVX512) ? Isa::AVX512 : Isa::AVX2;
   if (model.precision() == Precision::BF16) {
     FN_CHECK(int(limit) >= int(Isa::AVX512_BF16), "engine context: this model computes in bf16, ",
              "which needs AVX-512-BF16 or AMX; kernels are limited to ", isa_name(limit),
              " here; load the model with precision fp32");
-    bf16_isa_ = limit == Isa::AMX_BF16 ? Isa::AMX_BF16 : Isa::AVX512_BF16;
+    bf16_isa = limit == Isa::AMX_BF16 ? Isa::AMX_BF16 : Isa::AVX512_BF16;
   }
   if (options.parallel_min_macs != 0)
     parallel_min_macs_ = options.parallel_min_macs;
-  else if (pool_ && pool_->size() > 1)
-    parallel_min_macs_ = pool_->handoff_microseconds() <= kFastHandoffMicroseconds ? kParallelMinMacs : -1;
+  else if (pool && pool->size() > 1)
+    parallel_min_macs_ = pool->handoff_microseconds() <= kFastHandoffMicroseconds ? kParallelMinMacs : -1;
   else
     parallel_min_macs_ = -1;
   const ModelConfig& c = model.config();
@@ -146,89 +146,126 @@ Context::Context(const Model& model, const ContextOptions& options)
   if (c.arch == Arch::FlashNeRD)
     for (int span : c.flash.spans)
       FN_CHECK(span <= 16, "engine context: block span ", span, " exceeds the engine's limit of 16");
-  max_batch_ = options.max_batch;
-  tile_rows_ = options.tile_rows > 0 ? options.tile_rows : default_tile_rows(c);
+  max_batch = options.max_batch;
+  tile_rows = options.tile_rows > 0 ? options.tile_rows : default_tile_rows(c);
   const int rows_per_env = c.arch == Arch::FlashNeRD ? 1 : c.nerd.window;
-  tile_envs_ = std::max(1, std::min(tile_rows_ / rows_per_env, max_batch_));
-  tile_rows_ = tile_envs_ * rows_per_env;
+  tile_envs = std::max(1, std::min(tile_rows / rows_per_env, max_batch));
+  tile_rows = tile_envs * rows_per_env;
   cpu::use_single_threaded_blas();
 
-  cache_ = AlignedBuffer(size_t(max_batch_) * cache_floats_per_env(c));
-  frames_.assign(size_t(max_batch_), 0);
-  diverged_.assign(size_t(max_batch_), 0);
-  const int threads = pool_ ? pool_->size() : 1;
-  for (int i = 0; i < threads; ++i) scratch_.push_back(make_scratch(model, tile_envs_));
+  cache = AlignedBuffer(size_t(max_batch) * cache_floats_per_env(c));
+  frames.assign(size_t(max_batch), 0);
+  diverged.assign(size_t(max_batch), 0);
+  const int threads = pool ? pool->size() : 1;
+  for (int i = 0; i < threads; ++i) scratch.push_back(make_scratch(model, tile_envs));
 
   gemm_fn_ = [this](int64_t begin, int64_t end, int worker) {
     const GemmArgs& g = gemm_args_;
-    const int64_t parts = pool_->size();
+    const int64_t parts = pool->size();
     // columns [n0, n1) of this worker: multiples of 8 (fp32) or of a bf16 column block
     const int step = g.Wp ? cpu::kBf16Block : 8;
     const int n0 = int(g.N * begin / parts) / step * step;
     const int n1 = end == parts ? g.N : int(g.N * end / parts) / step * step;
-    if (n1 > n0) gemm_columns(g, n0, n1, scratch_[size_t(worker)]->abf);
+    if (n1 > n0) gemm_columns(g, n0, n1, scratch[size_t(worker)]->abf);
   };
-  tile_fn_ = [this](int64_t begin, int64_t end, int worker) {
-    const int batch = job_.batch;
-    const int per = int((batch + job_tiles_ - 1) / job_tiles_);
-    Scratch& s = *scratch_[size_t(worker)];
-    for (int64_t t = begin; t < end; ++t) {
-      const int e0 = int(t) * per, e1 = std::min(batch, e0 + per);
-      if (e0 >= e1) continue;
-      if (model_->arch() == Arch::FlashNeRD)
-        cpu::flash_tile(*model_, *this, s, e0, e1);
-      else
-        cpu::nerd_tile(*model_, *this, s, e0, e1);
-    }
-  };
+  tile_fn_ = [this](int64_t begin, int64_t end, int worker) { run_tiles(begin, end, worker); };
 }
 
-Context::~Context() = default;
+void ContextState::run_tiles(int64_t begin, int64_t end, int worker) {
+  const int batch = job.batch;
+  const int per = int((batch + job_tiles_ - 1) / job_tiles_);
+  Scratch& s = *scratch[size_t(worker)];
+  for (int64_t t = begin; t < end; ++t) {
+    const int e0 = int(t) * per, e1 = std::min(batch, e0 + per);
+    if (e0 >= e1) continue;
+    if (model.arch() == Arch::FlashNeRD)
+      cpu::flash_tile(model, *this, s, e0, e1);
+    else
+      cpu::nerd_tile(model, *this, s, e0, e1);
+  }
+}
 
-void Context::gemm_columns(const GemmArgs& g, int n0, int n1, uint16_t* abf) {
+void ContextState::gemm_columns(const GemmArgs& g, int n0, int n1, uint16_t* abf) {
   if (!g.Wp) {
-    cpu::gemm_nt(gemm_, g.M, n1 - n0, g.K, g.A, g.lda, g.W + size_t(n0) * g.ldw, g.ldw, g.beta,
-                 g.C + n0, g.ldc, small_isa_);
+    cpu::gemm_nt(gemm_backend, g.M, n1 - n0, g.K, g.A, g.lda, g.W + size_t(n0) * g.ldw, g.ldw, g.beta,
+                 g.C + n0, g.ldc, small_isa);
     return;
   }
   // n0 is a multiple of the bf16 column block: its panels start at n0 / 16
   const uint16_t* wp = g.Wp + size_t(n0 / 16) * size_t(cpu::bf16_padded(g.K)) * 16;
-  if (bf16_isa_ == Isa::AMX_BF16 && g.M >= kAmxMinRows)
+  if (bf16_isa == Isa::AMX_BF16 && g.M >= kAmxMinRows)
     cpu::gemm_bf16_amx(g.M, n1 - n0, g.K, g.A, g.lda, wp, g.beta, g.C + n0, g.ldc, abf);
   else
     cpu::gemm_bf16_avx512(g.M, n1 - n0, g.K, g.A, g.lda, wp, g.beta, g.C + n0, g.ldc, abf);
 }
 
-void Context::run_gemm(const GemmArgs& g, uint16_t* abf) {
+void ContextState::run_gemm(const GemmArgs& g, uint16_t* abf) {
   // Columns are split only over the engine's own kernels, whose columns are computed alike
   // whatever the split; an external BLAS may pick other kernels for narrower products, and a
   // split decided by measured hand-off time must never change the bits.
-  const bool own_kernel = g.Wp != nullptr || (gemm_ == GemmBackend::Auto && g.M <= cpu::kSmallGemmRows);
+  const bool own_kernel = g.Wp != nullptr || (gemm_backend == GemmBackend::Auto && g.M <= cpu::kSmallGemmRows);
   if (split_columns_ && own_kernel && g.N >= 64 && parallel_min_macs_ >= 0 &&
       int64_t(g.M) * g.N * g.K >= parallel_min_macs_) {
     gemm_args_ = g;
-    pool_->parallel_for(pool_->size(), gemm_fn_);  // each worker uses its own bf16 scratch
+    pool->parallel_for(pool->size(), gemm_fn_);  // each worker uses its own bf16 scratch
     return;
   }
   gemm_columns(g, 0, g.N, abf);
 }
 
-void Context::gemm(int M, int N, int K, const float* A, int lda, const float* W, int ldw,
-                   float beta, float* C, int ldc) {
+void ContextState::gemm(int M, int N, int K, const float* A, int lda, const float* W, int ldw,
+                        float beta, float* C, int ldc) {
   run_gemm({M, N, K, lda, ldw, ldc, A, W, nullptr, beta, C}, nullptr);
 }
 
-void Context::gemm(Scratch& s, int M, const float* A, int lda, const GemmWeight& W, float beta,
-                   float* C, int ldc) {
-  const uint16_t* wp = model_->precision() == Precision::BF16 ? W.bf16 : nullptr;
+void ContextState::gemm(Scratch& s, int M, const float* A, int lda, const GemmWeight& W, float beta,
+                        float* C, int ldc) {
+  const uint16_t* wp = model.precision() == Precision::BF16 ? W.bf16 : nullptr;
   run_gemm({M, W.N, W.K, lda, W.K, ldc, A, W.f32, wp, beta, C}, s.abf);
 }
 
+void ContextState::run(const Job& next) {
+  job = next;
+  // Tiles: a multiple of the thread count (balanced contiguous chunks), each at most
+  // tile_envs environments.
+  const int64_t threads = pool ? pool->size() : 1;
+  // Small batch (fits one tile, fewer than kSplitRows GEMM rows per thread if split by
+  // environments): one tile on the caller, GEMM columns over the threads, so the weights
+  // are read once per step instead of once per thread.
+  split_columns_ = threads > 1 && job.batch <= tile_envs &&
+                   job.batch * (tile_rows / tile_envs) < kSplitRows * threads;
+  if (split_columns_) {
+    job_tiles_ = 1;
+    run_tiles(0, 1, 0);
+    split_columns_ = false;
+    return;
+  }
+  const int64_t per_thread = std::max<int64_t>(1, (job.batch + threads * tile_envs - 1) / (threads * tile_envs));
+  job_tiles_ = std::min<int64_t>(job.batch, threads * per_thread);
+  if (pool && job_tiles_ > 1)
+    pool->parallel_for(job_tiles_, tile_fn_);
+  else
+    run_tiles(0, job_tiles_, 0);
+}
+
+Context::Context(const Model& model, const ContextOptions& options)
+    : state_(std::make_unique<ContextState>(model, options)),
+      model_(&model),
+      max_batch_(state_->max_batch),
+      threads_(int(state_->scratch.size())),
+      tile_rows_(state_->tile_rows),
+      gemm_(state_->gemm_backend),
+      frames_(state_->frames.data()),
+      diverged_(state_->diverged.data()) {}
+
+Context::~Context() = default;
+
 std::string Context::kernel_summary() const {
+  const ContextState& st = *state_;
   if (model_->precision() == Precision::BF16)
-    return bf16_isa_ == Isa::AMX_BF16 ? str_cat("bf16: amx_bf16 (M >= ", kAmxMinRows, "), avx512_bf16")
-                                      : "bf16: avx512_bf16";
-  const std::string small = std::string(isa_name(small_isa_)) + " small-M";
+    return st.bf16_isa == Isa::AMX_BF16 ? str_cat("bf16: amx_bf16 (M >= ", kAmxMinRows, "), avx512_bf16")
+                                        : "bf16: avx512_bf16";
+  const std::string small = std::string(isa_name(st.small_isa)) + " small-M";
   switch (gemm_) {
     case GemmBackend::Auto: return str_cat("fp32: ", small, " (M <= ", cpu::kSmallGemmRows, "), openblas");
     default: return std::string("fp32: ") + gemm_backend_name(gemm_);
@@ -237,23 +274,23 @@ std::string Context::kernel_summary() const {
 
 int Context::diverged_count(int batch) const {
   int n = 0;
-  for (int i = 0; i < std::min(batch, max_batch_); ++i) n += diverged_[size_t(i)];
+  for (int i = 0; i < std::min(batch, max_batch_); ++i) n += diverged_[i];
   return n;
 }
 
 std::string Context::save_history() const {
   BlobWriter w;
-  w.put(cache_.data(), cache_.size());
-  w.put(frames_);
-  w.put(diverged_);
+  w.put(state_->cache.data(), state_->cache.size());
+  w.put(state_->frames);
+  w.put(state_->diverged);
   return w.bytes();
 }
 
 void Context::load_history(const std::string& bytes) {
   BlobReader r(bytes, "engine context history");
-  r.get(cache_.data(), cache_.size());
-  r.get(frames_);
-  r.get(diverged_);
+  r.get(state_->cache.data(), state_->cache.size());
+  r.get(state_->frames);  // in place: frames_ and diverged_ stay valid
+  r.get(state_->diverged);
   r.expect_end();
 }
 
@@ -264,37 +301,14 @@ size_t Context::cache_bytes_per_env() const {
 }
 
 size_t Context::activation_bytes_per_env() const {
-  return scratch_[0]->block.size() * sizeof(float) / size_t(tile_envs_);
+  return state_->scratch[0]->block.size() * sizeof(float) / size_t(state_->tile_envs);
 }
 
 size_t Context::total_bytes() const {
-  size_t n = cache_.size() * sizeof(float) + frames_.size() * sizeof(int64_t) + diverged_.size();
-  for (const auto& s : scratch_) n += s->block.size() * sizeof(float);
+  const ContextState& st = *state_;
+  size_t n = st.cache.size() * sizeof(float) + st.frames.size() * sizeof(int64_t) + st.diverged.size();
+  for (const auto& s : st.scratch) n += s->block.size() * sizeof(float);
   return n;
-}
-
-void Context::run(const Job& job) {
-  job_ = job;
-  // Tiles: a multiple of the thread count (balanced contiguous chunks), each at most
-  // tile_envs_ environments.
-  const int64_t threads = pool_ ? pool_->size() : 1;
-  // Small batch (fits one tile, fewer than kSplitRows GEMM rows per thread if split by
-  // environments): one tile on the caller, GEMM columns over the threads, so the weights
-  // are read once per step instead of once per thread.
-  split_columns_ = threads > 1 && job.batch <= tile_envs_ &&
-                   job.batch * (tile_rows_ / tile_envs_) < kSplitRows * threads;
-  if (split_columns_) {
-    job_tiles_ = 1;
-    tile_fn_(0, 1, 0);
-    split_columns_ = false;
-    return;
-  }
-  const int64_t per_thread = std::max<int64_t>(1, (job.batch + threads * tile_envs_ - 1) / (threads * tile_envs_));
-  job_tiles_ = std::min<int64_t>(job.batch, threads * per_thread);
-  if (pool_ && job_tiles_ > 1)
-    pool_->parallel_for(job_tiles_, tile_fn_);
-  else
-    tile_fn_(0, job_tiles_, 0);
 }
 
 namespace {
@@ -342,14 +356,14 @@ void step(const Model& model, Context& ctx, int batch, const float* inputs,
   check_call(model, ctx, batch, inputs, "step");
   FN_CHECK(outputs != nullptr, "engine step: outputs is null");
   check_contacts(model, batch, contacts, "step");
-  ctx.run({batch, inputs, false, outputs, contacts});
+  EngineInternals::state(ctx).run({batch, inputs, false, outputs, contacts});
 }
 
 void step_normalized(const Model& model, Context& ctx, int batch, const float* inputs, float* outputs) {
   check_call(model, ctx, batch, inputs, "step_normalized");
   FN_CHECK(outputs != nullptr, "engine step_normalized: outputs is null");
   check_contacts(model, batch, nullptr, "step_normalized");
-  ctx.run({batch, inputs, true, outputs});
+  EngineInternals::state(ctx).run({batch, inputs, true, outputs});
 }
 
 void prime(const Model& model, Context& ctx, int batch, int frames, const float* inputs,
@@ -365,24 +379,27 @@ void prime(const Model& model, Context& ctx, int batch, int frames, const float*
   for (int f = 0; f < frames; ++f) {
     const ContactBatch* frame_contacts = contacts ? contacts + f : nullptr;
     check_contacts(model, batch, frame_contacts, "prime");
-    ctx.run({batch, inputs + size_t(f) * stride, false, f == frames - 1 ? outputs : nullptr, frame_contacts});
+    EngineInternals::state(ctx).run(
+        {batch, inputs + size_t(f) * stride, false, f == frames - 1 ? outputs : nullptr, frame_contacts});
   }
 }
 
 void reset_env(Context& ctx, int env) {
   FN_CHECK(env >= 0 && env < ctx.max_batch(), "engine reset_env: environment ", env,
            " is outside [0, ", ctx.max_batch(), ")");
-  ctx.frames_data()[env] = 0;
-  ctx.diverged_data()[env] = 0;
+  ContextState& st = EngineInternals::state(ctx);
+  st.frames[size_t(env)] = 0;
+  st.diverged[size_t(env)] = 0;
 }
 
 void copy_env(Context& ctx, int src, int dst) {
   FN_CHECK(src >= 0 && src < ctx.max_batch() && dst >= 0 && dst < ctx.max_batch(), "engine copy_env: environments ",
            src, " -> ", dst, " outside [0, ", ctx.max_batch(), ")");
   if (src == dst) return;
+  ContextState& st = EngineInternals::state(ctx);
   const ModelConfig& c = ctx.model().config();
   const size_t B = size_t(ctx.max_batch());
-  float* cache = ctx.cache();
+  float* cache = st.cache.data();
   // the cache holds one (max_batch, per-env) block per FlashNeRD layer, one for NeRD's window
   if (c.arch == Arch::FlashNeRD) {
     for (int span : c.flash.spans) {
@@ -394,8 +411,8 @@ void copy_env(Context& ctx, int src, int dst) {
     const size_t n = size_t(c.nerd.window) * size_t(c.input_dim);
     std::copy_n(cache + size_t(src) * n, n, cache + size_t(dst) * n);
   }
-  ctx.frames_data()[dst] = ctx.frames_data()[src];
-  ctx.diverged_data()[dst] = ctx.diverged_data()[src];
+  st.frames[size_t(dst)] = st.frames[size_t(src)];
+  st.diverged[size_t(dst)] = st.diverged[size_t(src)];
 }
 
 void reset_all(Context& ctx) {

@@ -65,7 +65,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -103,23 +102,6 @@ struct ModelOptions {
   Precision precision = Precision::FP32;
 };
 
-// A 64-byte-aligned float block.
-class AlignedBuffer {
- public:
-  AlignedBuffer() = default;
-  explicit AlignedBuffer(size_t floats);  // zero-filled
-  float* data() { return data_.get(); }
-  const float* data() const { return data_.get(); }
-  size_t size() const { return size_; }
-
- private:
-  struct Free {
-    void operator()(float* p) const;
-  };
-  std::unique_ptr<float, Free> data_;
-  size_t size_ = 0;
-};
-
 // Contact rows of the current frame of every environment (docs/DESIGN.md §4), raw as
 // sim::build_contact_rows writes them: rows 0..count[e]−1 of environment e are detected
 // contacts; the rest of its capacity K (config.contact.capacity) is padding, never read.
@@ -129,57 +111,11 @@ struct ContactBatch {
   const int32_t* count = nullptr;  // (batch) valid rows, 0..K
 };
 
-// One GEMM operand W (N, K) of the networks, C = A · Wᵀ: fp32 rows (leading dimension K)
-// and, in a bf16 model, the same weight packed for the bf16 kernels (cpu/bf16.h layout).
-struct GemmWeight {
-  const float* f32 = nullptr;      // (N, K)
-  const uint16_t* bf16 = nullptr;  // packed panels; nullptr in an fp32 model
-  int N = 0, K = 0;
-};
-
-// Kernel layout of the weights: views into Model's packed block (model.cpp packs them).
-struct FlashBlockWeights {
-  int span = 1;                  // S_l
-  GemmWeight w1;                 // (N1, d) rows [q_0..q_{nq-1}, k, v, gate, up]; norm weight folded in
-  const float* b1 = nullptr;     // (N1) LayerNorm bias folded (W1 · b); nullptr for RMSNorm
-  const float* lag_bias = nullptr;  // (nq, S)
-  GemmWeight w2;                 // (d, nq·hd + f) = [attn.out.weight | ffn.down.weight]
-};
-struct ContactWeights {
-  const float* row_w = nullptr;       // (Hφ, kContactRowDim) fc1 row columns / contact_std
-  const float* link_table = nullptr;  // (links, Hφ) fc1 link columns · embed[l] + fc1.bias
-                                      //   − row_w · contact_mean (normalization folded)
-  const float* fc2_w = nullptr;       // (e, Hφ)
-  const float* fc2_b = nullptr;       // (e)
-  const float* queries = nullptr;     // (M, e) scaled by 1/√e
-  const float* gates = nullptr;       // (2(d + r + out), M·e) rows [embed.value; embed.gate;
-                                      //   readout.value; readout.gate; head.value; head.gate]
-};
-struct FlashWeights {
-  GemmWeight embed_w;                // (d, input_dim)
-  const float* embed_b = nullptr;    // (d)
-  std::vector<FlashBlockWeights> blocks;
-  GemmWeight readout_w;              // (r, d) readout norm weight folded in
-  const float* readout_b = nullptr;  // (r) readout.fc.bias (+ W · norm bias for LayerNorm)
-  GemmWeight head_w;                 // (output_dim, r)
-  const float* head_b = nullptr;     // (output_dim)
-  ContactWeights contact;            // config.contact.enabled() only
-};
-struct NerdBlockWeights {
-  GemmWeight qkv;   // (3d, d) ln1 weight folded in
-  GemmWeight out;   // (d, d)
-  GemmWeight fc;    // (mlp_hidden, d) ln2 weight folded in
-  GemmWeight proj;  // (d, mlp_hidden)
-};
-struct NerdWeights {
-  GemmWeight embed_w;              // (d, input_dim)
-  const float* pos = nullptr;      // (window, d)
-  std::vector<NerdBlockWeights> blocks;
-  GemmWeight fc1;                  // (head_hidden, d) ln_f weight folded in
-  const float* fc1_b = nullptr;    // (head_hidden)
-  GemmWeight fc2;                  // (output_dim, head_hidden)
-  const float* fc2_b = nullptr;    // (output_dim)
-};
+// The CPU backend's internals (engine_impl.h, not installed): the weights re-laid for the
+// kernels, a context's caches, scratch and current job, and the door the engine opens to them.
+struct ModelWeights;
+class ContextState;
+struct EngineInternals;
 
 // Immutable after construction; share one across threads and contexts.
 class Model {
@@ -217,31 +153,22 @@ class Model {
   const float* target_mean() const { return target_mean_.data(); }
   const float* target_std() const { return target_std_.data(); }
 
-  const FlashWeights& flash() const { return flash_; }  // arch() == FlashNeRD
-  const NerdWeights& nerd() const { return nerd_; }     // arch() == NeRD
-  size_t packed_bytes() const { return (packed_.size() + bf16_.size()) * sizeof(float); }
-  // Largest K over the network GEMMs (sizes the bf16 kernels' scratch).
-  int max_gemm_k() const { return max_gemm_k_; }
+  // Bytes of the weights re-laid for the kernels (fp32 views and bf16 panels).
+  size_t packed_bytes() const;
 
+  ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
  private:
-  Model() = default;
-  void pack();
-  void pack_contact();
-  void pack_bf16(const std::vector<GemmWeight*>& weights);
+  friend struct EngineInternals;
+  Model();
 
   ModelConfig config_;
-  AlignedBuffer original_;                   // every tensor, model_tensors order
-  std::vector<NamedTensor> tensors_;         // views into original_
+  std::vector<NamedTensor> tensors_;         // views into weights_->original
   std::vector<float> input_mean_, input_std_, target_mean_, target_std_;
-  AlignedBuffer packed_;                     // kernel layout, one block
-  AlignedBuffer bf16_;                       // bf16 models: every GemmWeight packed (as uint16)
   Precision precision_ = Precision::FP32;
-  int max_gemm_k_ = 0;
-  FlashWeights flash_;
-  NerdWeights nerd_;
+  std::unique_ptr<ModelWeights> weights_;   // as stored and packed for the kernels
 };
 
 // A valid config of preset's shape for a robot of input_dim / output_dim features (fixed-base
@@ -274,7 +201,7 @@ class Context {
 
   const Model& model() const { return *model_; }
   int max_batch() const { return max_batch_; }
-  int threads() const { return int(scratch_.size()); }
+  int threads() const { return threads_; }
   int tile_rows() const { return tile_rows_; }
   GemmBackend gemm_backend() const { return gemm_; }
   Precision precision() const { return model_->precision(); }
@@ -284,10 +211,10 @@ class Context {
 
   // Frames in environment env's history since its last reset (saturates at nothing: it
   // counts every frame; the caches keep only what the model looks at).
-  int64_t frames(int env) const { return frames_[size_t(env)]; }
+  int64_t frames(int env) const { return frames_[env]; }
   // 1 when env received a non-finite input or produced a non-finite output since its reset.
-  bool diverged(int env) const { return diverged_[size_t(env)] != 0; }
-  const uint8_t* diverged_flags() const { return diverged_.data(); }  // (max_batch)
+  bool diverged(int env) const { return diverged_[env] != 0; }
+  const uint8_t* diverged_flags() const { return diverged_; }  // (max_batch)
   int diverged_count(int batch) const;
 
   // Memory: history cache (FlashNeRD KV slots / NeRD input window) per environment, one
@@ -304,63 +231,17 @@ class Context {
   std::string save_history() const;
   void load_history(const std::string& bytes);
 
-  // Internal (the CPU backend): per-thread scratch and the job of the current call.
-  struct Scratch;
-  struct Job {
-    int batch = 0;
-    const float* inputs = nullptr;   // (batch, input_dim)
-    bool normalized = false;         // inputs already x̂
-    float* outputs = nullptr;        // (batch, output_dim) or nullptr
-    const ContactBatch* contacts = nullptr;  // when the model reads variable contacts
-  };
-  Scratch& scratch(int worker) { return *scratch_[size_t(worker)]; }
-  float* cache() { return cache_.data(); }
-  int64_t* frames_data() { return frames_.data(); }
-  uint8_t* diverged_data() { return diverged_.data(); }
-  const Job& job() const { return job_; }
-  void run(const Job& job);  // threads over tiles; the step functions below call it
-  // C = beta·C + A·Wᵀ through the context's backend; for small batches (one tile, several
-  // threads) the columns are split over the threads so the weights are streamed once.
-  void gemm(int M, int N, int K, const float* A, int lda, const float* W, int ldw, float beta,
-            float* C, int ldc);
-  // C (M, W.N) = beta·C + A · Wᵀ in the model's precision; s is the calling tile's scratch
-  // (its bf16 buffer holds A rounded to bf16).
-  void gemm(Scratch& s, int M, const float* A, int lda, const GemmWeight& W, float beta, float* C,
-            int ldc);
-
  private:
+  friend struct EngineInternals;
+  std::unique_ptr<ContextState> state_;  // everything the CPU backend reserves and mutates
+  // copies of state_'s sizes and views of its history, so the queries above stay inline
   const Model* model_;
   int max_batch_ = 0;
-  int tile_rows_ = 0;     // GEMM rows per tile
-  int tile_envs_ = 0;     // environments per tile
+  int threads_ = 1;
+  int tile_rows_ = 0;
   GemmBackend gemm_ = GemmBackend::Auto;
-  ThreadPool* pool_ = nullptr;
-  Isa small_isa_ = Isa::AVX2;     // fp32 small-M kernel level
-  Isa bf16_isa_ = Isa::AVX2;      // bf16 kernel level for M >= kAmxMinRows (AMX or AVX512_BF16)
-  int64_t parallel_min_macs_ = -1;  // resolved ContextOptions::parallel_min_macs
-  // history, (max_batch, ...) per environment
-  AlignedBuffer cache_;   // FlashNeRD: per block (max_batch, S_l−1, 2·hd) [k | v] slots, slot =
-                          // frame mod (S_l−1); NeRD: (max_batch, window, input_dim) x̂, slot = frame mod window
-  std::vector<int64_t> frames_;    // (max_batch) frames since reset
-  std::vector<uint8_t> diverged_;  // (max_batch)
-  std::vector<std::unique_ptr<Scratch>> scratch_;  // one per worker thread
-  Job job_;
-  int64_t job_tiles_ = 0;
-  std::function<void(int64_t, int64_t, int)> tile_fn_;  // built once: no allocation per call
-  // column-split GEMMs of a small batch (one tile on the caller, GEMM columns over threads)
-  bool split_columns_ = false;
-  struct GemmArgs {
-    int M, N, K, lda, ldw, ldc;
-    const float *A, *W;
-    const uint16_t* Wp;  // bf16 panels (bf16 models)
-    float beta;
-    float* C;
-  } gemm_args_{};
-  // columns [n0, n1) of g on the calling thread; abf: that thread's bf16 scratch
-  void gemm_columns(const GemmArgs& g, int n0, int n1, uint16_t* abf);
-  // g whole: split over the pool by columns when the batch is small and g is large enough
-  void run_gemm(const GemmArgs& g, uint16_t* abf);
-  std::function<void(int64_t, int64_t, int)> gemm_fn_;
+  const int64_t* frames_ = nullptr;    // (max_batch) frames since reset
+  const uint8_t* diverged_ = nullptr;  // (max_batch)
 };
 
 // One streaming step for environments 0..batch−1: inputs (batch, input_dim) raw frames,

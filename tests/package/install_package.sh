@@ -18,6 +18,8 @@ for f in lib/libflashnerd_engine.a lib/libflashnerd_core.a include/flashnerd/eng
          lib/pkgconfig/flashnerd.pc bin/flashnerd share/flashnerd/robots/cartpole.xml; do
   [ -e "$PREFIX/$f" ] || fail "not installed: $f"
 done
+# the engine's internals stay out of the package (engine.h is the public surface)
+[ ! -e "$PREFIX/include/flashnerd/engine/engine_impl.h" ] || fail "internal header installed: engine_impl.h"
 PYDIR=$(ls -d "$PREFIX"/lib/python3*/dist-packages) || fail "no Python package installed"
 [ -f "$PYDIR/flashnerd/__init__.py" ] && ls "$PYDIR"/flashnerd/_flashnerd*.so > /dev/null || fail "Python package incomplete"
 

@@ -11,11 +11,11 @@
 
 namespace flashnerd::engine::cpu {
 
-void contact_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, int env1) {
+void contact_tile(const Model& model, ContextState& ctx, Scratch& s, int env0, int env1) {
   const ModelConfig& c = model.config();
   const ContactEncoderConfig& k = c.contact;
-  const ContactWeights& w = model.flash().contact;
-  const ContactBatch& in = *ctx.job().contacts;
+  const ContactWeights& w = EngineInternals::weights(model).flash.contact;
+  const ContactBatch& in = *ctx.job.contacts;
   const int M = env1 - env0, K = k.capacity, H = k.row_hidden, e = k.row_width, slots = k.slots;
   const int P = k.pooled_dim();
   const int G = 2 * (c.flash.d_model + c.flash.readout_hidden + c.output_dim);

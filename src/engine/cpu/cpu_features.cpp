@@ -11,10 +11,14 @@
 #endif
 
 #include "core/error.h"
+#include "engine/enum_names.h"
 
 namespace flashnerd::engine {
 
 namespace {
+
+constexpr EnumName<Isa> kIsaNames[] = {
+    {Isa::AVX2, "avx2"}, {Isa::AVX512, "avx512"}, {Isa::AVX512_BF16, "avx512_bf16"}, {Isa::AMX_BF16, "amx_bf16"}};
 
 struct Regs {
   unsigned a = 0, b = 0, c = 0, d = 0;
@@ -105,21 +109,12 @@ CpuFeatures detect() {
 
 }  // namespace
 
-const char* isa_name(Isa isa) {
-  switch (isa) {
-    case Isa::AVX2: return "avx2";
-    case Isa::AVX512: return "avx512";
-    case Isa::AVX512_BF16: return "avx512_bf16";
-    case Isa::AMX_BF16: return "amx_bf16";
-  }
-  return "?";
-}
+const char* isa_name(Isa isa) { return enum_name(kIsaNames, isa); }
 
 Isa parse_isa(const std::string& s) {
-  for (Isa i : {Isa::AVX2, Isa::AVX512, Isa::AVX512_BF16, Isa::AMX_BF16})
-    if (s == isa_name(i)) return i;
+  if (const auto* e = find_enum(kIsaNames, s)) return e->value;
   if (s == "amx") return Isa::AMX_BF16;
-  throw Error("unknown instruction-set level '" + s + "' (FLASHNERD_MAX_ISA): expected avx2, avx512, avx512_bf16 or amx_bf16");
+  throw Error("unknown instruction-set level '" + s + "' (FLASHNERD_MAX_ISA): expected " + enum_choices(kIsaNames));
 }
 
 std::string CpuFeatures::summary() const {

@@ -12,97 +12,105 @@
 
 namespace flashnerd::engine::cpu {
 
-void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, int env1) {
+namespace {
+
+// z = Norm(h) (M, d), without its weight: that is folded into the GEMM that follows.
+void normalize_residual(NormKind norm, int M, int d, Scratch& s) {
+  if (norm == NormKind::RMSNorm)
+    rms_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
+  else
+    layer_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
+}
+
+// Attention of one environment at frame t in block b: each query head of y [q.., k, v] over
+// lags 0..min(S−1, t), the past ones read from kv (S−1, 2·hd) in lag order, into o (nq·hd);
+// then the current k, v replace the oldest slot (already read).
+void attend_env(const FlashConfig& f, const FlashBlockWeights& b, int64_t t, const float* y, float* kv,
+                float* o) {
+  const int hd = f.head_dim, nq = f.n_heads, S = b.span, slots = S - 1;
+  const float scale = 1.f / std::sqrt(float(hd));
+  const int past = int(std::min<int64_t>(slots, t));
+  const float* k0 = y + nq * hd;
+  const float* v0 = k0 + hd;
+  const float* kl[16];  // k of lag 0..past (v follows at +hd)
+  kl[0] = nullptr;
+  for (int lag = 1; lag <= past; ++lag) kl[lag] = kv + size_t((t - lag) % slots) * 2 * hd;
+  for (int i = 0; i < nq; ++i) {
+    const float* q = y + i * hd;
+    const float* bias = b.lag_bias + i * S;
+    float sc[16];
+    sc[0] = dot(q, k0, hd) * scale + bias[0];
+    float mx = sc[0];
+    for (int lag = 1; lag <= past; ++lag) {
+      sc[lag] = dot(q, kl[lag], hd) * scale + bias[lag];
+      mx = std::max(mx, sc[lag]);
+    }
+    float sum = 0.f;
+    for (int lag = 0; lag <= past; ++lag) sum += (sc[lag] = std::exp(sc[lag] - mx));
+    const float inv = 1.f / sum;
+    float* oi = o + i * hd;
+    const float a0 = sc[0] * inv;
+    for (int k = 0; k < hd; ++k) oi[k] = a0 * v0[k];
+    for (int lag = 1; lag <= past; ++lag) {
+      const float a = sc[lag] * inv;
+      const float* v = kl[lag] + hd;
+      for (int k = 0; k < hd; ++k) oi[k] += a * v[k];
+    }
+  }
+  if (slots > 0) std::copy(k0, k0 + 2 * hd, kv + size_t(t % slots) * 2 * hd);
+}
+
+// Block b on environments [env0, env0 + M): h += Attn(Norm(h)) + FFN(Norm(h)) as two fused
+// GEMMs; cache holds the block's (max_batch, S−1, 2·hd) slots.
+void flash_block(const FlashConfig& f, const FlashBlockWeights& b, ContextState& ctx, float* cache,
+                 Scratch& s, int env0, int M) {
+  const int hd = f.head_dim, nq = f.n_heads, ff = f.ffn_hidden, slots = b.span - 1;
+  // z = Norm(h) (weight folded into w1), y = z W1ᵀ (M, n1)
+  normalize_residual(f.norm, M, f.d_model, s);
+  ctx.gemm(s, M, s.z, s.ldh, b.w1, 0.f, s.y, s.ldy);
+  if (b.b1) add_bias(M, f.qkv_dim() + 2 * ff, b.b1, s.y, s.ldy);
+  // attention per environment -> u[:, 0:nq·hd]
+  for (int m = 0; m < M; ++m) {
+    const int e = env0 + m;
+    attend_env(f, b, ctx.frames[size_t(e)], s.y + size_t(m) * s.ldy, cache + size_t(e) * slots * 2 * hd,
+               s.u + size_t(m) * s.ldu);
+  }
+  // gated unit -> u[:, nq·hd:], then h += [o | g] [Wo | Wd]ᵀ
+  const float* gate = s.y + f.qkv_dim();
+  glu(f.activation, M, ff, gate, gate + ff, s.ldy, s.u + nq * hd, s.ldu);
+  ctx.gemm(s, M, s.u, s.ldu, b.w2, 1.f, s.h, s.ldh);
+}
+
+}  // namespace
+
+void flash_tile(const Model& model, ContextState& ctx, Scratch& s, int env0, int env1) {
   const ModelConfig& c = model.config();
   const FlashConfig& f = c.flash;
-  const FlashWeights& w = model.flash();
-  const Context::Job& job = ctx.job();
-  const int M = env1 - env0, dout = c.output_dim;
-  const int d = f.d_model, hd = f.head_dim, nq = f.n_heads, ff = f.ffn_hidden;
-  const int n1 = f.qkv_dim() + 2 * ff;
-  const float scale = 1.f / std::sqrt(float(hd));
-  int64_t* frames = ctx.frames_data();
-  uint8_t* diverged = ctx.diverged_data();
+  const FlashWeights& w = EngineInternals::weights(model).flash;
+  const int M = env1 - env0, dout = c.output_dim, d = f.d_model, rh = f.readout_hidden;
 
   // inputs -> x̂ (M, din); a non-finite feature marks the environment
   for (int m = 0; m < M; ++m)
-    if (!normalize_frame(model, job, env0 + m, s.x + size_t(m) * s.ldx)) diverged[env0 + m] = 1;
+    if (!normalize_frame(model, ctx.job, env0 + m, s.x + size_t(m) * s.ldx)) ctx.diverged[size_t(env0 + m)] = 1;
 
   // embedding h = x̂ Eᵀ + b (M, d)
   ctx.gemm(s, M, s.x, s.ldx, w.embed_w, 0.f, s.h, s.ldh);
   add_bias(M, d, w.embed_b, s.h, s.ldh);
   // variable contacts: G_e, G_r, G_Δ of every environment into s.cg (engine.h)
   const bool contacts = c.contact.enabled();
-  const int rh = f.readout_hidden;
   if (contacts) {
     contact_tile(model, ctx, s, env0, env1);
     add_rows(M, d, s.cg, s.ldcg, s.h, s.ldh);
   }
 
-  float* cache = ctx.cache();
-  for (int l = 0; l < f.n_layers; ++l) {
-    const FlashBlockWeights& b = w.blocks[size_t(l)];
-    const int S = b.span, slots = S - 1;
-    // z = Norm(h) (weight folded into w1), y = z W1ᵀ (M, n1)
-    if (f.norm == NormKind::RMSNorm)
-      rms_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
-    else
-      layer_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
-    ctx.gemm(s, M, s.z, s.ldh, b.w1, 0.f, s.y, s.ldy);
-    if (b.b1) add_bias(M, n1, b.b1, s.y, s.ldy);
-
-    // attention over lags 0..min(S−1, t) per environment and query head -> u[:, 0:nq·hd]
-    for (int m = 0; m < M; ++m) {
-      const int e = env0 + m;
-      const int64_t t = frames[e];
-      const int past = int(std::min<int64_t>(slots, t));
-      const float* y = s.y + size_t(m) * s.ldy;
-      const float* k0 = y + nq * hd;
-      const float* v0 = k0 + hd;
-      float* kv = cache + size_t(e) * slots * 2 * hd;  // (S−1, 2·hd) of this environment
-      const float* kl[16];                              // k of lag 0..past (v follows at +hd)
-      kl[0] = nullptr;
-      for (int lag = 1; lag <= past; ++lag) kl[lag] = kv + size_t((t - lag) % slots) * 2 * hd;
-      for (int i = 0; i < nq; ++i) {
-        const float* q = y + i * hd;
-        const float* bias = b.lag_bias + i * S;
-        float sc[16];
-        sc[0] = dot(q, k0, hd) * scale + bias[0];
-        float mx = sc[0];
-        for (int lag = 1; lag <= past; ++lag) {
-          sc[lag] = dot(q, kl[lag], hd) * scale + bias[lag];
-          mx = std::max(mx, sc[lag]);
-        }
-        float sum = 0.f;
-        for (int lag = 0; lag <= past; ++lag) sum += (sc[lag] = std::exp(sc[lag] - mx));
-        const float inv = 1.f / sum;
-        float* o = s.u + size_t(m) * s.ldu + i * hd;
-        const float a0 = sc[0] * inv;
-        for (int k = 0; k < hd; ++k) o[k] = a0 * v0[k];
-        for (int lag = 1; lag <= past; ++lag) {
-          const float a = sc[lag] * inv;
-          const float* v = kl[lag] + hd;
-          for (int k = 0; k < hd; ++k) o[k] += a * v[k];
-        }
-      }
-      if (slots > 0) {  // the current k, v replace the oldest slot (already read above)
-        float* dst = kv + size_t(t % slots) * 2 * hd;
-        std::copy(k0, k0 + 2 * hd, dst);
-      }
-    }
-    cache += size_t(ctx.max_batch()) * slots * 2 * hd;
-
-    // gated unit -> u[:, nq·hd:], then h += [o | g] [Wo | Wd]ᵀ
-    const float* gate = s.y + f.qkv_dim();
-    glu(f.activation, M, ff, gate, gate + ff, s.ldy, s.u + nq * hd, s.ldu);
-    ctx.gemm(s, M, s.u, s.ldu, b.w2, 1.f, s.h, s.ldh);
+  float* cache = ctx.cache.data();
+  for (const FlashBlockWeights& b : w.blocks) {
+    flash_block(f, b, ctx, cache, s, env0, M);
+    cache += size_t(ctx.max_batch) * (b.span - 1) * 2 * f.head_dim;
   }
 
   // readout r = SiLU(Norm(h) Rᵀ + b) (+ G_r), ŷ = r Hᵀ + b (+ G_Δ)
-  if (f.norm == NormKind::RMSNorm)
-    rms_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
-  else
-    layer_normalize(M, d, s.h, s.ldh, s.z, s.ldh);
+  normalize_residual(f.norm, M, d, s);
   ctx.gemm(s, M, s.z, s.ldh, w.readout_w, 0.f, s.r, s.ldr);
   add_bias(M, rh, w.readout_b, s.r, s.ldr);
   silu_inplace(M, rh, s.r, s.ldr);
@@ -114,7 +122,7 @@ void flash_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0,
   finish_tile(model, ctx, s, env0, env1);
 }
 
-bool normalize_frame(const Model& model, const Context::Job& job, int env, float* x) {
+bool normalize_frame(const Model& model, const Job& job, int env, float* x) {
   const int din = model.input_dim();
   const float* in = job.inputs + size_t(env) * din;
   const float* mean = model.input_mean();
@@ -127,11 +135,11 @@ bool normalize_frame(const Model& model, const Context::Job& job, int env, float
   return finite;
 }
 
-void finish_tile(const Model& model, Context& ctx, const Context::Scratch& s, int env0, int env1) {
-  const Context::Job& job = ctx.job();
+void finish_tile(const Model& model, ContextState& ctx, const Scratch& s, int env0, int env1) {
+  const Job& job = ctx.job;
   const int dout = model.output_dim();
-  int64_t* frames = ctx.frames_data();
-  uint8_t* diverged = ctx.diverged_data();
+  int64_t* frames = ctx.frames.data();
+  uint8_t* diverged = ctx.diverged.data();
   const float* tm = model.target_mean();
   const float* ts = model.target_std();
   for (int e = env0; e < env1; ++e) {

@@ -15,17 +15,17 @@
 
 namespace flashnerd::engine::cpu {
 
-void nerd_tile(const Model& model, Context& ctx, Context::Scratch& s, int env0, int env1) {
+void nerd_tile(const Model& model, ContextState& ctx, Scratch& s, int env0, int env1) {
   const ModelConfig& c = model.config();
   const NerdConfig& n = c.nerd;
-  const NerdWeights& w = model.nerd();
-  const Context::Job& job = ctx.job();
+  const NerdWeights& w = EngineInternals::weights(model).nerd;
+  const Job& job = ctx.job;
   const int M = env1 - env0, W = n.window, T = M * W, din = c.input_dim, dout = c.output_dim;
   const int d = n.d_model, nh = n.n_heads, hd = n.head_dim(), hid = n.mlp_hidden;
   const float scale = 1.f / std::sqrt(float(hd));
-  int64_t* frames = ctx.frames_data();
-  uint8_t* diverged = ctx.diverged_data();
-  float* ring = ctx.cache();  // (max_batch, W, din)
+  int64_t* frames = ctx.frames.data();
+  uint8_t* diverged = ctx.diverged.data();
+  float* ring = ctx.cache.data();  // (max_batch, W, din)
 
   // new frame -> ring; window -> tokens x (T, din), oldest first
   for (int m = 0; m < M; ++m) {
