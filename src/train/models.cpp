@@ -119,9 +119,12 @@ torch::Tensor FlashBlockImpl::forward(const torch::Tensor& h) {
   torch::Tensor qkv = qkv_(z);                                                   // (B, T, (nq+2) hd)
   // The heads share k and v, so all nq·T queries of a window meet its keys in one product
   // of batch B (broadcasting k over heads would run B·nq tiny products: 2.7x slower, measured)
-  torch::Tensor q = qkv.narrow(-1, 0, nq * hd).view({B, T, nq, hd}).transpose(1, 2);  // (B, nq, T, hd)
-  torch::Tensor k = qkv.narrow(-1, nq * hd, hd);                                 // (B, T, hd)
-  torch::Tensor v = qkv.narrow(-1, (nq + 1) * hd, hd);                           // (B, T, hd)
+  // split, not narrow: split's backward concatenates the parts' gradients, where each
+  // narrow's backward would zero-fill a full-width gradient and the three would be added
+  const std::vector<torch::Tensor> parts = qkv.split_with_sizes({nq * hd, hd, hd}, -1);
+  torch::Tensor q = parts[0].view({B, T, nq, hd}).transpose(1, 2);             // (B, nq, T, hd)
+  const torch::Tensor& k = parts[1];                                             // (B, T, hd)
+  const torch::Tensor& v = parts[2];                                             // (B, T, hd)
   torch::Tensor scores = torch::bmm(q.reshape({B, nq * T, hd}), k.transpose(1, 2)).view({B, nq, T, T}) /
                          std::sqrt(double(hd));
   // banded causal mask with lag bias: query t sees keys j with 0 <= t - j < span
@@ -138,7 +141,8 @@ torch::Tensor FlashBlockImpl::forward(const torch::Tensor& h) {
   // gated feed-forward from the same normalized input
   torch::Tensor gu = gate_up_(z);
   const int64_t fh = f_.ffn_hidden;
-  torch::Tensor g = activation(gu.narrow(-1, 0, fh), f_.activation) * gu.narrow(-1, fh, fh);
+  const std::vector<torch::Tensor> gate_up = gu.split(fh, -1);
+  torch::Tensor g = activation(gate_up[0], f_.activation) * gate_up[1];
   if (dropout > 0) return h + torch::dropout(a, dropout, is_training()) + torch::dropout(down_(g), dropout, is_training());
   return h + a + down_(g);
 }
@@ -239,7 +243,8 @@ torch::Tensor NerdModel::forward(const torch::Tensor& x) {
   for (auto& b : blocks_) {
     torch::Tensor z = torch::layer_norm(h, {d}, b.ln1, {}, kNormEpsilon);
     torch::Tensor qkv = b.qkv(z);  // (B, T, 3d) = [q | k | v]
-    auto heads = [&](int64_t i) { return qkv.narrow(-1, i * d, d).view({B, T, nh, hd}).transpose(1, 2); };
+    const std::vector<torch::Tensor> parts = qkv.split(d, -1);  // split: see FlashBlockImpl::forward
+    auto heads = [&](int64_t i) { return parts[size_t(i)].view({B, T, nh, hd}).transpose(1, 2); };
     torch::Tensor att = torch::softmax(torch::matmul(heads(0), heads(1).transpose(-2, -1)) * scale + causal, -1);
     torch::Tensor o = torch::matmul(att, heads(2)).transpose(1, 2).reshape({B, T, d});
     h = h + drop(b.out(o));
