@@ -224,7 +224,7 @@ class PyVecEnv {
     robot_ = sim::Robot::load(robot.empty() ? env::task_robot(task) : robot);
     task_ = env::make_task(task, *robot_);
     env::BackendRequest r;
-    r.kind = backend;
+    r.kind = env::parse_backend_kind(backend);
     r.model_dir = model;
     r.envs = num_envs;
     const engine::ModelOptions model_options{precision_of(precision)};  // checked for every backend
@@ -488,10 +488,46 @@ void write_dataset_arrays(const std::string& path, const std::string& robot_name
   }
 }
 
-}  // namespace
+// The policy artifact from arrays (flashnerd.export_policy gathers them from a PyTorch actor):
+// the task's robot, control step and observation terms filled in, every width checked.
+void save_policy_arrays(const std::string& dir, const std::string& task, const std::vector<py::object>& weights,
+                        const std::vector<py::object>& biases, const py::object& obs_mean,
+                        const py::object& obs_denominator, const py::object& action_std, const std::string& activation,
+                        const std::string& training_json) {
+  auto robot = sim::Robot::load(env::task_robot(task));
+  auto t = env::make_task(task, *robot);
+  rl::PolicyInfo info;
+  info.task = task;
+  info.robot = robot->name();
+  info.mjcf_hash = robot->mjcf_hash();
+  info.control_timestep = robot->control_timestep() * t->control_steps();
+  info.observation_dim = t->observation_dim();
+  info.action_dim = t->action_dim();
+  info.observation_terms = t->observation_terms();
+  info.activation = activation;
+  info.training = nlohmann::json::parse(training_json);
+  FN_CHECK(!weights.empty() && weights.size() == biases.size(), "export_policy: ", weights.size(), " weights and ",
+           biases.size(), " biases");
+  std::vector<rl::PolicyLayer> layers;
+  for (size_t l = 0; l < weights.size(); ++l) {
+    const Array<float> w = as_array<float>(weights[l], "weight"), b = as_array<float>(biases[l], "bias");
+    FN_CHECK(w.ndim() == 2 && b.ndim() == 1 && b.shape(0) == w.shape(0), "export_policy: layer ", l,
+             " has weight ", w.ndim(), "-d and bias ", b.ndim(), "-d of other widths");
+    layers.push_back({int(w.shape(1)), int(w.shape(0)), std::vector<float>(w.data(), w.data() + w.size()),
+                      std::vector<float>(b.data(), b.data() + b.size())});
+    if (l + 1 < weights.size()) info.hidden.push_back(int(w.shape(0)));
+  }
+  auto vec = [](const py::object& o, const char* name) {
+    const Array<float> a = as_array<float>(o, name);
+    return std::vector<float>(a.data(), a.data() + a.size());
+  };
+  rl::Policy(info, vec(obs_mean, "obs_mean"), vec(obs_denominator, "obs_std"), std::move(layers),
+             vec(action_std, "action_std"))
+      .save(dir);
+}
 
-PYBIND11_MODULE(_flashnerd, m) {
-  m.doc() = "FlashNeRD: streaming-transformer neural robot dynamics (models and vector environments)";
+// flashnerd.Error, and flashnerd::Error translated to it.
+void bind_errors(py::module_& m) {
   // flashnerd.Error: bad input (arguments, files) is a ValueError; it stays a RuntimeError too,
   // which C++ errors were before.
   static py::object* error_type = new py::object(py::module_::import("builtins").attr("type")(
@@ -505,7 +541,10 @@ PYBIND11_MODULE(_flashnerd, m) {
       PyErr_SetString(error_type->ptr(), e.what());
     }
   });
+}
 
+// flashnerd.Model: a model stepped in state terms or raw features.
+void bind_model(py::module_& m) {
   py::class_<Stepper>(m, "Model", "A trained model with its own streaming context for `batch` environments")
       .def(py::init<const std::string&, int, const std::string&, int>(), py::arg("dir"), py::arg("batch") = 1,
            py::arg("precision") = "fp32", py::arg("threads") = 1)
@@ -538,7 +577,10 @@ PYBIND11_MODULE(_flashnerd, m) {
       .def("reset", &Stepper::reset, py::arg("env"), "Environment env starts an empty history")
       .def("reset_all", &Stepper::reset_all)
       .def("diverged", &Stepper::diverged);
+}
 
+// flashnerd.VecEnv and make_vec.
+void bind_vec_env(py::module_& m) {
   py::class_<PyVecEnv>(m, "VecEnv", "Vector environment (Gymnasium conventions, autoreset)")
       .def_property_readonly("num_envs", &PyVecEnv::num_envs)
       .def_property_readonly("observation_dim", &PyVecEnv::observation_dim)
@@ -567,7 +609,10 @@ PYBIND11_MODULE(_flashnerd, m) {
       py::arg("seed") = 0, py::arg("threads") = 1, py::arg("robot") = "", py::arg("precision") = "auto",
       py::arg("autoreset") = "next_step",
       "Vector environment of a task over a backend: mujoco, flashnerd or nerd (model=DIR), or for cube-reorient two-way / one-way coupling (model=the hand's free-velocity DIR)");
+}
 
+// Robots and tasks: layouts, log columns, descriptions.
+void bind_robots_and_tasks(py::module_& m) {
   m.def(
       "robot_info",
       [](const std::string& name) {
@@ -593,6 +638,10 @@ PYBIND11_MODULE(_flashnerd, m) {
   m.def("_task_info", [](const std::string& name) { return env::task_summary(name).dump(); }, py::arg("name"),
         "A task's description as JSON (python/flashnerd/tasks.py decodes it)");
   m.def("task_names", &env::task_names, "The tasks make_vec runs");
+}
+
+// Datasets as numpy arrays, both ways.
+void bind_datasets(py::module_& m) {
   m.def("load_dataset", &load_dataset_arrays, py::arg("path"),
         "A dataset from 'flashnerd gen' as a dict of named numpy arrays (qpos, qvel, ctrl, valid, ...)");
   m.def("write_dataset", &write_dataset_arrays, py::arg("path"), py::arg("robot"), py::arg("qpos"), py::arg("qvel"),
@@ -602,47 +651,13 @@ PYBIND11_MODULE(_flashnerd, m) {
         "probes and contact rows computed by MuJoCo at the recorded states");
   // Test hook: the address the module reads a float32 argument from (zero-copy check).
   m.def("_input_address", [](const py::object& a) { return reinterpret_cast<uintptr_t>(as_array<float>(a, "a").data()); });
+}
 
-  // The policy artifact from arrays (flashnerd.export_policy gathers them from a PyTorch actor):
-  // the task's robot, control step and observation terms filled in, every width checked.
-  m.def(
-      "_save_policy",
-      [](const std::string& dir, const std::string& task, const std::vector<py::object>& weights,
-         const std::vector<py::object>& biases, const py::object& obs_mean, const py::object& obs_denominator,
-         const py::object& action_std, const std::string& activation, const std::string& training_json) {
-        auto robot = sim::Robot::load(env::task_robot(task));
-        auto t = env::make_task(task, *robot);
-        rl::PolicyInfo info;
-        info.task = task;
-        info.robot = robot->name();
-        info.mjcf_hash = robot->mjcf_hash();
-        info.control_timestep = robot->control_timestep() * t->control_steps();
-        info.observation_dim = t->observation_dim();
-        info.action_dim = t->action_dim();
-        info.observation_terms = t->observation_terms();
-        info.activation = activation;
-        info.training = nlohmann::json::parse(training_json);
-        FN_CHECK(!weights.empty() && weights.size() == biases.size(), "export_policy: ", weights.size(), " weights and ",
-                 biases.size(), " biases");
-        std::vector<rl::PolicyLayer> layers;
-        for (size_t l = 0; l < weights.size(); ++l) {
-          const Array<float> w = as_array<float>(weights[l], "weight"), b = as_array<float>(biases[l], "bias");
-          FN_CHECK(w.ndim() == 2 && b.ndim() == 1 && b.shape(0) == w.shape(0), "export_policy: layer ", l,
-                   " has weight ", w.ndim(), "-d and bias ", b.ndim(), "-d of other widths");
-          layers.push_back({int(w.shape(1)), int(w.shape(0)), std::vector<float>(w.data(), w.data() + w.size()),
-                            std::vector<float>(b.data(), b.data() + b.size())});
-          if (l + 1 < weights.size()) info.hidden.push_back(int(w.shape(0)));
-        }
-        auto vec = [](const py::object& o, const char* name) {
-          const Array<float> a = as_array<float>(o, name);
-          return std::vector<float>(a.data(), a.data() + a.size());
-        };
-        rl::Policy(info, vec(obs_mean, "obs_mean"), vec(obs_denominator, "obs_std"), std::move(layers),
-                   vec(action_std, "action_std"))
-            .save(dir);
-      },
-      py::arg("dir"), py::arg("task"), py::arg("weights"), py::arg("biases"), py::arg("obs_mean"),
-      py::arg("obs_denominator"), py::arg("action_std"), py::arg("activation"), py::arg("training_json"));
+// Policy artifacts: written from arrays, loaded and evaluated.
+void bind_policy(py::module_& m) {
+  m.def("_save_policy", &save_policy_arrays, py::arg("dir"), py::arg("task"), py::arg("weights"), py::arg("biases"),
+        py::arg("obs_mean"), py::arg("obs_denominator"), py::arg("action_std"), py::arg("activation"),
+        py::arg("training_json"));
 
   py::class_<rl::Policy>(m, "Policy", "A trained policy (flashnerd ppo), libtorch-free")
       .def_static("load", &rl::Policy::load, py::arg("dir"))
@@ -659,4 +674,16 @@ PYBIND11_MODULE(_flashnerd, m) {
              return out;
            },
            py::arg("obs"), "Mean actions of raw observations");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_flashnerd, m) {
+  m.doc() = "FlashNeRD: streaming-transformer neural robot dynamics (models and vector environments)";
+  bind_errors(m);
+  bind_model(m);
+  bind_vec_env(m);
+  bind_robots_and_tasks(m);
+  bind_datasets(m);
+  bind_policy(m);
 }

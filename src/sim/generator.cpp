@@ -73,6 +73,17 @@ void check_plan(const Robot& robot, const GenerateOptions& o) {
            ", nu ", s.nu, ")");
 }
 
+// What every trajectory of one run reads, and the dataset they fill (disjoint rows).
+struct GenerationRun {
+  const Robot& robot;
+  const GenerateOptions& o;
+  const StateSampler& states;
+  Dataset& d;
+  int steps;
+  bool randomized;  // the scene is drawn per trajectory (each worker owns a model copy)
+  const std::vector<ResolvedProbe>& probe_set;
+};
+
 struct Worker {
   mjModel* model = nullptr;  // own copy when the scene is randomized, else shared
   bool owns_model = false;
@@ -81,11 +92,153 @@ struct Worker {
   std::unique_ptr<ContactSensor> margin_sensor;
   ContactScratch scratch;
   std::unique_ptr<CommandSampler> commands;
+  void open(const GenerationRun& run) {
+    owns_model = run.randomized;
+    model = run.randomized ? run.robot.copy_model() : const_cast<mjModel*>(run.robot.model());
+    data = mj_makeData(model);
+    commands = std::make_unique<CommandSampler>(run.robot);
+    if (run.d.contact_capacity > 0 && run.robot.spec().contact_margin > 0)
+      margin_sensor = std::make_unique<ContactSensor>(run.robot);
+  }
   ~Worker() {
     if (data) mj_deleteData(data);
     if (owns_model) mj_deleteModel(model);
   }
 };
+
+// Writes whole trajectories with one worker: per frame the state and what is sensed there,
+// then the command and the physics step; an invalid step restarts the trajectory.
+class TrajectoryWriter {
+ public:
+  TrajectoryWriter(const GenerationRun& run, Worker& w)
+      : r_(run), o_(run.o), d_(run.d), robot_(run.robot), w_(w), m_(w.model), md_(w.data),
+        nq_(d_.layout.nq), nv_(d_.layout.nv), na_(d_.layout.na), nu_(d_.layout.nu),
+        q0_(size_t(nq_)), v0_(size_t(nv_)), a0_(size_t(na_)),
+        in_flight_(size_t(std::max(1, o_.actuator_delay)) * size_t(nu_)) {}
+
+  // Trajectory n of this file, from the stream of its index in the run.
+  void write(int64_t n) {
+    Rng rng = Rng::stream(o_.seed, uint64_t(o_.first_trajectory + n));
+    // first draws of the stream: see sim/scene.h
+    const Platform platform = r_.randomized ? apply_scene(robot_, m_, rng) : Platform{};
+    const int64_t planned = o_.first_trajectory + n;  // this trajectory's row of the plan
+    restart(rng, platform, planned);
+    for (int t = 0; t <= r_.steps; ++t) {
+      record_frame(n, n * (r_.steps + 1) + t);
+      if (t == r_.steps) break;
+      const int64_t tr = n * r_.steps + t;  // transition index
+      send_command(rng, planned, t, d_.ctrl.data() + tr * nu_);
+      const bool ok = advance(tr);
+      d_.valid[size_t(tr)] = ok ? 1 : 0;
+      if (!ok) restart(rng, platform, planned);  // a reset: the next frame starts a new stretch
+    }
+  }
+
+ private:
+  // A start state: the plan's as recorded (no penetration fix-up), or a sampled one.
+  void restart(Rng& rng, const Platform& platform, int64_t planned) {
+    mj_resetData(m_, md_);
+    if (o_.plan) {
+      robot_.set_state(md_, o_.plan->qpos.data() + planned * nq_, o_.plan->qvel.data() + planned * nv_);
+    } else {
+      r_.states.sample(rng, q0_.data(), v0_.data());
+      if (na_ > 0) r_.states.sample_act(rng, a0_.data());
+      if (r_.randomized && robot_.layout().floating_base)  // ground / edge / top, equally often
+        place_start(platform, StartKind(rng.below(kStartKinds)), rng, q0_.data());
+      robot_.set_state(md_, q0_.data(), v0_.data(), a0_.data());
+      resolve_initial_penetration(robot_, m_, md_, r_.states, rng);
+      w_.commands->reset(rng);
+    }
+    for (int k = 0; k < o_.actuator_delay; ++k)
+      std::copy(robot_.nominal_ctrl().begin(), robot_.nominal_ctrl().end(), in_flight_.begin() + long(k) * nu_);
+    ring_ = 0;
+  }
+
+  // Frame f of trajectory n: the state, then contact rows and probe features at exactly it.
+  void record_frame(int64_t n, int64_t f) {
+    const int K = d_.contact_capacity, P = d_.probe_count;
+    robot_.get_state(md_, d_.qpos.data() + f * nq_, d_.qvel.data() + f * nv_, d_.act.data() + f * na_);
+    mj_step1(m_, md_);  // positions, collisions and velocities of this exact state
+    if (K > 0) {
+      ContactRowsOut out{d_.contact_rows.data() + f * K * kContactRowDim, d_.contact_link.data() + f * K, 0, 0};
+      if (w_.margin_sensor) {  // the recorded state, detected with the contact margin
+        w_.margin_sensor->place(o_.seed, n, d_.qpos.data() + f * nq_, d_.qvel.data() + f * nv_);
+        w_.margin_sensor->detect(K, out);
+      } else {
+        build_contact_rows(robot_, m_, md_, K, w_.scratch, out);
+      }
+      d_.contact_count[size_t(f)] = out.count;
+      d_.contact_overflow[size_t(f)] = out.overflow;
+    }
+    if (P > 0)
+      build_probe_features(robot_, m_, md_, r_.probe_set, robot_.spec().probe_threshold,
+                           d_.probes.data() + f * P * kProbeFeatureDim);
+  }
+
+  // Step t's command into u (recorded), applied now or, under a delay, queued behind the
+  // oldest one in flight, which is applied instead.
+  void send_command(Rng& rng, int64_t planned, int t, double* u) {
+    if (o_.plan) {
+      std::copy_n(o_.plan->ctrl.data() + (planned * r_.steps + t) * nu_, nu_, u);
+    } else {
+      w_.commands->next(rng, u);
+    }
+    if (o_.actuator_delay > 0) {
+      double* oldest = in_flight_.data() + size_t(ring_) * size_t(nu_);
+      robot_.set_ctrl(md_, oldest);
+      std::copy(u, u + nu_, oldest);
+      ring_ = (ring_ + 1) % o_.actuator_delay;
+    } else {
+      robot_.set_ctrl(md_, u);
+    }
+  }
+
+  // Transition tr's physics (its free dynamics first, when recorded); false when MuJoCo
+  // warned or the state came out non-finite or faster than max_velocity.
+  bool advance(int64_t tr) {
+    const int qp = robot_.qpos_offset(), qv = robot_.qvel_offset();  // the robot's block of qpos / qvel
+    if (o_.free_dynamics) {
+      mj_fwdActuation(m_, md_);
+      mj_fwdAcceleration(m_, md_);
+      for (int i = 0; i < nv_; ++i) d_.free_dv[size_t(tr * nv_ + i)] = md_->qacc_smooth[qv + i] * d_.timestep;
+    }
+    const int warnings = warning_total(md_);
+    mj_step2(m_, md_);
+    for (int s = 1; s < robot_.substeps(); ++s) mj_step(m_, md_);
+    bool ok = warning_total(md_) == warnings;
+    for (int i = 0; i < nq_ && ok; ++i) ok = std::isfinite(md_->qpos[qp + i]);
+    for (int i = 0; i < nv_ && ok; ++i)
+      ok = std::isfinite(md_->qvel[qv + i]) && std::fabs(md_->qvel[qv + i]) < o_.max_velocity;
+    for (int i : robot_.act_indices()) ok = ok && std::isfinite(md_->act[i]);
+    return ok;
+  }
+
+  const GenerationRun& r_;
+  const GenerateOptions& o_;
+  Dataset& d_;
+  const Robot& robot_;
+  Worker& w_;
+  mjModel* m_;
+  mjData* md_;
+  const int nq_, nv_, na_, nu_;
+  std::vector<double> q0_, v0_, a0_;  // a sampled start state
+  // commands in flight under an actuator delay: a ring of the last `actuator_delay` sent
+  std::vector<double> in_flight_;
+  int ring_ = 0;
+};
+
+// The run's steps per trajectory, after checking the options against the robot.
+int checked_steps(const Robot& robot, const GenerateOptions& o) {
+  const int steps = o.plan ? o.plan->steps : o.steps > 0 ? o.steps : robot.spec().trajectory_steps;
+  FN_CHECK(o.trajectories > 0, "--trajectories must be positive, got ", o.trajectories);
+  FN_CHECK(steps > 0, "--steps must be positive, got ", steps);
+  FN_CHECK(o.actuator_delay >= 0 && o.actuator_delay <= 100, "--actuator-delay must be in [0, 100] control steps, got ", o.actuator_delay);
+  FN_CHECK(!o.free_dynamics || robot.substeps() == 1,
+           "free-dynamics targets need one physics step per control step; robot '", robot.name(),
+           "' has ", robot.substeps());
+  if (o.plan) check_plan(robot, o);
+  return steps;
+}
 
 // The dataset's attributes and provenance, before any array is allocated.
 Dataset dataset_header(const Robot& robot, const GenerateOptions& o, int steps) {
@@ -160,122 +313,23 @@ GenerateSummary summarize_dataset(const Dataset& d, double seconds) {
 
 Dataset generate_dataset(const Robot& robot, const GenerateOptions& o, ThreadPool& pool,
                          GenerateSummary* summary) {
-  const RobotSpec& spec = robot.spec();
-  const int steps = o.plan ? o.plan->steps : o.steps > 0 ? o.steps : spec.trajectory_steps;
-  FN_CHECK(o.trajectories > 0, "--trajectories must be positive, got ", o.trajectories);
-  FN_CHECK(steps > 0, "--steps must be positive, got ", steps);
-  FN_CHECK(o.actuator_delay >= 0 && o.actuator_delay <= 100, "--actuator-delay must be in [0, 100] control steps, got ", o.actuator_delay);
-  FN_CHECK(!o.free_dynamics || robot.substeps() == 1,
-           "free-dynamics targets need one physics step per control step; robot '", robot.name(),
-           "' has ", robot.substeps());
-  const auto& probe_set = robot.probes(o.climbing_probes);
-  if (o.plan) check_plan(robot, o);
-
+  const int steps = checked_steps(robot, o);
   Dataset d = dataset_header(robot, o, steps);
   check_fits(d, robot, o.trajectories, steps, o.free_dynamics);
   d.allocate(o.trajectories, steps, o.free_dynamics);
 
-  const int nq = d.layout.nq, nv = d.layout.nv, na = d.layout.na, nu = d.layout.nu;
-  const int K = d.contact_capacity, P = d.probe_count;
-  const int qp = robot.qpos_offset(), qv = robot.qvel_offset();  // the robot's block of qpos / qvel
-  const bool randomized = randomizes_scene(robot);
+  const StateSampler states(robot);
+  const GenerationRun run{robot, o, states, d, steps, randomizes_scene(robot), robot.probes(o.climbing_probes)};
   std::vector<Worker> workers(size_t(pool.size()));
-  for (auto& w : workers) {
-    w.owns_model = randomized;
-    w.model = randomized ? robot.copy_model() : const_cast<mjModel*>(robot.model());
-    w.data = mj_makeData(w.model);
-    w.commands = std::make_unique<CommandSampler>(robot);
-    if (K > 0 && spec.contact_margin > 0) {
-      w.margin_sensor = std::make_unique<ContactSensor>(robot);
-    }
-  }
-  StateSampler states(robot);
+  for (auto& w : workers) w.open(run);
   std::atomic<int64_t> done{0};
   ProgressLine progress("gen " + robot.name(), o.trajectories, "traj", o.progress);
   auto start = std::chrono::steady_clock::now();
 
   pool.parallel_for(o.trajectories, [&](int64_t begin, int64_t end, int wi) {
-    Worker& w = workers[size_t(wi)];
-    mjModel* m = w.model;
-    mjData* md = w.data;
-    std::vector<double> q0(static_cast<size_t>(nq)), v0(static_cast<size_t>(nv)), a0(static_cast<size_t>(na));
-    // commands in flight under an actuator delay: a ring of the last `actuator_delay` sent
-    std::vector<double> in_flight(size_t(std::max(1, o.actuator_delay)) * size_t(nu));
-    int ring = 0;
+    TrajectoryWriter writer(run, workers[size_t(wi)]);
     for (int64_t n = begin; n < end; ++n) {
-      Rng rng = Rng::stream(o.seed, uint64_t(o.first_trajectory + n));
-      // first draws of the stream: see sim/scene.h
-      const Platform platform = randomized ? apply_scene(robot, m, rng) : Platform{};
-      const int64_t planned = o.first_trajectory + n;  // this trajectory's row of the plan
-      auto restart = [&] {
-        mj_resetData(m, md);
-        if (o.plan) {  // the plan's start state, as recorded (no penetration fix-up)
-          robot.set_state(md, o.plan->qpos.data() + planned * nq, o.plan->qvel.data() + planned * nv);
-        } else {
-          states.sample(rng, q0.data(), v0.data());
-          if (na > 0) states.sample_act(rng, a0.data());
-          if (randomized && robot.layout().floating_base)  // ground / edge / top, equally often
-            place_start(platform, StartKind(rng.below(kStartKinds)), rng, q0.data());
-          robot.set_state(md, q0.data(), v0.data(), a0.data());
-          resolve_initial_penetration(robot, m, md, states, rng);
-          w.commands->reset(rng);
-        }
-        for (int k = 0; k < o.actuator_delay; ++k)
-          std::copy(robot.nominal_ctrl().begin(), robot.nominal_ctrl().end(), in_flight.begin() + long(k) * nu);
-        ring = 0;
-      };
-      restart();
-      for (int t = 0; t <= steps; ++t) {
-        const int64_t f = n * (steps + 1) + t;  // frame index
-        robot.get_state(md, d.qpos.data() + f * nq, d.qvel.data() + f * nv, d.act.data() + f * na);
-        mj_step1(m, md);  // positions, collisions and velocities of this exact state
-        if (K > 0) {
-          ContactRowsOut out{d.contact_rows.data() + f * K * kContactRowDim,
-                             d.contact_link.data() + f * K, 0, 0};
-          if (w.margin_sensor) {  // the recorded state, detected with the contact margin
-            w.margin_sensor->place(o.seed, n, d.qpos.data() + f * nq, d.qvel.data() + f * nv);
-            w.margin_sensor->detect(K, out);
-          } else {
-            build_contact_rows(robot, m, md, K, w.scratch, out);
-          }
-          d.contact_count[size_t(f)] = out.count;
-          d.contact_overflow[size_t(f)] = out.overflow;
-        }
-        if (P > 0) {
-          build_probe_features(robot, m, md, probe_set, spec.probe_threshold,
-                               d.probes.data() + f * P * kProbeFeatureDim);
-        }
-        if (t == steps) break;
-        const int64_t tr = n * steps + t;  // transition index
-        double* u = d.ctrl.data() + tr * nu;
-        if (o.plan) {
-          std::copy_n(o.plan->ctrl.data() + (planned * steps + t) * nu, nu, u);
-        } else {
-          w.commands->next(rng, u);
-        }
-        if (o.actuator_delay > 0) {  // apply the oldest command in flight, queue this one
-          double* oldest = in_flight.data() + size_t(ring) * size_t(nu);
-          robot.set_ctrl(md, oldest);
-          std::copy(u, u + nu, oldest);
-          ring = (ring + 1) % o.actuator_delay;
-        } else {
-          robot.set_ctrl(md, u);
-        }
-        if (o.free_dynamics) {
-          mj_fwdActuation(m, md);
-          mj_fwdAcceleration(m, md);
-          for (int i = 0; i < nv; ++i) d.free_dv[size_t(tr * nv + i)] = md->qacc_smooth[qv + i] * d.timestep;
-        }
-        const int warnings = warning_total(md);
-        mj_step2(m, md);
-        for (int s = 1; s < robot.substeps(); ++s) mj_step(m, md);
-        bool ok = warning_total(md) == warnings;
-        for (int i = 0; i < nq && ok; ++i) ok = std::isfinite(md->qpos[qp + i]);
-        for (int i = 0; i < nv && ok; ++i) ok = std::isfinite(md->qvel[qv + i]) && std::fabs(md->qvel[qv + i]) < o.max_velocity;
-        for (int i : robot.act_indices()) ok = ok && std::isfinite(md->act[i]);
-        d.valid[size_t(tr)] = ok ? 1 : 0;
-        if (!ok) restart();  // a reset: the next frame starts a new stretch
-      }
+      writer.write(n);
       int64_t finished = ++done;
       if (wi == 0) progress.update(finished);
     }

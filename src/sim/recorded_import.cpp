@@ -140,16 +140,14 @@ LogColumns log_columns(const Robot& robot) {
   return c;
 }
 
-Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const std::string& origin,
-                            const ImportOptions& o, ImportReport* report) {
-  FN_CHECK(o.steps >= 1, "import: --steps must be >= 1");
-  FN_CHECK(std::isfinite(o.max_velocity) && o.max_velocity > 0 && o.range_margin >= 0,
-           "import: the velocity bound must be positive and the range margin >= 0");
-  const LogColumns map = log_columns(robot);
+namespace {
+
+// The columns import reads, in layout order (q, v, u, a). Other columns of a robot family
+// are refused (a typo); columns of no family are listed in rep.ignored_columns.
+std::vector<std::string> wanted_columns(const Robot& robot, const RecordedLog& log, const std::string& origin,
+                                        const LogColumns& map, ImportReport& rep) {
   std::vector<std::string> wanted;
   for (const auto* group : {&map.q, &map.v, &map.u, &map.a}) wanted.insert(wanted.end(), group->begin(), group->end());
-  ImportReport rep;
-  // every column of a robot family must name something of the robot: a typo is refused
   for (const auto& name : log.names) {
     if (name == "time" || std::find(wanted.begin(), wanted.end(), name) != wanted.end()) continue;
     const bool family = starts_with(name, "q/") || starts_with(name, "v/") || starts_with(name, "u/") ||
@@ -161,6 +159,14 @@ Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const st
              choices.empty() ? std::string() : str_cat(" (expected columns like it: ", choices, ")"));
     rep.ignored_columns.push_back(name);
   }
+  return wanted;
+}
+
+// The wanted columns resampled to the control step (commands held, the rest interpolated),
+// as gap-free segments; refused when none is long enough for o.steps.
+std::vector<ResampledSegment> resample_columns(const Robot& robot, const RecordedLog& log, const std::string& origin,
+                                               const std::vector<std::string>& wanted, const ImportOptions& o,
+                                               ResampleReport& rr) {
   const std::vector<double>* time = log.find("time");
   FN_CHECK(time, origin, ": no 'time' column (seconds)");
   std::vector<const std::vector<double>*> columns;
@@ -178,7 +184,6 @@ Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const st
   ro.dt = robot.control_timestep();
   ro.max_jitter = o.max_jitter;
   ro.gap_factor = o.gap_factor;
-  ResampleReport rr;
   std::vector<ResampledSegment> segments;
   try {
     segments = resample_log(*time, columns, hold, ro, &rr);
@@ -190,7 +195,13 @@ Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const st
   for (const auto& seg : segments) longest = std::max<int64_t>(longest, seg.frames - 1);
   FN_CHECK(o.steps <= longest, "import: --steps ", o.steps, " is longer than the log's longest gap-free stretch (",
            longest, " control steps); give --steps <= ", longest);
-  // trajectories: each segment cut into `steps` transitions, consecutive ones sharing a frame
+  return segments;
+}
+
+// Each segment cut into trajectories of o.steps transitions, consecutive ones sharing a
+// frame; the last one padded with its final frame and those transitions masked.
+Dataset cut_trajectories(const Robot& robot, const std::vector<ResampledSegment>& segments, const std::string& origin,
+                         const ImportOptions& o) {
   const int64_t T = o.steps;
   int64_t N = 0;
   for (const auto& s : segments) N += (s.frames - 1 + T - 1) / T;
@@ -223,11 +234,19 @@ Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const st
       }
     }
   }
-  // a transition with a missing, non-finite or implausible value is masked
+  return d;
+}
+
+// A transition with a missing, non-finite or implausible value is masked; implausible ones
+// are counted in rep, the first with its column and value.
+void mask_bad_transitions(const Robot& robot, const ImportOptions& o, const LogColumns& map, Dataset& d,
+                          ImportReport& rep) {
+  const size_t nq = size_t(d.layout.nq), nv = size_t(d.layout.nv), nu = size_t(d.layout.nu),
+               na = size_t(d.layout.na);
   const Plausibility bounds(robot, o);
-  for (int64_t i = 0; i < N; ++i)
-    for (int64_t t = 0; t < T; ++t) {
-      uint8_t& v = d.valid[size_t(i * T + t)];
+  for (int64_t i = 0; i < d.trajectories; ++i)
+    for (int64_t t = 0; t < d.steps; ++t) {
+      uint8_t& v = d.valid[size_t(i * d.steps + t)];
       if (!v) continue;
       v = finite(d.q(i, t), nq) && finite(d.q(i, t + 1), nq) && finite(d.v(i, t), nv) && finite(d.v(i, t + 1), nv) &&
           finite(d.u(i, t), nu) && (na == 0 || (finite(d.a(i, t), na) && finite(d.a(i, t + 1), na)));
@@ -237,10 +256,27 @@ Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const st
       v = 0;
       if (rep.implausible_transitions++ == 0) rep.first_implausible = why;
     }
+}
+
+}  // namespace
+
+Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const std::string& origin,
+                            const ImportOptions& o, ImportReport* report) {
+  FN_CHECK(o.steps >= 1, "import: --steps must be >= 1");
+  FN_CHECK(std::isfinite(o.max_velocity) && o.max_velocity > 0 && o.range_margin >= 0,
+           "import: the velocity bound must be positive and the range margin >= 0");
+  const LogColumns map = log_columns(robot);
+  ImportReport rep;
+  const std::vector<std::string> wanted = wanted_columns(robot, log, origin, map, rep);
+  ResampleReport rr;
+  const std::vector<ResampledSegment> segments = resample_columns(robot, log, origin, wanted, o, rr);
+  Dataset d = cut_trajectories(robot, segments, origin, o);
+  mask_bad_transitions(robot, o, map, d, rep);
   sense_recorded_states(robot, d);
   d.validate();
+  const std::vector<double>& time = *log.find("time");
   rep.rows = log.rows();
-  rep.duration = time->back() - time->front();
+  rep.duration = time.back() - time.front();
   rep.median_step = rr.median_step;
   rep.segments = int64_t(segments.size());
   rep.gaps = rr.gaps;
