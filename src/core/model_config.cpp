@@ -5,41 +5,30 @@
 #include <numeric>
 
 #include "core/contact_row.h"
+#include "core/enum_names.h"
 #include "core/error.h"
 #include "core/json_int.h"
 
 namespace flashnerd {
 
-const char* arch_name(Arch a) { return a == Arch::FlashNeRD ? "flashnerd" : "nerd"; }
-Arch parse_arch(const std::string& s) {
-  if (s == "flashnerd") return Arch::FlashNeRD;
-  if (s == "nerd") return Arch::NeRD;
-  throw Error("unknown architecture '" + s + "': expected 'flashnerd' or 'nerd'");
-}
-const char* activation_name(FfnActivation a) {
-  switch (a) {
-    case FfnActivation::SwiGLU: return "swiglu";
-    case FfnActivation::GEGLU: return "geglu";
-    case FfnActivation::ReGLU: return "reglu";
-    case FfnActivation::GLU: return "glu";
-    case FfnActivation::MishGLU: return "mishglu";
-  }
-  return "?";
-}
-FfnActivation parse_activation(const std::string& s) {
-  std::string names;
-  for (FfnActivation a : kAllActivations) {
-    if (s == activation_name(a)) return a;
-    names += std::string(names.empty() ? "" : ", ") + activation_name(a);
-  }
-  throw Error("unknown activation '" + s + "': expected one of " + names);
-}
-const char* norm_name(NormKind n) { return n == NormKind::RMSNorm ? "rmsnorm" : "layernorm"; }
-NormKind parse_norm(const std::string& s) {
-  if (s == "rmsnorm") return NormKind::RMSNorm;
-  if (s == "layernorm") return NormKind::LayerNorm;
-  throw Error("unknown norm '" + s + "': expected one of rmsnorm, layernorm");
-}
+namespace {
+
+constexpr EnumName<Arch> kArchNames[] = {{Arch::FlashNeRD, "flashnerd"}, {Arch::NeRD, "nerd"}};
+constexpr EnumName<FfnActivation> kActivationNames[] = {{FfnActivation::SwiGLU, "swiglu"},
+                                                        {FfnActivation::GEGLU, "geglu"},
+                                                        {FfnActivation::ReGLU, "reglu"},
+                                                        {FfnActivation::GLU, "glu"},
+                                                        {FfnActivation::MishGLU, "mishglu"}};
+constexpr EnumName<NormKind> kNormNames[] = {{NormKind::RMSNorm, "rmsnorm"}, {NormKind::LayerNorm, "layernorm"}};
+
+}  // namespace
+
+const char* arch_name(Arch a) { return enum_name(kArchNames, a); }
+Arch parse_arch(const std::string& s) { return parse_enum(kArchNames, s, "architecture"); }
+const char* activation_name(FfnActivation a) { return enum_name(kActivationNames, a); }
+FfnActivation parse_activation(const std::string& s) { return parse_enum(kActivationNames, s, "activation"); }
+const char* norm_name(NormKind n) { return enum_name(kNormNames, n); }
+NormKind parse_norm(const std::string& s) { return parse_enum(kNormNames, s, "norm"); }
 
 int FlashConfig::receptive_field() const {
   int rf = 1;

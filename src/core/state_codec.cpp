@@ -2,22 +2,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/enum_names.h"
 #include "core/error.h"
 #include "core/json_int.h"
 #include "core/rotation.h"
 
 namespace flashnerd {
 
-const char* channel_group_name(ChannelGroup g) {
-  switch (g) {
-    case ChannelGroup::BasePosition: return "base_position_m";
-    case ChannelGroup::BaseOrientation: return "base_orientation_rad";
-    case ChannelGroup::JointPosition: return "joint_position";
-    case ChannelGroup::Velocity: return "velocity";
-    case ChannelGroup::Activation: return "activation";
-  }
-  return "?";
-}
+namespace {
+
+constexpr EnumName<ChannelGroup> kChannelGroupNames[] = {{ChannelGroup::BasePosition, "base_position_m"},
+                                                         {ChannelGroup::BaseOrientation, "base_orientation_rad"},
+                                                         {ChannelGroup::JointPosition, "joint_position"},
+                                                         {ChannelGroup::Velocity, "velocity"},
+                                                         {ChannelGroup::Activation, "activation"}};
+
+}  // namespace
+
+const char* channel_group_name(ChannelGroup g) { return enum_name(kChannelGroupNames, g); }
 
 void StateLayout::validate() const {
   FN_CHECK(nq > 0 && nv > 0, "state layout: nq=", nq, " nv=", nv, " must be positive");

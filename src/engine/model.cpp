@@ -13,7 +13,7 @@
 #include "core/rng.h"
 #include "engine/cpu/bf16.h"
 #include "engine/engine_impl.h"
-#include "engine/enum_names.h"
+#include "core/enum_names.h"
 
 namespace flashnerd::engine {
 

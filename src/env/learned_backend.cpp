@@ -7,6 +7,7 @@
 #include "core/blob.h"
 #include "core/contact_row.h"
 #include "core/ensemble_stats.h"
+#include "core/enum_names.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "core/stopwatch.h"
@@ -14,20 +15,15 @@
 
 namespace flashnerd::env {
 
-const char* ensemble_mode_name(EnsembleMode m) {
-  switch (m) {
-    case EnsembleMode::Mean: return "mean";
-    case EnsembleMode::Random: return "random";
-    case EnsembleMode::Member: return "member";
-  }
-  return "?";
-}
+namespace {
 
-EnsembleMode parse_ensemble_mode(const std::string& s) {
-  for (EnsembleMode m : {EnsembleMode::Mean, EnsembleMode::Random, EnsembleMode::Member})
-    if (s == ensemble_mode_name(m)) return m;
-  throw Error(str_cat("unknown ensemble mode '", s, "': choose mean, random or member"));
-}
+constexpr EnumName<EnsembleMode> kEnsembleModeNames[] = {
+    {EnsembleMode::Mean, "mean"}, {EnsembleMode::Random, "random"}, {EnsembleMode::Member, "member"}};
+
+}  // namespace
+
+const char* ensemble_mode_name(EnsembleMode m) { return enum_name(kEnsembleModeNames, m); }
+EnsembleMode parse_ensemble_mode(const std::string& s) { return parse_enum(kEnsembleModeNames, s, "ensemble mode"); }
 
 LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
                                std::shared_ptr<const engine::Model> model, int envs, ThreadPool& pool,

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/atomic_file.h"
+#include "core/enum_names.h"
 #include "core/error.h"
 #include "core/share_directory.h"
 
@@ -34,21 +35,17 @@ std::string resolve_portable_path(const std::string& path) {
 
 }  // namespace
 
-CommandProcess parse_command_process(const std::string& s) {
-  if (s == "uniform") return CommandProcess::Uniform;
-  if (s == "hold") return CommandProcess::Hold;
-  if (s == "ar1") return CommandProcess::AR1;
-  throw Error("unknown command process '" + s + "': expected uniform, hold or ar1");
-}
+namespace {
 
-const char* command_process_name(CommandProcess p) {
-  switch (p) {
-    case CommandProcess::Uniform: return "uniform";
-    case CommandProcess::Hold: return "hold";
-    case CommandProcess::AR1: return "ar1";
-  }
-  return "?";
+constexpr EnumName<CommandProcess> kCommandProcessNames[] = {
+    {CommandProcess::Uniform, "uniform"}, {CommandProcess::Hold, "hold"}, {CommandProcess::AR1, "ar1"}};
+
+}  // namespace
+
+CommandProcess parse_command_process(const std::string& s) {
+  return parse_enum(kCommandProcessNames, s, "command process");
 }
+const char* command_process_name(CommandProcess p) { return enum_name(kCommandProcessNames, p); }
 
 namespace {
 

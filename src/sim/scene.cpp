@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/enum_names.h"
 #include "core/error.h"
 
 namespace flashnerd::sim {
@@ -39,14 +40,14 @@ Platform apply_trajectory_scene(const Robot& robot, mjModel* model, uint64_t see
   return apply_scene(robot, model, rng);
 }
 
-const char* start_kind_name(StartKind k) {
-  switch (k) {
-    case StartKind::Ground: return "ground";
-    case StartKind::Edge: return "edge";
-    case StartKind::Top: return "top";
-  }
-  return "?";
-}
+namespace {
+
+constexpr EnumName<StartKind> kStartKindNames[] = {
+    {StartKind::Ground, "ground"}, {StartKind::Edge, "edge"}, {StartKind::Top, "top"}};
+
+}  // namespace
+
+const char* start_kind_name(StartKind k) { return enum_name(kStartKindNames, k); }
 
 void place_start(const Platform& platform, StartKind kind, Rng& rng, double* base_pos) {
   static constexpr double kRange[kStartKinds][2] = {{-1.0, -0.55}, {-0.3, 0.3}, {0.55, 1.4}};

@@ -23,9 +23,9 @@ done
 grep -q '"activation": *"swiglu"' "$TMP/default/config.json" || fail "default activation"
 grep -q '"norm": *"rmsnorm"' "$TMP/default/config.json" || fail "default norm"
 
-expect_error "unknown activation 'gelu': expected one of swiglu, geglu, reglu, glu, mishglu" \
+expect_error "unknown activation 'gelu': expected swiglu, geglu, reglu, glu or mishglu" \
   "${TRAIN[@]}" --activation gelu --out "$TMP/x"
-expect_error "unknown norm 'batchnorm': expected one of rmsnorm, layernorm" "${TRAIN[@]}" --norm batchnorm --out "$TMP/x"
+expect_error "unknown norm 'batchnorm': expected rmsnorm or layernorm" "${TRAIN[@]}" --norm batchnorm --out "$TMP/x"
 expect_error "published GPT-2 block" "${TRAIN[@]}" --arch nerd --activation glu --out "$TMP/x"
 [ -e "$TMP/x" ] && [ -n "$(ls "$TMP/x")" ] && fail "a refused run left files in --out"
 # a resume keeps the checkpoint's choice

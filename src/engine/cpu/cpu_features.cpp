@@ -11,7 +11,7 @@
 #endif
 
 #include "core/error.h"
-#include "engine/enum_names.h"
+#include "core/enum_names.h"
 
 namespace flashnerd::engine {
 

@@ -1,11 +1,13 @@
-// Name tables of the engine's option enums: one table per enum serves its name, its parser
+// Name tables of option enums: one table per enum serves its name, its parser
 // and the list of choices an error message offers, so the three never disagree.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
-namespace flashnerd::engine {
+#include "core/error.h"
+
+namespace flashnerd {
 
 template <class E>
 struct EnumName {
@@ -37,4 +39,11 @@ std::string enum_choices(const EnumName<E> (&table)[N]) {
   return s;
 }
 
-}  // namespace flashnerd::engine
+// The value named s; an unknown name throws "unknown WHAT 'S': expected a, b or c".
+template <class E, size_t N>
+E parse_enum(const EnumName<E> (&table)[N], const std::string& s, const char* what) {
+  if (const auto* e = find_enum(table, s)) return e->value;
+  throw Error(str_cat("unknown ", what, " '", s, "': expected ", enum_choices(table)));
+}
+
+}  // namespace flashnerd
