@@ -13,7 +13,7 @@
 #include "core/output_policy.h"
 #include "core/thread_pool.h"
 #include "env/vec_env.h"
-#include "rl/policy_plan.h"
+#include "rl/policy_command_recording.h"
 #include "sim/contact_rows.h"
 #include "sim/generator.h"
 #include "sim/recording_report.h"
@@ -65,12 +65,12 @@ sim::CommandPlan policy_plan(const GenArgs& a, const sim::Robot& robot, const si
     print_warnings({str_cat("policy ", a.policy, " was trained on MJCF ", policy.info().mjcf_hash, "; robot '",
                             robot.name(), "' is MJCF ", robot.mjcf_hash())});
   env::VecEnv env(*parts.task, *parts.backend, pool, a.seed);
-  rl::PolicyPlanOptions po;
+  rl::PolicyRecordingOptions po;
   po.trajectories = o.trajectories;
   po.steps = o.steps > 0 ? o.steps : robot.spec().trajectory_steps;
   po.noise = a.policy_noise;
   po.seed = a.seed;
-  sim::CommandPlan plan = rl::record_policy_plan(env, policy, po);
+  sim::CommandPlan plan = rl::record_policy_commands(env, policy, po);
   plan.source["policy"] = a.policy;
   return plan;
 }

@@ -22,9 +22,12 @@ void validate(const DialOptions& o) {
 }
 
 Dial::Dial(const DialOptions& options, int action_dim)
-    : o_((validate(options), options)), nu_(action_dim), spline_(options.knots, options.horizon), rng_(options.seed) {
+    : o_((validate(options), options)),
+      action_dim_(action_dim),
+      spline_(options.knots, options.horizon),
+      rng_(options.seed) {
   FN_CHECK(action_dim >= 1, "planner: the task has no actions");
-  const size_t K = size_t(o_.knots), S = size_t(o_.samples), A = size_t(nu_);
+  const size_t K = size_t(o_.knots), S = size_t(o_.samples), A = size_t(action_dim_);
   plan_.assign(K * A, 0.0);
   scratch_.assign(K * A, 0.0);
   sigma_.assign(K, 0.0);
@@ -52,7 +55,7 @@ const DialReport& Dial::optimize(RolloutEvaluator& evaluator) {
 
 void Dial::iterate(RolloutEvaluator& evaluator, int iteration) {
   const int K = o_.knots, S = o_.samples, H = o_.horizon;
-  const size_t plan_size = size_t(K) * size_t(nu_);
+  const size_t plan_size = size_t(K) * size_t(action_dim_);
   for (int k = 0; k < K; ++k)
     sigma_[size_t(k)] = o_.sigma0 * std::pow(o_.horizon_diffuse_factor, K - 1 - k) *
                         std::pow(o_.trajectory_diffuse_factor, iteration);
@@ -60,14 +63,14 @@ void Dial::iterate(RolloutEvaluator& evaluator, int iteration) {
   for (int s = 0; s < S; ++s) {
     double* y = sample_knots_.data() + size_t(s) * plan_size;
     for (int k = 0; k < K; ++k)
-      for (int a = 0; a < nu_; ++a) {
-        const size_t i = size_t(k) * size_t(nu_) + size_t(a);
+      for (int a = 0; a < action_dim_; ++a) {
+        const size_t i = size_t(k) * size_t(action_dim_) + size_t(a);
         const double noise = (s + 1 < S && k > 0) ? sigma_[size_t(k)] * rng_.normal() : 0.0;
         y[i] = std::clamp(plan_[i] + noise, -1.0, 1.0);
       }
-    double* u = actions_.data() + size_t(s) * size_t(H) * size_t(nu_);
-    spline_.controls(y, nu_, u);
-    for (size_t i = 0; i < size_t(H) * size_t(nu_); ++i) u[i] = std::clamp(u[i], -1.0, 1.0);
+    double* u = actions_.data() + size_t(s) * size_t(H) * size_t(action_dim_);
+    spline_.controls(y, action_dim_, u);
+    for (size_t i = 0; i < size_t(H) * size_t(action_dim_); ++i) u[i] = std::clamp(u[i], -1.0, 1.0);
   }
   std::fill(diverged_.begin(), diverged_.end(), 0);
   evaluator.evaluate(S, actions_.data(), returns_.data(), diverged_.data());

@@ -60,7 +60,7 @@ class Dial {
  public:
   Dial(const DialOptions& options, int action_dim);
   const DialOptions& options() const { return o_; }
-  int action_dim() const { return nu_; }
+  int action_dim() const { return action_dim_; }
 
   // A new trial: the plan returns to zero (the nominal action), the stream to `seed`.
   void reset(uint64_t seed);
@@ -71,20 +71,20 @@ class Dial {
   // The plan's knots (knots, action_dim).
   const double* plan() const { return plan_.data(); }
   // After the action was applied: the plan moves one control step on.
-  void shift() { spline_.shift(plan_.data(), nu_, scratch_.data()); }
+  void shift() { spline_.shift(plan_.data(), action_dim_, scratch_.data()); }
 
  private:
   void iterate(RolloutEvaluator& evaluator, int iteration);
 
   DialOptions o_;
-  int nu_;
+  int action_dim_;
   KnotSpline spline_;
   Rng rng_;
   bool first_ = true;
   DialReport report_;
   std::vector<double> plan_, scratch_, sigma_;
-  std::vector<double> sample_knots_;  // (samples, knots, nu)
-  std::vector<double> actions_;       // (samples, horizon, nu)
+  std::vector<double> sample_knots_;  // (samples, knots, action_dim)
+  std::vector<double> actions_;       // (samples, horizon, action_dim)
   std::vector<double> returns_, weights_;
   std::vector<uint8_t> diverged_;
 };

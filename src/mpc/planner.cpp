@@ -14,11 +14,11 @@ Planner::Planner(env::Backend& backend, const PlanTask& task, const DialOptions&
            backend.envs(), " environments; ", options.samples, " samples need ", backend_envs(options));
   tracker_ = options.samples;
   nu_ = backend.nu();
-  na_ = task.action_dim();
+  action_dim_ = task.action_dim();
   horizon_ = options.horizon;
   terms_ = int(task.reward_terms().size());
   command_.assign(size_t(nu_), 0.0);
-  applied_action_.assign(size_t(na_), 0.0);
+  applied_action_.assign(size_t(action_dim_), 0.0);
   step_commands_.assign(size_t(options.samples) * size_t(nu_), 0.0);
   term_scratch_.assign(size_t(pool.size()) * size_t(std::max(1, terms_)), 0.0);
 }
@@ -59,7 +59,7 @@ const DialReport& Planner::optimize() {
   auto t0 = std::chrono::steady_clock::now();
   const env::BackendTimings before = backend_->timings();
   const DialReport& report = dial_.optimize(*this);
-  std::copy_n(dial_.action(), na_, applied_action_.begin());
+  std::copy_n(dial_.action(), action_dim_, applied_action_.begin());
   task_->command(applied_action_.data(), command_.data());
   has_applied_ = true;
   const env::BackendTimings& after = backend_->timings();
@@ -74,11 +74,12 @@ const DialReport& Planner::optimize() {
 void Planner::evaluate(int count, const double* actions, double* returns, uint8_t* diverged) {
   for (int i = 0; i < count; ++i) backend_->copy_env(tracker_, i);
   std::fill_n(returns, count, 0.0);
-  const size_t stride = size_t(horizon_) * size_t(na_);
+  const size_t stride = size_t(horizon_) * size_t(action_dim_);
   for (int h = 0; h < horizon_; ++h) {
     pool_->parallel_for(count, [&](int64_t i0, int64_t i1, int) {
       for (int64_t i = i0; i < i1; ++i)
-        task_->command(actions + size_t(i) * stride + size_t(h) * size_t(na_), step_commands_.data() + size_t(i) * size_t(nu_));
+        task_->command(actions + size_t(i) * stride + size_t(h) * size_t(action_dim_),
+                       step_commands_.data() + size_t(i) * size_t(nu_));
     });
     backend_->step_first(step_commands_.data(), count);
     pool_->parallel_for(count, [&](int64_t i0, int64_t i1, int worker) {
@@ -89,8 +90,8 @@ void Planner::evaluate(int count, const double* actions, double* returns, uint8_
           diverged[i] = 1;
           continue;
         }
-        const double* a = actions + size_t(i) * stride + size_t(h) * size_t(na_);
-        const double* previous = h > 0 ? a - na_ : applied_action_.data();
+        const double* a = actions + size_t(i) * stride + size_t(h) * size_t(action_dim_);
+        const double* previous = h > 0 ? a - action_dim_ : applied_action_.data();
         returns[i] += task_->reward(*backend_, int(i), a, previous, terms);
       }
     });

@@ -62,7 +62,7 @@ class Planner : private RolloutEvaluator {
   const PlanTask* task_;
   ThreadPool* pool_;
   Dial dial_;
-  int tracker_, nu_, na_, horizon_, terms_;
+  int tracker_, nu_, action_dim_, horizon_, terms_;
   std::vector<double> command_, applied_action_, step_commands_, term_scratch_;
   bool has_applied_ = false;
   PlannerTimings timings_;

@@ -17,7 +17,8 @@ namespace {
 // first action's mean is above `diverge_above` diverge (NaN return and flag).
 class QuadraticReturns : public RolloutEvaluator {
  public:
-  QuadraticReturns(int horizon, int nu, std::vector<double> target) : H(horizon), A(nu), target(std::move(target)) {}
+  QuadraticReturns(int horizon, int action_dim, std::vector<double> target)
+      : H(horizon), A(action_dim), target(std::move(target)) {}
   void evaluate(int count, const double* actions, double* returns, uint8_t* diverged) override {
     ++calls;
     for (int i = 0; i < count; ++i) {

@@ -1,4 +1,4 @@
-#include "rl/policy_plan.h"
+#include "rl/policy_command_recording.h"
 
 #include <algorithm>
 #include <cstring>
@@ -8,7 +8,7 @@
 
 namespace flashnerd::rl {
 
-sim::CommandPlan record_policy_plan(env::VecEnv& env, const Policy& policy, const PolicyPlanOptions& o) {
+sim::CommandPlan record_policy_commands(env::VecEnv& env, const Policy& policy, const PolicyRecordingOptions& o) {
   FN_CHECK(policy.info().observation_dim == env.observation_dim() && policy.info().action_dim == env.action_dim(),
            "policy for task '", policy.info().task, "' does not fit task '", env.task().name(), "'");
   FN_CHECK(o.trajectories > 0 && o.steps > 0, "policy data: trajectories and steps must be positive");

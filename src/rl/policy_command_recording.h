@@ -15,7 +15,7 @@
 
 namespace flashnerd::rl {
 
-struct PolicyPlanOptions {
+struct PolicyRecordingOptions {
   int64_t trajectories = 0;
   int steps = 100;       // control steps per trajectory
   double noise = 1.0;    // action noise, in units of the policy's own action std (0: mean actions)
@@ -23,6 +23,6 @@ struct PolicyPlanOptions {
 };
 
 // env is reset first; its task must send one command per control step and have no objects.
-sim::CommandPlan record_policy_plan(env::VecEnv& env, const Policy& policy, const PolicyPlanOptions& options);
+sim::CommandPlan record_policy_commands(env::VecEnv& env, const Policy& policy, const PolicyRecordingOptions& options);
 
 }  // namespace flashnerd::rl

@@ -1,7 +1,7 @@
 // On-policy data (gen --policy): the plan holds exactly the start states and commands of the
 // policy's run in MuJoCo, holds the last command once a window's episode has ended, and the
 // generator's replay of the plan follows the environment's own states.
-#include "rl/policy_plan.h"
+#include "rl/policy_command_recording.h"
 
 #include <gtest/gtest.h>
 
@@ -35,16 +35,16 @@ Policy random_policy(const env::VecEnv& env, uint64_t seed) {
                 std::vector<float>(size_t(A), 0.5f));
 }
 
-TEST(PolicyPlan, ReplayFollowsTheEnvironmentAndHoldsAfterAnEpisodeEnds) {
+TEST(PolicyCommandRecording, ReplayFollowsTheEnvironmentAndHoldsAfterAnEpisodeEnds) {
   ThreadPool pool(2);
   const int E = 3, N = 5, T = 60;
   CartpoleEnv a(E, 4, pool), b(E, 4, pool);
   const Policy policy = random_policy(a.env, 11);
-  PolicyPlanOptions o;
+  PolicyRecordingOptions o;
   o.trajectories = N;
   o.steps = T;
   o.noise = 0;
-  const sim::CommandPlan plan = record_policy_plan(a.env, policy, o);
+  const sim::CommandPlan plan = record_policy_commands(a.env, policy, o);
   const int nq = a.backend.nq(), nv = a.backend.nv(), nu = a.backend.nu();
   ASSERT_EQ(plan.ctrl.size(), size_t(N * T * nu));
 
@@ -95,13 +95,13 @@ TEST(PolicyPlan, ReplayFollowsTheEnvironmentAndHoldsAfterAnEpisodeEnds) {
   // noise: same seed, same plan; another seed, another plan
   o.noise = 1.0;
   o.seed = 3;
-  const sim::CommandPlan p1 = record_policy_plan(a.env, policy, o), p2 = record_policy_plan(b.env, policy, o);
+  const sim::CommandPlan p1 = record_policy_commands(a.env, policy, o), p2 = record_policy_commands(b.env, policy, o);
   EXPECT_EQ(p1.ctrl, p2.ctrl);
   EXPECT_NE(p1.ctrl, plan.ctrl);
   o.seed = 4;
-  EXPECT_NE(record_policy_plan(a.env, policy, o).ctrl, p1.ctrl);
+  EXPECT_NE(record_policy_commands(a.env, policy, o).ctrl, p1.ctrl);
   o.noise = -1;
-  EXPECT_THROW(record_policy_plan(a.env, policy, o), Error);
+  EXPECT_THROW(record_policy_commands(a.env, policy, o), Error);
 }
 
 }  // namespace
