@@ -7,7 +7,7 @@
 # (fixed foot probes).
 # shellcheck disable=SC2034  # used by the scripts that source this file
 LOCOMOTION_COMMANDS=(--command-process ar1 --ar1-coefficient 0 --ar1-amplitude 0.75)
-# PPO, every backend (docs/RL.md, "why the corrected robot still stands"): shaping terms ramped
+# PPO, every backend (docs/results/POLICY_LEARNING.md, "The MuJoCo baseline: why the reward recipe"): shaping terms ramped
 # in over 300 iterations, feet air time off (it only penalizes the short swings of
 # exploration); policy-eval applies the policy's recorded reward settings. PPO_FLAGS=...
 # replaces them for an experiment.

@@ -13,7 +13,7 @@
 #   defaults 1024 400 60000 20000: 2 M transitions of data (2 minutes), the paper's 60 000
 #   updates per model (about 35 minutes on one core each, both at once); PPO runs
 #   9.8 M transitions per backend (about 25 minutes on MuJoCo with 2 cores), the budget at
-#   which the shared recipe first made the MuJoCo baseline walk (docs/RL.md).
+#   which the shared recipe first made the MuJoCo baseline walk (docs/results/POLICY_LEARNING.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ENVS="${1:-1024}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How much of a locomotion result is the PPO seed (docs/RL.md): more PPO runs, same recipe and
+# How much of a locomotion result is the PPO seed (docs/results/POLICY_LEARNING.md): more PPO runs, same recipe and
 # budget as experiments/locomotion/run.sh, on one of its simulators -- mujoco, or a model directory of
 # the run (flashnerd, nerd, flashnerd_r1, ...) -- each final policy evaluated in MuJoCo
 # (256 envs x 1000 steps, seed 7, as run.sh), and a table of every seed, the run's own

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where the models of a locomotion run are wrong (docs/RL.md): rollout errors of the FlashNeRD
+# Where the models of a locomotion run are wrong (docs/results/POLICY_LEARNING.md): rollout errors of the FlashNeRD
 # and NeRD models on three kinds of MuJoCo data -- the random-command recipe they were trained
 # on, the MuJoCo-trained policy walking, and the FlashNeRD-trained policy in MuJoCo (the states
 # PPO drove the model into) -- 500 trajectories x 100 steps each, policies with one policy std

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Training speed against accuracy (docs/TRAINING.md): fp32 / bf16 x 1 / 2
+# Training speed against accuracy (docs/BENCHMARKS.md, "Training"): fp32 / bf16 x 1 / 2
 # data-parallel workers.
 #  accuracy  the demo-sized run (cartpole, small preset, same data, seed, updates and global
 #            batch) in the four settings, then rollout NRMSE of each on held-out data (and
