@@ -1,5 +1,5 @@
 // Data-generation throughput against raw mj_step on the same model, in the same run
-// (issue 3 target: >= 70% of raw stepping per core with contacts recorded, scaling to all
+// (target: >= 70% of raw stepping per core with contacts recorded, scaling to all
 // cores). Prints a table; `--json` prints one object. Usage: bench_gen [--json] [robots...]
 #include <chrono>
 #include <cstdio>

@@ -4,7 +4,7 @@
 # loss and rollout NRMSE on held-out MuJoCo data, plus the small check that
 # tests/cli/shipped_models_cli.sh reruns. Resumable: rerun the same command after a kill.
 # When models/NAME exists, training starts from it (--init-from, fresh optimizer) so training
-# accumulates across sessions; the record keeps the earlier figures under "history".
+# accumulates across runs; the record keeps the earlier figures under "history".
 # Usage: experiments/models/ship.sh NAME [UPDATES] [BATCH]
 #   NAME: cartpole | quadruped | quadruped_platform | quadruped_platform_nerd
 #   UPDATES: this run's updates      BATCH: windows per update

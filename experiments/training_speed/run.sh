@@ -8,7 +8,7 @@
 #            and 256 in the four settings, plus one process with one BLAS thread (what a
 #            worker gets: the base of the scaling efficiency).
 # Run it on an otherwise idle machine. Data and accuracy runs resume where they stopped; the
-# speed runs are measured afresh on every run, all in one session. Results and a summary table
+# speed runs are measured afresh on every run, all in one invocation. Results and a summary table
 # under out/training_speed/.
 # Usage: experiments/training_speed/run.sh [UPDATES] [SPEED_WINDOWS]
 set -euo pipefail

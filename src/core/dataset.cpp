@@ -153,7 +153,7 @@ void write_array(hid_t file, const std::string& name, const std::vector<T>& data
 // Returns the stored value size of `name`; throws unless its type has the class T reads
 // (float for float and double, integer for int32 and uint8) and a size of 1, 2, 4 or 8 bytes:
 // libhdf5 1.10 converts a corrupt type size by copying past its buffers (a one-byte flip
-// crashed H5Dread, issue 13).
+// crashed H5Dread).
 template <typename T>
 size_t check_stored_type(hid_t ds, const std::string& name, const std::string& path) {
   H5Handle type(H5Dget_type(ds), H5Tclose);
@@ -230,7 +230,7 @@ void write_attr_scalar(hid_t obj, const char* name, T value) {
 }
 
 // Opens the root attribute `name`; throws naming it when it is missing or unreadable. Not
-// H5Aexists, which crashed on a corrupt file (issue 13), nor H5Aiterate2, which crashed
+// H5Aexists, which crashed on a corrupt file (a byte flip), nor H5Aiterate2, which crashed
 // releasing its table after a corrupt attribute (fuzz): H5Aopen_by_name stops at the first
 // match and fails cleanly, after check_attribute_messages.
 hid_t open_attr(hid_t obj, const char* name, const std::string& path) {

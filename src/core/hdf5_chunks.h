@@ -1,7 +1,7 @@
 // Reads a chunked HDF5 array chunk by chunk (H5Dread_chunk, then zlib), checking what
 // libhdf5 1.10's own H5Dread trusts: every chunk is present, its stored size fits in the file
 // and it inflates to exactly the chunk's size. H5Dread copied a chunk whose index entry was
-// corrupt past the end of its buffer (found by fuzz/dataset_fuzz.cpp, issue 13).
+// corrupt past the end of its buffer (found by fuzz/dataset_fuzz.cpp).
 // Compression: none or deflate (what flashnerd gen and h5py's compression="gzip" write).
 #pragma once
 

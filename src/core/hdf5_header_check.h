@@ -1,6 +1,6 @@
 // A guard run before libhdf5 decodes an object's attributes. libhdf5 1.10 trusts the size
 // fields inside attribute messages and reads past the message when one is corrupt: a one-byte
-// flip in a dataset crashed H5Aexists with SIGSEGV (issue 13). This reads the object header's
+// flip in a dataset crashed H5Aexists with SIGSEGV. This reads the object header's
 // raw bytes itself and checks every attribute message's name, datatype, dataspace and value
 // sizes against the message, so a corrupt file is refused with an error instead.
 // Version-1 object headers (what flashnerd and h5py write by default) have no checksum and are

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `flashnerd gen` on MJCFs unlike the built-in robots (issue 13, "any MJCF"): transmissions
+# `flashnerd gen` on MJCFs unlike the built-in robots (docs/ROBOTS.md, "any MJCF"): transmissions
 # other than joints, a robot after a free object, several actuated trees chosen with
 # --robot-body, position actuators without ctrlrange, and the summary of what is recorded.
 # Usage: mjcf_cli.sh PATH/TO/flashnerd

@@ -1,4 +1,4 @@
-// What load_dataset checks before it reads an array (issue 13, byte-flip trial and fuzzing):
+// What load_dataset checks before it reads an array (found by byte-flip trials and fuzzing):
 // the stored type, the stored size of a contiguous array and the count attributes that size
 // the arrays. Each corruption below crashed libhdf5 or allocated without bound before.
 #include <gtest/gtest.h>

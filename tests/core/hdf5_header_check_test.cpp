@@ -1,4 +1,4 @@
-// A corrupt attribute message is refused before libhdf5 decodes it (issue 13: a one-byte flip
+// A corrupt attribute message is refused before libhdf5 decodes it (a one-byte flip
 // in a dataset crashed H5Aexists with SIGSEGV in eval, train and rollout).
 #include <gtest/gtest.h>
 

@@ -46,7 +46,7 @@ TEST(ThreadPool, WorkerExceptionReachesCaller) {
   EXPECT_EQ(n.load(), 2);
 }
 
-// Reproduces issue 13's hang: an unprivileged user with a process limit asks for 200 threads.
+// Reproduces a hang: an unprivileged user with a process limit asks for 200 threads.
 TEST(ThreadPool, ThreadCreationFailureIsAnErrorNotAHang) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to switch to an unprivileged user with a process limit";
   const pid_t child = fork();

@@ -1,4 +1,4 @@
-// Any MJCF (issue 13): tendon, site, slider-crank and adhesion transmissions; position
+// Any MJCF (docs/ROBOTS.md): tendon, site, slider-crank and adhesion transmissions; position
 // actuators without ctrlrange; choosing the robot's body trees; robots after free objects;
 // start states clear of the floor; what gen records and what it leaves out.
 #include <gtest/gtest.h>
