@@ -49,7 +49,7 @@ nlohmann::json trial_json(const PlanArgs& a, const mpc::TrialResult& r, const mp
   const double decisions = std::max<int64_t>(1, t.decisions);
   const double steps = std::max<int64_t>(1, t.rollout_steps);
   nlohmann::json terms;
-  for (size_t i = 0; i < r.term_sums.size(); ++i) terms[task.reward_terms()[i]] = r.term_sums[i];
+  for (size_t i = 0; i < r.term_sums.size(); ++i) terms[task.reward_terms()[i].name] = r.term_sums[i];
   nlohmann::json j = {
       {"task", a.task},
       {"robot", robot.name()},

@@ -15,9 +15,12 @@
 
 namespace flashnerd::env {
 
+// A named, weighted reward term: env::Task's terms and mpc::PlanTask's.
 struct RewardTerm {
   std::string name;
-  double scale;  // per second; the reward of a step is scale · value · dt
+  // env::Task: per second, the reward of a step is scale · value · dt (VecEnv applies it).
+  // mpc::PlanTask: per step, applied by the task inside each term's formula.
+  double scale;
   // Added after negative rewards are clipped (legged_gym adds its termination term after the
   // clip, so a fall still costs when only positive rewards are kept).
   bool after_clip = false;

@@ -13,14 +13,14 @@ class CartpoleSwingupTask : public PlanTask {
   explicit CartpoleSwingupTask(const sim::Robot& robot);
   std::string name() const override { return "swingup"; }
   int action_dim() const override { return actions_.size(); }
-  const std::vector<std::string>& reward_terms() const override { return terms_; }
+  const std::vector<env::RewardTerm>& reward_terms() const override { return terms_; }
   void command(const double* action, double* u) const override { actions_.command(action, u); }
   double reward(const env::Backend& backend, int env, const double* action, const double* previous_action,
                 double* terms) const override;
 
  private:
   ActionMap actions_;
-  std::vector<std::string> terms_;
+  std::vector<env::RewardTerm> terms_;
 };
 
 }  // namespace flashnerd::mpc

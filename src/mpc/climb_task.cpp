@@ -10,9 +10,6 @@ namespace flashnerd::mpc {
 namespace {
 
 enum Term { kProgress, kHeight, kUpright, kHeading, kFeetOnTop, kActionRate, kFall, kTerms };
-// weights: progress per metre to go, height per m², upright per unit of (1 − up z), heading
-// per (m² + sin² yaw), feet on top per foot (of 4), action rate per mean squared change
-constexpr double kWeight[kTerms] = {1.0, 20.0, 2.0, 1.0, 0.25, 0.2, 5.0};
 
 }  // namespace
 
@@ -22,7 +19,12 @@ ClimbTask::ClimbTask(const sim::Robot& robot, const ClimbOptions& options)
   FN_CHECK(feet_ > 0, "task climb reads feet from the robot's fixed probes; '", robot.name(), "' defines none");
   FN_CHECK(sim::randomizes_scene(robot), "task climb needs a robot with a platform (quadruped_platform); '",
            robot.name(), "' has none");
-  terms_ = {"progress", "height", "upright", "heading", "feet_on_top", "action_rate", "fall"};
+  // scales: progress per metre to go, height per m², upright per unit of (1 − up z), heading
+  // per (m² + sin² yaw), feet on top per foot (of 4), action rate per mean squared change,
+  // fall per step fallen (in Term order)
+  terms_ = {{"progress", -1.0, false, true}, {"height", -20.0},     {"upright", -2.0}, {"heading", -1.0},
+            {"feet_on_top", 0.25},           {"action_rate", -0.2}, {"fall", -5.0}};
+  FN_ASSERT(terms_.size() == size_t(kTerms));
 }
 
 double ClimbTask::reward(const env::Backend& b, int env, const double* action, const double* previous,
@@ -45,13 +47,14 @@ double ClimbTask::reward(const env::Backend& b, int env, const double* action, c
   const double above = z - sim::surface_height(platform_, x);
   const bool fallen = above < o_.fall_height || up < o_.fall_up_z || b.failed(env);
 
-  terms[kProgress] = -kWeight[kProgress] * std::min(std::abs(edge + o_.target_past_edge - x), 2.0);
-  terms[kHeight] = -kWeight[kHeight] * (z - target_z) * (z - target_z);
-  terms[kUpright] = -kWeight[kUpright] * (1.0 - up);
-  terms[kHeading] = -kWeight[kHeading] * (y * y + yaw_sin * yaw_sin);
-  terms[kFeetOnTop] = kWeight[kFeetOnTop] * on_top / double(feet_);
-  terms[kActionRate] = -kWeight[kActionRate] * rate / action_dim();
-  terms[kFall] = fallen ? -kWeight[kFall] : 0.0;
+  auto scale = [&](Term t) { return terms_[size_t(t)].scale; };
+  terms[kProgress] = scale(kProgress) * std::min(std::abs(edge + o_.target_past_edge - x), 2.0);
+  terms[kHeight] = scale(kHeight) * (z - target_z) * (z - target_z);
+  terms[kUpright] = scale(kUpright) * (1.0 - up);
+  terms[kHeading] = scale(kHeading) * (y * y + yaw_sin * yaw_sin);
+  terms[kFeetOnTop] = scale(kFeetOnTop) * on_top / double(feet_);
+  terms[kActionRate] = scale(kActionRate) * rate / action_dim();
+  terms[kFall] = fallen ? scale(kFall) : 0.0;
   double total = 0;
   for (int t = 0; t < kTerms; ++t) total += terms[t];
   return total;

@@ -31,7 +31,7 @@ class ClimbTask : public PlanTask {
   ClimbTask(const sim::Robot& robot, const ClimbOptions& options = {});
   std::string name() const override { return "climb"; }
   int action_dim() const override { return actions_.size(); }
-  const std::vector<std::string>& reward_terms() const override { return terms_; }
+  const std::vector<env::RewardTerm>& reward_terms() const override { return terms_; }
   void command(const double* action, double* u) const override { actions_.command(action, u); }
   double reward(const env::Backend& backend, int env, const double* action, const double* previous_action,
                 double* terms) const override;
@@ -46,7 +46,7 @@ class ClimbTask : public PlanTask {
   ClimbOptions o_;
   ActionMap actions_;
   int feet_;
-  std::vector<std::string> terms_;
+  std::vector<env::RewardTerm> terms_;
   sim::Platform platform_{0.17, 0.6};
 };
 

@@ -35,7 +35,7 @@ struct Fixture {
   }
   double term(const std::string& name) const {
     for (size_t i = 0; i < terms.size(); ++i)
-      if (task.reward_terms()[i] == name) return terms[i];
+      if (task.reward_terms()[i].name == name) return terms[i];
     return NAN;
   }
 };
