@@ -50,6 +50,19 @@ def test_model_steps_in_state_terms(artifacts):
     assert feats.shape == (3, m.output_dim)
 
 
+def test_a_non_finite_state_is_reported_per_environment(artifacts):
+    # as the learned backend's failed flag: that environment is flagged, never an exception,
+    # the others step on; a reset clears the flag
+    m = flashnerd.Model(str(artifacts / "model"), batch=3)
+    q, v, u = np.zeros((3, 2)), np.zeros((3, 2)), np.zeros((3, 1))
+    q[1, 0] = np.nan
+    q1, v1 = m.step(q, v, u)
+    assert m.diverged().tolist() == [False, True, False]
+    assert np.isfinite(q1[[0, 2]]).all() and np.isfinite(v1[[0, 2]]).all()
+    m.reset(1)
+    assert not m.diverged().any()
+
+
 def test_bad_shapes_name_the_argument(artifacts):
     m = flashnerd.Model(str(artifacts / "model"), batch=2)
     with pytest.raises(RuntimeError, match=r"command: expected shape \(2, 1\)"):
