@@ -392,27 +392,33 @@ void reset_env(Context& ctx, int env) {
   st.diverged[size_t(env)] = 0;
 }
 
-void copy_env(Context& ctx, int src, int dst) {
-  FN_CHECK(src >= 0 && src < ctx.max_batch() && dst >= 0 && dst < ctx.max_batch(), "engine copy_env: environments ",
-           src, " -> ", dst, " outside [0, ", ctx.max_batch(), ")");
-  if (src == dst) return;
-  ContextState& st = EngineInternals::state(ctx);
-  const ModelConfig& c = ctx.model().config();
-  const size_t B = size_t(ctx.max_batch());
-  float* cache = st.cache.data();
+void copy_env(Context& ctx, int src, int dst) { copy_env(ctx, src, ctx, dst); }
+
+void copy_env(const Context& from, int src, Context& to, int dst) {
+  FN_CHECK(src >= 0 && src < from.max_batch() && dst >= 0 && dst < to.max_batch(), "engine copy_env: environments ",
+           src, " (of ", from.max_batch(), ") -> ", dst, " (of ", to.max_batch(), ") out of range");
+  FN_CHECK(&from.model() == &to.model(), "engine copy_env: the two contexts step different models");
+  if (&from == &to && src == dst) return;
+  const ContextState& a = EngineInternals::state(from);
+  ContextState& b = EngineInternals::state(to);
+  const ModelConfig& c = to.model().config();
+  const size_t Ba = size_t(from.max_batch()), Bb = size_t(to.max_batch());
+  const float* in = a.cache.data();
+  float* out = b.cache.data();
   // the cache holds one (max_batch, per-env) block per FlashNeRD layer, one for NeRD's window
   if (c.arch == Arch::FlashNeRD) {
     for (int span : c.flash.spans) {
       const size_t n = size_t(span - 1) * 2 * size_t(c.flash.head_dim);
-      std::copy_n(cache + size_t(src) * n, n, cache + size_t(dst) * n);
-      cache += B * n;
+      std::copy_n(in + size_t(src) * n, n, out + size_t(dst) * n);
+      in += Ba * n;
+      out += Bb * n;
     }
   } else {
     const size_t n = size_t(c.nerd.window) * size_t(c.input_dim);
-    std::copy_n(cache + size_t(src) * n, n, cache + size_t(dst) * n);
+    std::copy_n(in + size_t(src) * n, n, out + size_t(dst) * n);
   }
-  st.frames[size_t(dst)] = st.frames[size_t(src)];
-  st.diverged[size_t(dst)] = st.diverged[size_t(src)];
+  b.frames[size_t(dst)] = a.frames[size_t(src)];
+  b.diverged[size_t(dst)] = a.diverged[size_t(src)];
 }
 
 void reset_all(Context& ctx) {

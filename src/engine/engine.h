@@ -283,6 +283,9 @@ void reset_all(Context& ctx);
 // Environment dst takes a copy of environment src's history (caches, frame count, divergence
 // flag): both then step alike. Planners fork one state into many samples this way.
 void copy_env(Context& ctx, int src, int dst);
+// The same across two contexts of one model (any batch sizes): a history built in a small
+// context (e.g. primed with one environment's recorded frames) becomes env dst's of another.
+void copy_env(const Context& from, int src, Context& to, int dst);
 
 }  // namespace flashnerd::engine
 

@@ -65,6 +65,11 @@ void Backend::allocate_objects() {
   for (int e = 0; e < envs_; ++e) read_scene_state(e, m->qpos0, qvel.data());  // robot and objects at qpos0
 }
 
+void Backend::reset_with_history(int env, int frames, const double* qs, const double* vs, const double*) {
+  FN_CHECK(frames >= 0, kind(), " backend: reset_with_history needs frames >= 0, got ", frames);
+  reset(env, qs + size_t(frames) * size_t(nq_), vs + size_t(frames) * size_t(nv_));
+}
+
 void Backend::set_objects(int e, const double* qs, const double* vs) {
   FN_CHECK(onq_ > 0, kind(), " backend: robot '", robot_->name(), "' is simulated without objects");
   FN_CHECK(e >= 0 && e < envs_, kind(), " backend: set_objects of env ", e, " outside [0, ", envs_, ")");

@@ -48,6 +48,12 @@ class Backend {
   // reads this state after the frames it already has (a planner teacher-forcing its tracker
   // with the measured state). For MuJoCo the same as reset without clearing warm starts.
   virtual void set_state(int env, const double* q, const double* v) = 0;
+  // Resets env to the last of `frames` + 1 recorded states reached by `frames` recorded
+  // commands: q (frames + 1, nq), v (frames + 1, nv), u (frames, nu). A learned backend's
+  // history then holds the recorded frames, as if env had stepped them teacher-forced (imagined
+  // rollouts branch from real states with their real histories this way); MuJoCo's state is
+  // its whole history, so it resets to the last state. Objects stay where they are.
+  virtual void reset_with_history(int env, int frames, const double* q, const double* v, const double* u);
   // Advances every environment one control step with commands u (envs, nu).
   void step(const double* u) { step_first(u, envs_); }
   // Advances environments 0..count−1 with commands u (count, nu); the rest keep their state

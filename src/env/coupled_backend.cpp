@@ -87,6 +87,12 @@ void CoupledBackend::set_state(int e, const double* qs, const double* vs) {
   push(e);
 }
 
+void CoupledBackend::reset_with_history(int e, int frames, const double* qs, const double* vs, const double* us) {
+  FN_CHECK(frames == 0, kind(), " backend: a reset with a recorded history (", frames,
+           " frames) is not supported; its free-dynamics model starts a fresh history at reset");
+  Backend::reset_with_history(e, frames, qs, vs, us);
+}
+
 void CoupledBackend::set_objects(int e, const double* qs, const double* vs) {
   Backend::set_objects(e, qs, vs);
   push(e);

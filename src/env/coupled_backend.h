@@ -31,6 +31,8 @@ class CoupledBackend : public Backend {
   void reset(int env, const double* q, const double* v) override;
   void set_state(int env, const double* q, const double* v) override;
   void set_objects(int env, const double* q, const double* v) override;
+  // Refused for frames > 0: the free-dynamics model's history is not rebuilt from a recording.
+  void reset_with_history(int env, int frames, const double* q, const double* v, const double* u) override;
   // Every environment steps together (the contact solve is batched): count must be envs().
   void step_first(const double* u, int count) override;
   void copy_env(int src, int dst) override;

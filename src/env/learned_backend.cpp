@@ -68,6 +68,9 @@ LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
   opt.pool = &pool;
   opt.gemm = gemm;
   for (const auto& m : members_) contexts_.push_back(std::make_unique<engine::Context>(*m, opt));
+  opt.max_batch = 1;
+  opt.pool = nullptr;
+  for (const auto& m : members_) history_contexts_.push_back(std::make_unique<engine::Context>(*m, opt));
   ensemble_size_ = M;
   if (M > 1) disagreement_.assign(size_t(envs), 0.f);
   member_of_.assign(size_t(envs), use.mode == EnsembleMode::Member ? use.member : 0);
@@ -76,6 +79,8 @@ LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
 
   const size_t E = size_t(envs);
   inputs_.assign(E * size_t(din_), 0.0f);
+  history_input_.assign(size_t(din_), 0.0f);
+  history_output_.assign(size_t(dout_), 0.0f);
   outputs_.assign(size_t(M) * E * size_t(dout_), 0.0f);
   probe_features_.assign(E * size_t(std::max(1, model_probes_ * kProbeFeatureDim)), 0.0f);
   q_next_.assign(q_.size(), 0.0);
@@ -147,6 +152,31 @@ void LearnedBackend::reset(int e, const double* qs, const double* vs) {
 
 void LearnedBackend::set_state(int e, const double* qs, const double* vs) {
   put_state(e, qs, vs, "set_state");
+  sense(e, 0);
+}
+
+void LearnedBackend::reset_with_history(int e, int frames, const double* qs, const double* vs, const double* us) {
+  FN_CHECK(frames >= 0, kind(), " backend: reset_with_history needs frames >= 0, got ", frames);
+  for (auto& context : history_contexts_) engine::reset_env(*context, 0);
+  const size_t K = size_t(std::max(0, K_));
+  const engine::ContactBatch contacts{contact_rows_.data() + size_t(e) * K * kContactRowDim,
+                                      contact_link_.data() + size_t(e) * K, contact_count_.data() + size_t(e)};
+  for (int k = 0; k < frames; ++k) {
+    // env's own rows serve as the sensing scratch: they are overwritten by the final state's
+    put_state(e, qs + size_t(k) * size_t(nq_), vs + size_t(k) * size_t(nv_), "reset_with_history");
+    sense(e, 0);
+    features_.input(q(e), v(e), us + size_t(k) * size_t(nu_),
+                    model_probes_ ? probe_features_.data() + size_t(e) * size_t(model_probes_) * kProbeFeatureDim
+                                  : nullptr,
+                    history_input_.data());
+    for (size_t m = 0; m < members_.size(); ++m)
+      engine::step(*members_[m], *history_contexts_[m], 1, history_input_.data(), K_ > 0 ? &contacts : nullptr,
+                   history_output_.data());
+  }
+  put_state(e, qs + size_t(frames) * size_t(nq_), vs + size_t(frames) * size_t(nv_), "reset_with_history");
+  for (size_t m = 0; m < members_.size(); ++m) engine::copy_env(*history_contexts_[m], 0, *contexts_[m], e);
+  ++resets_[size_t(e)];
+  draw_member(e);
   sense(e, 0);
 }
 

@@ -53,6 +53,9 @@ class LearnedBackend : public Backend {
   int member_of(int env) const { return use_.mode == EnsembleMode::Mean ? -1 : member_of_[size_t(env)]; }
   void reset(int env, const double* q, const double* v) override;
   void set_state(int env, const double* q, const double* v) override;
+  // The recorded frames go through one-environment contexts (made with the backend, so nothing
+  // is allocated here), sensed as a step senses them, then become env's history.
+  void reset_with_history(int env, int frames, const double* q, const double* v, const double* u) override;
   void step_first(const double* u, int count) override;
   void copy_env(int src, int dst) override;
   void set_platform(const sim::Platform& platform) override;
@@ -69,6 +72,8 @@ class LearnedBackend : public Backend {
 
   std::vector<std::shared_ptr<const engine::Model>> members_;
   std::vector<std::unique_ptr<engine::Context>> contexts_;  // one per member
+  std::vector<std::unique_ptr<engine::Context>> history_contexts_;  // one per member, one env: reset_with_history
+  std::vector<float> history_input_, history_output_;              // (din), (dout)
   EnsembleUse use_;
   std::vector<int32_t> member_of_;  // (envs) Member / Random modes
   std::vector<int64_t> resets_;     // (envs) resets so far (Random draws)

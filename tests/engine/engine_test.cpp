@@ -247,6 +247,35 @@ TEST(Engine, CopiedHistoryStepsLikeItsSource) {
   }
 }
 
+TEST(Engine, AHistoryPrimedInASmallContextStepsAsIfBuiltInPlace) {
+  // env 2 of a 4-env context steps T frames itself; a 1-env context steps the same frames and
+  // hands its history to env 2 of a second 4-env context: both then predict the same bits
+  for (const ModelConfig& config : {flash_test_config(), nerd_test_config()}) {
+    auto model = Model::random(config, 12);
+    const int B = 4, din = config.input_dim, dout = config.output_dim, T = config.history() + 2;
+    ContextOptions opt;
+    opt.max_batch = B;
+    opt.gemm = GemmBackend::RowInvariant;
+    Context built(*model, opt), copied(*model, opt);
+    opt.max_batch = 1;
+    Context single(*model, opt);
+    auto in = random_inputs(size_t(T + 1) * B, din, 37);
+    std::vector<float> y(size_t(B) * dout), y1(static_cast<size_t>(dout)), y2(size_t(B) * dout);
+    for (int t = 0; t < T; ++t) {
+      step(*model, built, B, in.data() + size_t(t) * B * din, y.data());
+      step(*model, single, 1, in.data() + (size_t(t) * B + 2) * din, y1.data());
+    }
+    copy_env(single, 0, copied, 2);
+    EXPECT_EQ(copied.frames(2), built.frames(2));
+    step(*model, built, B, in.data() + size_t(T) * B * din, y.data());
+    step(*model, copied, B, in.data() + size_t(T) * B * din, y2.data());
+    for (int k = 0; k < dout; ++k) ASSERT_EQ(y[size_t(2 * dout + k)], y2[size_t(2 * dout + k)]) << "output " << k;
+    auto other = Model::random(config, 13);
+    EXPECT_THROW(copy_env(single, 0, *std::make_unique<Context>(*other, opt), 0), Error);
+    EXPECT_THROW(copy_env(single, 1, copied, 0), Error);
+  }
+}
+
 TEST(Engine, RowInvariantProductsMakeACopiedHistoryBitIdenticalAnywhereInTheBatch) {
   // 24 environments: above the small-kernel rows, where Auto hands products to OpenBLAS,
   // whose edge kernels may sum a row differently by its position
