@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "env/factory.h"
 #include "core/thread_pool.h"
 
 namespace flashnerd::cli {
@@ -17,10 +18,25 @@ void add_common_options(CLI::App& sub, CommonOptions& opts) {
   sub.add_flag("--json", opts.json, "Print the final summary as one JSON object on stdout");
 }
 
+void add_quiet_flag(CLI::App& sub, bool& progress) {
+  sub.add_flag("!--quiet", progress, "No progress line");
+  sub.add_flag("!--no-progress", progress, "No progress line (the older spelling of --quiet)")->group("");
+}
+
 void add_precision_option(CLI::App& sub, std::string& precision) {
   sub.add_option("--precision", precision,
                  "Matrix products: auto (bf16 where the CPU has native bf16), fp32 or bf16")
       ->capture_default_str();
+}
+
+CLI::Option* add_model_data_options(CLI::App& sub, ModelDataOptions& o, const std::string& model_help,
+                                    const std::string& data_help, const std::string& verb) {
+  add_precision_option(sub, o.precision);
+  CLI::Option* models = sub.add_option("--model", o.models, model_help);
+  sub.add_option("--data", o.data, data_help)->required();
+  sub.add_flag("--allow-other-mjcf", o.allow_other_mjcf,
+               verb + " even when the data comes from another MJCF than the model's (warns)");
+  return models;
 }
 
 engine::ModelOptions model_options(const std::string& precision) {
@@ -112,9 +128,10 @@ std::string model_label(const ModelConfig& config, const std::string& dir) {
 }
 
 std::string backend_label(const std::string& kind) {
-  if (kind == "mujoco") return "MuJoCo";
-  if (kind == "flashnerd") return "FlashNeRD";
-  if (kind == "nerd") return "NeRD";
+  const EnumName<env::BackendKind>* e = find_enum(env::kBackendKindNames, kind);
+  if (e && e->value == env::BackendKind::Mujoco) return "MuJoCo";
+  if (e && e->value == env::BackendKind::FlashNeRD) return "FlashNeRD";
+  if (e && e->value == env::BackendKind::NeRD) return "NeRD";
   return kind;
 }
 

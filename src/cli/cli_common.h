@@ -2,7 +2,10 @@
 // final summary either as a human table (stderr/stdout) or as one JSON object on stdout.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -33,6 +36,37 @@ void add_thread_options(CLI::App& sub, ThreadOptions& opts);
 // for more threads than cores without --force-threads. Call it before allocating anything.
 int checked_threads(int requested, bool force);
 
+// A subcommand and the options struct its flags bind to (owned by its callback).
+template <class Args>
+struct Command {
+  CLI::App& sub;
+  Args& args;
+};
+
+template <class Args, class = void>
+struct HasThreadOptions : std::false_type {};
+template <class Args>
+struct HasThreadOptions<Args, std::void_t<decltype(std::declval<Args&>().threads)>> : std::true_type {};
+
+// Adds subcommand `name` with a fresh `Args` (which holds `CommonOptions common`, and
+// `ThreadOptions threads` when the command runs a thread pool): --json, --threads and
+// --force-threads, and `run(args)` once the command line is parsed. The caller binds the
+// other flags.
+template <class Args, class Run>
+Command<Args> add_command(CLI::App& app, const std::string& name, const std::string& help, Run run) {
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = app.add_subcommand(name, help);
+  add_common_options(*sub, args->common);
+  if constexpr (HasThreadOptions<Args>::value) add_thread_options(*sub, args->threads);
+  sub->callback([args, run] { run(*args); });
+  return {*sub, *args};
+}
+
+// --quiet: no progress line (clears `progress`); --no-progress, its older spelling, is a
+// hidden alias.
+void add_quiet_flag(CLI::App& sub, bool& progress);
+
+
 // Prints `summary` as JSON (opts.json) or as an aligned two-column table.
 void print_summary(const CommonOptions& opts, const std::string& title, const nlohmann::json& summary);
 
@@ -59,6 +93,18 @@ std::string backend_label(const std::string& kind);
 void add_precision_option(CLI::App& sub, std::string& precision);
 // The model options for it; bf16 on a CPU without native bf16 throws with the fix.
 engine::ModelOptions model_options(const std::string& precision);
+
+// Trained models run on a dataset's recorded trajectories (eval, rollout).
+struct ModelDataOptions {
+  std::vector<std::string> models;
+  std::string data;
+  std::string precision = "auto";  // matrix products (engine::Precision)
+  bool allow_other_mjcf = false;   // data of another MJCF than the models' (warns)
+};
+// --precision, --model (repeatable; returned), --data (required) and --allow-other-mjcf, whose
+// help starts with `verb` ("Evaluate", "Roll out").
+CLI::Option* add_model_data_options(CLI::App& sub, ModelDataOptions& o, const std::string& model_help,
+                                    const std::string& data_help, const std::string& verb);
 
 // Each subcommand file defines one register function.
 void register_gen(CLI::App& app);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/cli_common.h"
+#include "cli/option_values.h"
 #include "cli/plot_drawing.h"
 #include "core/error.h"
 #include "core/model_artifact.h"
@@ -29,9 +30,13 @@ namespace flashnerd::cli {
 
 namespace {
 
+enum class BenchArch { FlashNeRD, NeRD, Both };
+constexpr EnumName<BenchArch> kBenchArchNames[] = {
+    {BenchArch::FlashNeRD, "flashnerd"}, {BenchArch::NeRD, "nerd"}, {BenchArch::Both, "both"}};
+
 struct BenchOptions {
   CommonOptions common;
-  std::string arch = "both";
+  BenchArch arch = BenchArch::Both;
   std::string preset = "paper-cartpole";
   std::string model_dir;
   int input_dim = 6;
@@ -231,9 +236,6 @@ void print_bench_table(const BenchRun& bc, const nlohmann::json& summary, const 
 }
 
 void run_bench(const BenchOptions& o) {
-  FN_CHECK(o.arch == "flashnerd" || o.arch == "nerd" || o.arch == "both",
-           "--arch: '", o.arch, "' is not one of flashnerd, nerd, both");
-  FN_CHECK(o.groups >= 1, "--groups must be at least 1");
   const auto batches = parse_int_list(o.batches, "--batch");
   for (int64_t b : batches) FN_CHECK(b >= 1 && b <= (1 << 24), "--batch: ", b, " is out of range [1, 2^24]");
   const engine::GemmBackend gemm = engine::parse_gemm_backend(o.gemm);
@@ -250,8 +252,8 @@ void run_bench(const BenchOptions& o) {
   }
   // models: from --model (its own arch; the other arch gets the same preset and dims) or random
   std::vector<Arch> archs;
-  if (o.arch != "nerd") archs.push_back(Arch::FlashNeRD);
-  if (o.arch != "flashnerd") archs.push_back(Arch::NeRD);
+  if (o.arch != BenchArch::NeRD) archs.push_back(Arch::FlashNeRD);
+  if (o.arch != BenchArch::FlashNeRD) archs.push_back(Arch::NeRD);
   std::shared_ptr<const engine::Model> loaded;
   int din = o.input_dim, dout = o.output_dim;
   std::string preset = o.preset;
@@ -334,31 +336,29 @@ void run_bench(const BenchOptions& o) {
 }  // namespace
 
 void register_bench(CLI::App& app) {
-  auto o = std::make_shared<BenchOptions>();
-  auto* sub = app.add_subcommand(
-      "bench", "Model-only speed of FlashNeRD vs Optimized NeRD: latency, throughput, GFLOP/s vs the machine's GEMM rate");
-  add_common_options(*sub, o->common);
-  sub->add_option("--arch", o->arch, "flashnerd, nerd or both")->capture_default_str();
-  sub->add_option("--preset", o->preset, "Model size preset (random weights)")->capture_default_str();
-  sub->add_option("--model", o->model_dir, "A trained model directory: its dims and preset (its own weights for its arch)");
-  sub->add_option("--input-dim", o->input_dim, "Per-frame input features (without --model)")->capture_default_str();
-  sub->add_option("--output-dim", o->output_dim, "Increment features (without --model)")->capture_default_str();
-  sub->add_option("--batch", o->batches, "Comma-separated batch sizes")->capture_default_str();
-  add_thread_options(*sub, o->threads);
-  sub->add_option("--groups", o->groups, "Timed groups per batch; the latency is their median")->capture_default_str();
-  sub->add_option("--group-seconds", o->group_seconds, "Minimum duration of one group (at least one step)")->capture_default_str();
-  sub->add_option("--warmup-seconds", o->warmup_seconds, "Stop warming up after this long (at least 2 steps)")->capture_default_str();
-  sub->add_option("--gemm", o->gemm, "fp32 GEMM backend: auto, openblas, eigen, naive, row-invariant")->capture_default_str();
-  sub->add_option("--precision", o->precision,
-                  "all (fp32, and bf16 where the CPU has it), auto, fp32 or bf16")->capture_default_str();
-  sub->add_option("--parallel-min-macs", o->parallel_min_macs,
-                  "Split a small batch's GEMM over threads from this many multiply-adds (0: default, -1: never)")
+  auto [sub, o] = add_command<BenchOptions>(
+      app, "bench", "Model-only speed of FlashNeRD vs Optimized NeRD: latency, throughput, GFLOP/s vs the machine's GEMM rate",
+      run_bench);
+  add_enum_option(sub, "--arch", o.arch, names_of(kBenchArchNames), "flashnerd, nerd or both");
+  sub.add_option("--preset", o.preset, "Model size preset (random weights)")->capture_default_str();
+  sub.add_option("--model", o.model_dir, "A trained model directory: its dims and preset (its own weights for its arch)");
+  sub.add_option("--input-dim", o.input_dim, "Per-frame input features (without --model)")->capture_default_str();
+  sub.add_option("--output-dim", o.output_dim, "Increment features (without --model)")->capture_default_str();
+  sub.add_option("--batch", o.batches, "Comma-separated batch sizes")->capture_default_str();
+  sub.add_option("--groups", o.groups, "Timed groups per batch; the latency is their median")->check(at_least(1))
       ->capture_default_str();
-  sub->add_option("--tile-rows", o->tile_rows, "GEMM rows per tile (0: engine default)")->capture_default_str();
-  sub->add_option("--max-memory-gb", o->max_memory_gb, "Skip batches needing more (0: 60% of RAM)")->capture_default_str();
-  sub->add_option("--plot", o->plot, "Write a PNG plot of Q(B) for each architecture");
-  sub->add_option("--seed", o->seed, "Seed of the random weights and inputs")->capture_default_str();
-  sub->callback([o] { run_bench(*o); });
+  sub.add_option("--group-seconds", o.group_seconds, "Minimum duration of one group (at least one step)")->capture_default_str();
+  sub.add_option("--warmup-seconds", o.warmup_seconds, "Stop warming up after this long (at least 2 steps)")->capture_default_str();
+  sub.add_option("--gemm", o.gemm, "fp32 GEMM backend: auto, openblas, eigen, naive, row-invariant")->capture_default_str();
+  sub.add_option("--precision", o.precision,
+                 "all (fp32, and bf16 where the CPU has it), auto, fp32 or bf16")->capture_default_str();
+  sub.add_option("--parallel-min-macs", o.parallel_min_macs,
+                 "Split a small batch's GEMM over threads from this many multiply-adds (0: default, -1: never)")
+      ->capture_default_str();
+  sub.add_option("--tile-rows", o.tile_rows, "GEMM rows per tile (0: engine default)")->capture_default_str();
+  sub.add_option("--max-memory-gb", o.max_memory_gb, "Skip batches needing more (0: 60% of RAM)")->capture_default_str();
+  sub.add_option("--plot", o.plot, "Write a PNG plot of Q(B) for each architecture");
+  sub.add_option("--seed", o.seed, "Seed of the random weights and inputs")->capture_default_str();
 }
 
 }  // namespace flashnerd::cli

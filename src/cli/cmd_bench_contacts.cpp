@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/cli_common.h"
+#include "cli/option_values.h"
 #include "core/error.h"
 #include "core/frame_features.h"
 #include "core/thread_pool.h"
@@ -125,17 +126,13 @@ void run_bench_contacts(const BenchContactsArgs& a) {
 }  // namespace
 
 void register_bench_contacts(CLI::App& app) {
-  auto args = std::make_shared<BenchContactsArgs>();
-  auto* sub = app.add_subcommand("bench-contacts",
-                                 "Cost of collision detection + contact rows vs the model step (variable contacts)");
-  add_common_options(*sub, args->common);
-  add_precision_option(*sub, args->precision);
-  sub->add_option("--model", args->model, "Model directory trained with --variable-contacts")->required();
-  sub->add_option("--data", args->data, "Dataset of the robot (recorded states and scenes)")->required();
-  sub->add_option("--batch", args->batches, "Comma-separated batch sizes")->capture_default_str();
-  add_thread_options(*sub, args->threads);
-  sub->add_option("--groups", args->groups, "Timed groups; the median is reported")->capture_default_str();
-  sub->callback([args] { run_bench_contacts(*args); });
+  auto [sub, a] = add_command<BenchContactsArgs>(app, "bench-contacts",
+                                 "Cost of collision detection + contact rows vs the model step (variable contacts)", run_bench_contacts);
+  add_precision_option(sub, a.precision);
+  sub.add_option("--model", a.model, "Model directory trained with --variable-contacts")->required();
+  sub.add_option("--data", a.data, "Dataset of the robot (recorded states and scenes)")->required();
+  sub.add_option("--batch", a.batches, "Comma-separated batch sizes")->capture_default_str();
+  sub.add_option("--groups", a.groups, "Timed groups; the median is reported")->check(at_least(1))->capture_default_str();
 }
 
 }  // namespace flashnerd::cli

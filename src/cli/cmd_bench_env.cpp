@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cli/env_options.h"
+#include "cli/option_values.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "env/factory.h"
@@ -65,11 +66,10 @@ Rate measure(env::Backend& backend, env::Task& task, ThreadPool& pool, const Ben
 }
 
 void run_bench_env(const BenchEnvArgs& a) {
-  FN_CHECK(a.steps >= 1 && a.warmup >= 0, "--steps must be >= 1 and --warmup >= 0");
   ThreadPool pool(checked_threads(a.threads.threads, a.threads.force_threads));
   std::vector<Rate> rates;
   {
-    EnvParts p = make_env_parts(a.env, "mujoco", a.env.envs, pool);
+    EnvParts p = make_env_parts(a.env, env::BackendKind::Mujoco, a.env.envs, pool);
     rates.push_back(measure(*p.backend, *p.task, pool, a));
   }
   auto robot = env_robot(a.env);
@@ -84,7 +84,7 @@ void run_bench_env(const BenchEnvArgs& a) {
   for (const auto& dir : a.models) {
     EnvOptions eo = a.env;
     eo.model = dir;
-    eo.backend = load_model_config(dir).arch == Arch::FlashNeRD ? "flashnerd" : "nerd";
+    eo.backend = load_model_config(dir).arch == Arch::FlashNeRD ? env::BackendKind::FlashNeRD : env::BackendKind::NeRD;
     EnvParts p = make_env_parts(eo, eo.backend, a.env.envs, pool);
     Rate r = measure(*p.backend, *p.task, pool, a);
     r.backend += " (" + dir + ")";
@@ -127,20 +127,17 @@ void run_bench_env(const BenchEnvArgs& a) {
 }  // namespace
 
 void register_bench_env(CLI::App& app) {
-  auto args = std::make_shared<BenchEnvArgs>();
-  auto* sub = app.add_subcommand("bench-env", "Environment steps/s of MuJoCo and learned backends inside a VecEnv");
-  add_common_options(*sub, args->common);
-  add_thread_options(*sub, args->threads);
-  add_env_options(*sub, args->env, 4096, false);
-  sub->add_option("--model", args->models, "Trained models to compare (repeatable); default: random weights of --preset");
-  sub->add_option("--preset", args->preset, "Preset of the random-weight models")->capture_default_str();
-  sub->add_option("--members", args->members,
-                  "Also time a random-weight FlashNeRD ensemble (with probes) of this many members")
-      ->check(CLI::Range(0, 16))->capture_default_str();
-  sub->add_option("--steps", args->steps, "Timed steps")->capture_default_str();
-  sub->add_option("--warmup", args->warmup, "Untimed steps first")->capture_default_str();
-  sub->add_option("--seed", args->seed, "Seed of resets, actions and random weights")->capture_default_str();
-  sub->callback([args] { run_bench_env(*args); });
+  auto [sub, a] = add_command<BenchEnvArgs>(app, "bench-env", "Environment steps/s of MuJoCo and learned backends "
+                                            "inside a VecEnv", run_bench_env);
+  add_env_options(sub, a.env, 4096, false);
+  sub.add_option("--model", a.models, "Trained models to compare (repeatable); default: random weights of --preset");
+  sub.add_option("--preset", a.preset, "Preset of the random-weight models")->capture_default_str();
+  sub.add_option("--members", a.members,
+                 "Also time a random-weight FlashNeRD ensemble (with probes) of this many members")
+      ->check(in_range(0, 16))->capture_default_str();
+  sub.add_option("--steps", a.steps, "Timed steps")->check(at_least(1))->capture_default_str();
+  sub.add_option("--warmup", a.warmup, "Untimed steps first")->check(at_least(0))->capture_default_str();
+  sub.add_option("--seed", a.seed, "Seed of resets, actions and random weights")->capture_default_str();
 }
 
 }  // namespace flashnerd::cli

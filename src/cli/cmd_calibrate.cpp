@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/cli_common.h"
+#include "cli/option_values.h"
 #include "cli/plot_drawing.h"
 #include "core/atomic_file.h"
 #include "core/ensemble_manifest.h"
@@ -66,8 +67,6 @@ void write_outputs(const std::string& out, const eval::EnsembleCalibration& c, c
 }
 
 void run_calibrate(const CalibrateArgs& a) {
-  FN_CHECK(a.batch >= 1, "--batch must be >= 1, got ", a.batch);
-  FN_CHECK(a.trajectories >= 0, "--trajectories must be >= 0 (0: all), got ", a.trajectories);
   ThreadPool pool(checked_threads(a.threads.threads, a.threads.force_threads));
   Dataset data = load_dataset(a.data);
   auto members = engine::Model::load_members(a.model, model_options(a.precision));
@@ -118,19 +117,15 @@ void run_calibrate(const CalibrateArgs& a) {
 }  // namespace
 
 void register_calibrate(CLI::App& app) {
-  auto args = std::make_shared<CalibrateArgs>();
-  auto* sub = app.add_subcommand("calibrate", "Ensemble disagreement against one-step error on held-out data "
-                                              "(Spearman, error by disagreement decile, CSV and plot)");
-  add_common_options(*sub, args->common);
-  add_thread_options(*sub, args->threads);
-  sub->add_option("--model", args->model, "An ensemble directory (flashnerd train --ensemble N)")->required();
-  sub->add_option("--data", args->data, "Held-out dataset of the same robot (flashnerd gen)")->required();
-  sub->add_option("--trajectories", args->trajectories, "Use the first N eligible trajectories (0: all)")
-      ->capture_default_str();
-  sub->add_option("--batch", args->batch, "Trajectories stepped together")->capture_default_str();
-  sub->add_option("--out", args->out, "Directory for calibration.csv and calibration.png");
-  add_precision_option(*sub, args->precision);
-  sub->callback([args] { run_calibrate(*args); });
+  auto [sub, a] = add_command<CalibrateArgs>(app, "calibrate", "Ensemble disagreement against one-step error on held-out data "
+                                              "(Spearman, error by disagreement decile, CSV and plot)", run_calibrate);
+  sub.add_option("--model", a.model, "An ensemble directory (flashnerd train --ensemble N)")->required();
+  sub.add_option("--data", a.data, "Held-out dataset of the same robot (flashnerd gen)")->required();
+  sub.add_option("--trajectories", a.trajectories, "Use the first N eligible trajectories (0: all)")
+      ->check(at_least(0))->capture_default_str();
+  sub.add_option("--batch", a.batch, "Trajectories stepped together")->check(at_least(1))->capture_default_str();
+  sub.add_option("--out", a.out, "Directory for calibration.csv and calibration.png");
+  add_precision_option(sub, a.precision);
 }
 
 }  // namespace flashnerd::cli

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cli/cli_common.h"
+#include "cli/option_values.h"
 #include "cli/plot_drawing.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -31,7 +32,6 @@ struct CoupleArgs {
 };
 
 void run_couple(const CoupleArgs& a) {
-  FN_CHECK(a.envs > 0 && a.steps > 0, "--envs and --steps must be positive");
   const int threads = checked_threads(a.threads.threads, a.threads.force_threads);
   auto scene = sim::Robot::load(a.scene);
   auto alone = sim::Robot::load(a.alone);
@@ -113,21 +113,18 @@ void run_couple(const CoupleArgs& a) {
 }  // namespace
 
 void register_couple(CLI::App& app) {
-  auto args = std::make_shared<CoupleArgs>();
-  auto* sub = app.add_subcommand("couple", "Two-way vs one-way coupling of a learned robot with MuJoCo objects");
-  add_common_options(*sub, args->common);
-  add_precision_option(*sub, args->precision);
-  sub->add_option("--model", args->model, "A model trained with --target free_velocity")->required();
-  sub->add_option("--scene", args->scene, "Robot + objects (built-in name or path)")->capture_default_str();
-  sub->add_option("--alone", args->alone, "The same robot without objects")->capture_default_str();
-  sub->add_option("--motion", args->motion, "Scripted commands: grasp, push or random")
+  auto [sub, a] = add_command<CoupleArgs>(app, "couple", "Two-way vs one-way coupling of a learned robot with MuJoCo "
+                                          "objects", run_couple);
+  add_precision_option(sub, a.precision);
+  sub.add_option("--model", a.model, "A model trained with --target free_velocity")->required();
+  sub.add_option("--scene", a.scene, "Robot + objects (built-in name or path)")->capture_default_str();
+  sub.add_option("--alone", a.alone, "The same robot without objects")->capture_default_str();
+  sub.add_option("--motion", a.motion, "Scripted commands: grasp, push or random")
       ->check(CLI::IsMember({"grasp", "push", "random"}))->capture_default_str();
-  sub->add_option("--envs", args->envs, "Environments")->capture_default_str();
-  sub->add_option("--steps", args->steps, "Steps (240 = 1 s for hand16)")->capture_default_str();
-  sub->add_option("--seed", args->seed, "Seed of the random commands")->capture_default_str();
-  add_thread_options(*sub, args->threads);
-  sub->add_option("--plots", args->plots, "Directory for the PNG plot");
-  sub->callback([args] { run_couple(*args); });
+  sub.add_option("--envs", a.envs, "Environments")->check(positive())->capture_default_str();
+  sub.add_option("--steps", a.steps, "Steps (240 = 1 s for hand16)")->check(positive())->capture_default_str();
+  sub.add_option("--seed", a.seed, "Seed of the random commands")->capture_default_str();
+  sub.add_option("--plots", a.plots, "Directory for the PNG plot");
 }
 
 }  // namespace flashnerd::cli

@@ -25,18 +25,14 @@ namespace flashnerd::cli {
 
 namespace {
 
-struct EvalArgs {
-  std::string precision = "auto";  // matrix products (engine::Precision)
+struct EvalArgs : ModelDataOptions {
   CommonOptions common;
-  std::vector<std::string> models;
-  std::string data;
   std::string horizons = "1,15,100,200";
   int64_t trajectories = 0;
   ThreadOptions threads;
   int batch = 512;
   std::string plots;
   bool by_start = false;
-  bool allow_other_mjcf = false;
 };
 
 // Start kind (ground / edge / top) of each trajectory from its platform and first frame.
@@ -332,21 +328,15 @@ void run_eval(const EvalArgs& a) {
 }  // namespace
 
 void register_eval(CLI::App& app) {
-  auto args = std::make_shared<EvalArgs>();
-  auto* sub = app.add_subcommand("eval", "Recursive-rollout NRMSE of trained models against MuJoCo data");
-  add_common_options(*sub, args->common);
-  add_precision_option(*sub, args->precision);
-  sub->add_option("--model", args->models, "Model directory (repeat to compare models)")->required();
-  sub->add_option("--data", args->data, "Held-out dataset (HDF5) of the same robot")->required();
-  sub->add_option("--horizons", args->horizons, "Comma-separated horizons H")->capture_default_str();
-  sub->add_option("--trajectories", args->trajectories, "Evaluate at most N trajectories (0 = all eligible)");
-  add_thread_options(*sub, args->threads);
-  sub->add_option("--batch", args->batch, "Rollouts stepped together")->capture_default_str();
-  sub->add_option("--plots", args->plots, "Directory for PNG plots");
-  sub->add_flag("--by-start", args->by_start, "Also report errors by start: ground / edge / top (platform scenes)");
-  sub->add_flag("--allow-other-mjcf", args->allow_other_mjcf,
-                "Evaluate even when the data comes from another MJCF than the model's (warns)");
-  sub->callback([args] { run_eval(*args); });
+  auto [sub, a] = add_command<EvalArgs>(app, "eval", "Recursive-rollout NRMSE of trained models against MuJoCo data", run_eval);
+  add_model_data_options(sub, a, "Model directory (repeat to compare models)", "Held-out dataset (HDF5) of the same robot",
+                         "Evaluate")
+      ->required();
+  sub.add_option("--horizons", a.horizons, "Comma-separated horizons H")->capture_default_str();
+  sub.add_option("--trajectories", a.trajectories, "Evaluate at most N trajectories (0 = all eligible)");
+  sub.add_option("--batch", a.batch, "Rollouts stepped together")->capture_default_str();
+  sub.add_option("--plots", a.plots, "Directory for PNG plots");
+  sub.add_flag("--by-start", a.by_start, "Also report errors by start: ground / edge / top (platform scenes)");
 }
 
 }  // namespace flashnerd::cli

@@ -3,10 +3,10 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 
 #include "cli/cli_common.h"
 #include "cli/env_options.h"
+#include "cli/option_values.h"
 #include "core/atomic_file.h"
 #include "core/dataset.h"
 #include "core/error.h"
@@ -29,15 +29,8 @@ struct GenArgs {
   std::string robot;
   std::string mjcf;
   std::string out;
-  int64_t trajectories = 1000;
-  int steps = 0;
-  uint64_t seed = 0;
   ThreadOptions threads;
-  std::string contacts = "on";
-  std::string probes = "on";
-  bool climbing_probes = false;
-  bool free_dynamics = false;
-  int actuator_delay = 0;
+  sim::GenerateOptions gen;  // the flags bind to its fields: one default each, the library's
   std::string shard;  // "i/n"
   std::string policy;  // on-policy data: the policy's commands in MuJoCo, replayed
   double policy_noise = 1.0;
@@ -54,9 +47,8 @@ sim::CommandPlan policy_plan(const GenArgs& a, const sim::Robot& robot, const si
   const rl::Policy policy = rl::Policy::load(a.policy);
   EnvOptions eo;
   eo.task = policy.info().task;
-  FN_CHECK(a.policy_envs >= 1, "--policy-envs must be >= 1, got ", a.policy_envs);
   const int envs = int(std::min<int64_t>(a.policy_envs, o.trajectories));
-  EnvParts parts = make_env_parts(eo, "mujoco", envs, pool);
+  EnvParts parts = make_env_parts(eo, env::BackendKind::Mujoco, envs, pool);
   FN_CHECK(parts.robot->mjcf_hash() == robot.mjcf_hash() && parts.robot->layout() == robot.layout() &&
                parts.robot->control_timestep() == robot.control_timestep(),
            "--policy: task '", eo.task, "' runs on robot '", parts.robot->name(), "' as built in; the generated "
@@ -64,12 +56,12 @@ sim::CommandPlan policy_plan(const GenArgs& a, const sim::Robot& robot, const si
   if (!policy.info().mjcf_hash.empty() && policy.info().mjcf_hash != robot.mjcf_hash())
     print_warnings({str_cat("policy ", a.policy, " was trained on MJCF ", policy.info().mjcf_hash, "; robot '",
                             robot.name(), "' is MJCF ", robot.mjcf_hash())});
-  env::VecEnv env(*parts.task, *parts.backend, pool, a.seed);
+  env::VecEnv env(*parts.task, *parts.backend, pool, a.gen.seed);
   rl::PolicyRecordingOptions po;
   po.trajectories = o.trajectories;
   po.steps = o.steps > 0 ? o.steps : robot.spec().trajectory_steps;
   po.noise = a.policy_noise;
-  po.seed = a.seed;
+  po.seed = a.gen.seed;
   sim::CommandPlan plan = rl::record_policy_commands(env, policy, po);
   plan.source["policy"] = a.policy;
   return plan;
@@ -90,46 +82,18 @@ void apply_shard(const std::string& text, sim::GenerateOptions& o) {
   o.shard_count = n;
 }
 
-// Refuses option values the robot overrides would otherwise ignore or turn into nonsense;
-// `given` tells whether the user set an option.
-void check_gen_values(const GenArgs& a, const std::function<bool(const char*)>& given) {
-  const sim::RobotOverrides& o = a.overrides;
-  FN_CHECK(a.trajectories > 0, "--trajectories must be positive, got ", a.trajectories);
-  FN_CHECK(a.steps > 0 || (a.steps == 0 && !given("--steps")), "--steps must be positive, got ", a.steps,
-           " (leave it out for the robot's trajectory length)");
-  FN_CHECK(!given("--control-dt") || (std::isfinite(o.control_timestep) && o.control_timestep > 0),
-           "--control-dt must be a positive number of seconds, got ", o.control_timestep);
-  FN_CHECK(!given("--hold-steps") || o.hold_steps >= 1, "--hold-steps must be >= 1, got ", o.hold_steps);
-  FN_CHECK(!given("--ar1-coefficient") || (o.ar1_coefficient >= 0 && o.ar1_coefficient < 1),
-           "--ar1-coefficient must be in [0, 1) (a coefficient >= 1 makes the commands diverge), got ",
-           o.ar1_coefficient);
-  FN_CHECK(!given("--ar1-amplitude") || (std::isfinite(o.ar1_amplitude) && o.ar1_amplitude >= 0),
-           "--ar1-amplitude must be >= 0, got ", o.ar1_amplitude);
-  FN_CHECK(!given("--contact-capacity") || o.contact_capacity >= 0, "--contact-capacity must be >= 0, got ",
-           o.contact_capacity);
-}
-
 // "R of T": recorded out of the model's total
 std::string of(int recorded, int total) { return str_cat(recorded, " of ", total); }
 
-void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
+void run_gen(const GenArgs& a) {
   const int threads = checked_threads(a.threads.threads, a.threads.force_threads);
   FN_CHECK(a.robot.empty() != a.mjcf.empty(), "give exactly one of --robot NAME or --mjcf PATH");
-  check_gen_values(a, given);
   FN_CHECK(!(a.resume && a.overwrite), "give one of --resume and --overwrite, not both");
   check_output_file(a.out, "--out", a.overwrite);  // before spending minutes generating
   const OutputLock lock(a.out, "--out");
   if (a.overwrite) std::filesystem::remove_all(sim::parts_directory(a.out));
   auto robot = sim::Robot::load(a.robot.empty() ? a.mjcf : a.robot, a.overrides);
-  sim::GenerateOptions o;
-  o.trajectories = a.trajectories;
-  o.steps = a.steps;
-  o.seed = a.seed;
-  o.contacts = a.contacts == "on";
-  o.probes = a.probes == "on";
-  o.climbing_probes = a.climbing_probes;
-  o.free_dynamics = a.free_dynamics;
-  o.actuator_delay = a.actuator_delay;
+  sim::GenerateOptions o = a.gen;
   FN_CHECK(a.policy.empty() || a.shard.empty(), "--policy and --shard cannot be combined (a plan is recorded "
            "as a whole; generate smaller files with other --seed and join them with 'flashnerd merge --concat')");
   if (!a.shard.empty()) apply_shard(a.shard, o);
@@ -165,7 +129,7 @@ void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
                       {"trajectories", d.trajectories},
                       {"shard", a.shard.empty() ? nlohmann::json() : nlohmann::json(a.shard)},
                       {"steps", d.steps},
-                      {"actuator_delay", a.actuator_delay},
+                      {"actuator_delay", a.gen.actuator_delay},
                       {"policy", a.policy.empty() ? nlohmann::json() : nlohmann::json(a.policy)},
                       {"transitions", s.transitions},
                       {"valid_fraction", s.valid_fraction},
@@ -193,53 +157,56 @@ void run_gen(const GenArgs& a, const std::function<bool(const char*)>& given) {
 }  // namespace
 
 void register_gen(CLI::App& app) {
-  auto args = std::make_shared<GenArgs>();
-  auto* sub = app.add_subcommand("gen", "Generate task-independent MuJoCo transitions (HDF5)");
-  add_common_options(*sub, args->common);
-  sub->add_option("--robot", args->robot, "Built-in robot: " + [] {
+  auto [sub, a] = add_command<GenArgs>(app, "gen", "Generate task-independent MuJoCo transitions (HDF5)", run_gen);
+  sub.add_option("--robot", a.robot, "Built-in robot: " + [] {
     std::string s;
     for (const auto& n : sim::builtin_robot_names()) s += (s.empty() ? "" : ", ") + n;
     return s;
   }());
-  sub->add_option("--mjcf", args->mjcf, "Any MJCF file (defaults from the model; a NAME.json beside it refines them)");
-  sub->add_option("--out", args->out, "Output HDF5 file (written to a temporary name, then renamed)")->required();
-  sub->add_flag("--overwrite", args->overwrite, "Replace --out if it exists");
-  sub->add_flag("--resume", args->resume, "Continue an interrupted run from the blocks it finished (--out.parts/)");
-  sub->add_option("--checkpoint-every", args->checkpoint_every,
-                  "Trajectories per block: each finished block is saved, so a killed run resumes from it")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  sub->add_option("--trajectories", args->trajectories, "Number of trajectories")->capture_default_str();
-  sub->add_option("--steps", args->steps, "Control steps per trajectory (default: the robot's, usually 100)");
-  sub->add_option("--seed", args->seed, "Seed; same seed, same file, whatever --threads")->capture_default_str();
-  add_thread_options(*sub, args->threads);
-  sub->add_option("--contacts", args->contacts, "Record contact rows")->check(CLI::IsMember({"on", "off"}))->capture_default_str();
-  sub->add_option("--probes", args->probes, "Record fixed-probe features")->check(CLI::IsMember({"on", "off"}))->capture_default_str();
-  sub->add_flag("--climbing-probes", args->climbing_probes, "Use the robot's climbing probe set (quadruped)");
-  sub->add_flag("--free-dynamics", args->free_dynamics, "Also record qacc_smooth*dt (coupling targets)");
-  sub->add_option("--actuator-delay", args->actuator_delay,
-                  "Control steps before a command takes effect (a robot with latency; the data records the commands sent)")
+  sub.add_option("--mjcf", a.mjcf, "Any MJCF file (defaults from the model; a NAME.json beside it refines them)");
+  sub.add_option("--out", a.out, "Output HDF5 file (written to a temporary name, then renamed)")->required();
+  sub.add_flag("--overwrite", a.overwrite, "Replace --out if it exists");
+  sub.add_flag("--resume", a.resume, "Continue an interrupted run from the blocks it finished (--out.parts/)");
+  sub.add_option("--checkpoint-every", a.checkpoint_every,
+                 "Trajectories per block: each finished block is saved, so a killed run resumes from it")
+      ->check(at_least(1))->capture_default_str();
+  sim::GenerateOptions& g = a.gen;
+  sub.add_option("--trajectories", g.trajectories, "Number of trajectories")->check(positive())->capture_default_str();
+  sub.add_option("--steps", g.steps, "Control steps per trajectory (default: the robot's, usually 100)")
+      ->check(positive());
+  sub.add_option("--seed", g.seed, "Seed; same seed, same file, whatever --threads")->capture_default_str();
+  add_enum_option(sub, "--contacts", g.contacts, on_off(), "Record contact rows");
+  add_enum_option(sub, "--probes", g.probes, on_off(), "Record fixed-probe features");
+  sub.add_flag("--climbing-probes", g.climbing_probes, "Use the robot's climbing probe set (quadruped)");
+  sub.add_flag("--free-dynamics", g.free_dynamics, "Also record qacc_smooth*dt (coupling targets)");
+  sub.add_option("--actuator-delay", g.actuator_delay,
+                 "Control steps before a command takes effect (a robot with latency; the data records the commands sent)")
       ->capture_default_str();
-  sub->add_option("--shard", args->shard,
-                  "I/N: generate only shard I of N of the run (--trajectories is the run's total); "
-                  "'flashnerd merge' joins the N files into the file one run writes, byte for byte");
-  sub->add_option("--policy", args->policy,
-                  "On-policy data: run this policy (flashnerd ppo's policy/) in MuJoCo on its task and record "
-                  "the states it visits under the commands it sends (windows of --steps, falls kept)");
-  sub->add_option("--policy-noise", args->policy_noise, "Action noise of --policy, in units of its action std")
+  sub.add_option("--shard", a.shard,
+                 "I/N: generate only shard I of N of the run (--trajectories is the run's total); "
+                 "'flashnerd merge' joins the N files into the file one run writes, byte for byte");
+  sub.add_option("--policy", a.policy,
+                 "On-policy data: run this policy (flashnerd ppo's policy/) in MuJoCo on its task and record "
+                 "the states it visits under the commands it sends (windows of --steps, falls kept)");
+  sub.add_option("--policy-noise", a.policy_noise, "Action noise of --policy, in units of its action std")
       ->capture_default_str();
-  sub->add_option("--policy-envs", args->policy_envs, "Environments the policy runs in at once (--policy)")
-      ->capture_default_str();
-  sub->add_option("--control-dt", args->overrides.control_timestep, "Control timestep in seconds (multiple of the physics step)");
-  sub->add_option("--command-process", args->overrides.command_process, "uniform | hold | ar1")
+  sub.add_option("--policy-envs", a.policy_envs, "Environments the policy runs in at once (--policy)")
+      ->check(in_range(1, 1 << 20))->capture_default_str();
+  sub.add_option("--control-dt", a.overrides.control_timestep, "Control timestep in seconds (multiple of the physics step)")
+      ->check(positive());
+  sub.add_option("--command-process", a.overrides.command_process, "uniform | hold | ar1")
       ->check(CLI::IsMember({"uniform", "hold", "ar1"}));
-  sub->add_option("--hold-steps", args->overrides.hold_steps, "Steps a command is held (hold)");
-  sub->add_option("--ar1-coefficient", args->overrides.ar1_coefficient, "AR(1) coefficient (ar1)");
-  sub->add_option("--ar1-amplitude", args->overrides.ar1_amplitude, "AR(1) amplitude around the nominal command (ar1)");
-  sub->add_option("--robot-body", args->overrides.robot_body,
-                  "The robot's body tree(s): the top body of each, comma-separated (default: the trees the "
-                  "actuators move); other trees are simulated as unrecorded objects");
-  sub->add_option("--contact-capacity", args->overrides.contact_capacity, "Contact rows kept per frame (K)");
-  sub->callback([args, sub] { run_gen(*args, [sub](const char* option) { return sub->count(option) > 0; }); });
+  sub.add_option("--hold-steps", a.overrides.hold_steps, "Steps a command is held (hold)")->check(at_least(1));
+  // a coefficient >= 1 makes the commands diverge
+  sub.add_option("--ar1-coefficient", a.overrides.ar1_coefficient, "AR(1) coefficient (ar1)")
+      ->check(in_range_below(0, 1));
+  sub.add_option("--ar1-amplitude", a.overrides.ar1_amplitude, "AR(1) amplitude around the nominal command (ar1)")
+      ->check(at_least(0));
+  sub.add_option("--robot-body", a.overrides.robot_body,
+                 "The robot's body tree(s): the top body of each, comma-separated (default: the trees the "
+                 "actuators move); other trees are simulated as unrecorded objects");
+  sub.add_option("--contact-capacity", a.overrides.contact_capacity, "Contact rows kept per frame (K)")
+      ->check(at_least(0));
 }
 
 }  // namespace flashnerd::cli

@@ -2,6 +2,7 @@
 // finetune read: columns mapped by name, resampled to the control step, gaps masked, probes
 // and contact rows computed by MuJoCo at the recorded states (sim/recorded_import.h).
 #include "cli/cli_common.h"
+#include "cli/option_values.h"
 #include "core/atomic_file.h"
 #include "core/dataset.h"
 #include "core/error.h"
@@ -17,10 +18,8 @@ namespace {
 struct ImportArgs {
   CommonOptions common;
   std::string robot, log, out;
-  int steps = 100;
-  bool no_probes = false, contacts = false, overwrite = false;
-  double max_jitter = 0.5;
-  double max_velocity = 100.0;
+  bool overwrite = false;
+  sim::ImportOptions import;  // the flags bind to its fields: one default each, the library's
 };
 
 void run_import(const ImportArgs& a) {
@@ -28,14 +27,8 @@ void run_import(const ImportArgs& a) {
   const OutputLock lock(a.out, "--out");
   auto robot = sim::Robot::load(a.robot);
   const RecordedLog log = read_recorded_log(a.log);
-  sim::ImportOptions o;
-  o.steps = a.steps;
-  o.probes = !a.no_probes;
-  o.contacts = a.contacts;
-  o.max_jitter = a.max_jitter;
-  o.max_velocity = a.max_velocity;
   sim::ImportReport r;
-  const Dataset d = sim::import_recorded_log(*robot, log, a.log, o, &r);
+  const Dataset d = sim::import_recorded_log(*robot, log, a.log, a.import, &r);
   save_dataset(a.out, d);
   nlohmann::json summary = {{"robot", d.robot},
                             {"log_rows", r.rows},
@@ -60,25 +53,25 @@ void run_import(const ImportArgs& a) {
 }  // namespace
 
 void register_import(CLI::App& app) {
-  auto args = std::make_shared<ImportArgs>();
-  auto* sub = app.add_subcommand("import", "A robot's recorded log (CSV or .npz) -> a dataset train and finetune read "
-                                           "(columns by name, resampled, gaps masked; docs/FINETUNE.md)");
-  add_common_options(*sub, args->common);
-  sub->add_option("--robot", args->robot, "Built-in robot name or MJCF path the log belongs to")->required();
-  sub->add_option("--log", args->log, "Recorded log: .csv with a header row, or .npz of 1-D arrays")->required();
-  sub->add_option("--out", args->out, "Dataset file to write (HDF5)")->required();
-  sub->add_option("--steps", args->steps, "Transitions per trajectory")->capture_default_str();
-  sub->add_flag("--no-probes", args->no_probes, "Do not compute the robot's fixed-probe features");
-  sub->add_flag("--contacts", args->contacts, "Also compute contact rows (variable-contact models)");
-  sub->add_option("--max-jitter", args->max_jitter,
-                  "Refuse logs where over 5% of steps differ from the median step by more than this fraction")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  sub->add_option("--max-velocity", args->max_velocity,
-                  "Mask transitions with a velocity above this (rad/s or m/s); joints outside their range and "
-                  "commands outside ctrlrange (by over 10% of the range) are masked too")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  sub->add_flag("--overwrite", args->overwrite, "Replace --out if it exists");
-  sub->callback([args] { run_import(*args); });
+  auto [sub, a] = add_command<ImportArgs>(app, "import", "A robot's recorded log (CSV or .npz) -> a dataset train and finetune read "
+                                           "(columns by name, resampled, gaps masked; docs/FINETUNE.md)", run_import);
+  sub.add_option("--robot", a.robot, "Built-in robot name or MJCF path the log belongs to")->required();
+  sub.add_option("--log", a.log, "Recorded log: .csv with a header row, or .npz of 1-D arrays")->required();
+  sub.add_option("--out", a.out, "Dataset file to write (HDF5)")->required();
+  sub.add_option("--steps", a.import.steps, "Transitions per trajectory")->check(at_least(1))->capture_default_str();
+  // on | off as gen spells them; the older spellings (--no-probes, --contacts alone) still work
+  add_enum_option(sub, "--probes", a.import.probes, on_off(), "Compute the robot's fixed-probe features");
+  sub.add_flag("!--no-probes", a.import.probes, "The older spelling of --probes off")->group("");
+  sub.add_flag("--contacts{on}", a.import.contacts, "Also compute contact rows (variable-contact models)")
+      ->expected(0, 1)->transform(by_name(on_off()))->default_str("off");
+  sub.add_option("--max-jitter", a.import.max_jitter,
+                 "Refuse logs where over 5% of steps differ from the median step by more than this fraction")
+      ->check(positive())->capture_default_str();
+  sub.add_option("--max-velocity", a.import.max_velocity,
+                 "Mask transitions with a velocity above this (rad/s or m/s); joints outside their range and "
+                 "commands outside ctrlrange (by over 10% of the range) are masked too")
+      ->check(positive())->capture_default_str();
+  sub.add_flag("--overwrite", a.overwrite, "Replace --out if it exists");
 }
 
 }  // namespace flashnerd::cli

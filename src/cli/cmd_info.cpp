@@ -10,7 +10,11 @@ namespace flashnerd::cli {
 
 namespace {
 
-void run_info(const CommonOptions& common) {
+struct InfoArgs {
+  CommonOptions common;
+};
+
+void run_info(const InfoArgs& a) {
   const engine::CpuFeatures& cpu = engine::cpu_features();
   const engine::Precision auto_precision = engine::resolve_precision(engine::Precision::Auto);
   // the kernels a context would run: a tiny random model per precision
@@ -32,16 +36,13 @@ void run_info(const CommonOptions& common) {
   if (!cpu.amx_note.empty()) j["amx_note"] = cpu.amx_note;
   if (!cpu.cap.empty()) j["max_isa_cap"] = cpu.cap;
   if (cpu.native_bf16()) j["kernels_bf16"] = kernels(engine::Precision::BF16);
-  print_summary(common, "flashnerd info: " + cpu.summary(), j);
+  print_summary(a.common, "flashnerd info: " + cpu.summary(), j);
 }
 
 }  // namespace
 
 void register_info(CLI::App& app) {
-  auto common = std::make_shared<CommonOptions>();
-  auto* sub = app.add_subcommand("info", "CPU features found and the engine kernels chosen for this machine");
-  add_common_options(*sub, *common);
-  sub->callback([common] { run_info(*common); });
+  add_command<InfoArgs>(app, "info", "CPU features found and the engine kernels chosen for this machine", run_info);
 }
 
 }  // namespace flashnerd::cli

@@ -37,18 +37,15 @@ void run_merge(const MergeArgs& a) {
 }  // namespace
 
 void register_merge(CLI::App& app) {
-  auto args = std::make_shared<MergeArgs>();
-  auto* sub = app.add_subcommand(
+  auto [sub, a] = add_command<MergeArgs>(app, 
       "merge", "Join the shards of one run (flashnerd gen --shard i/n) into the dataset one run writes, or "
-               "(--concat) append datasets of one robot");
-  add_common_options(*sub, args->common);
-  sub->add_option("shards", args->shards, "Every shard file of the run, in any order (--concat: the datasets, "
-                  "appended in this order)")->required();
-  sub->add_flag("--concat", args->concat, "Append datasets of different runs that record the same robot, "
-                "steps, probes and contacts (e.g. random and on-policy data for a finetune)");
-  sub->add_option("--out", args->out, "Output HDF5 file (written to a temporary name, then renamed)")->required();
-  sub->add_flag("--overwrite", args->overwrite, "Replace an existing --out");
-  sub->callback([args] { run_merge(*args); });
+               "(--concat) append datasets of one robot", run_merge);
+  sub.add_option("shards", a.shards, "Every shard file of the run, in any order (--concat: the datasets, "
+                 "appended in this order)")->required();
+  sub.add_flag("--concat", a.concat, "Append datasets of different runs that record the same robot, "
+               "steps, probes and contacts (e.g. random and on-policy data for a finetune)");
+  sub.add_option("--out", a.out, "Output HDF5 file (written to a temporary name, then renamed)")->required();
+  sub.add_flag("--overwrite", a.overwrite, "Replace an existing --out");
 }
 
 }  // namespace flashnerd::cli

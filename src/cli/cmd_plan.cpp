@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cli/cli_common.h"
+#include "cli/option_values.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/output_policy.h"
@@ -24,11 +25,15 @@ namespace flashnerd::cli {
 
 namespace {
 
+enum class PlanTaskKind { Climb, Swingup };
+constexpr EnumName<PlanTaskKind> kPlanTaskNames[] = {{PlanTaskKind::Climb, "climb"},
+                                                    {PlanTaskKind::Swingup, "swingup"}};
+
 struct PlanArgs {
   CommonOptions common;
   ThreadOptions threads;
-  std::string task = "climb";
-  std::string backend = "mujoco";
+  PlanTaskKind task = PlanTaskKind::Climb;
+  env::BackendKind backend = env::BackendKind::Mujoco;
   std::string model;
   std::string precision = "fp32";
   bool allow_other_mjcf = false;
@@ -51,9 +56,9 @@ nlohmann::json trial_json(const PlanArgs& a, const mpc::TrialResult& r, const mp
   nlohmann::json terms;
   for (size_t i = 0; i < r.term_sums.size(); ++i) terms[task.reward_terms()[i].name] = r.term_sums[i];
   nlohmann::json j = {
-      {"task", a.task},
+      {"task", enum_name(kPlanTaskNames, a.task)},
       {"robot", robot.name()},
-      {"backend", a.backend},
+      {"backend", env::backend_kind_name(a.backend)},
       {"model", a.model},
       {"frames", r.frames},
       {"success", r.success},
@@ -91,12 +96,10 @@ nlohmann::json trial_json(const PlanArgs& a, const mpc::TrialResult& r, const mp
 }
 
 void run_plan(const PlanArgs& a) {
-  FN_CHECK(a.task == "climb" || a.task == "swingup", "--task must be climb or swingup (got '", a.task, "')");
-  FN_CHECK(a.frames >= 1, "--frames must be >= 1 (got ", a.frames, ")");
   mpc::validate(a.dial);
-  FN_CHECK(a.backend != "mujoco" || a.model.empty(), "--model ", a.model,
+  FN_CHECK(a.backend != env::BackendKind::Mujoco || a.model.empty(), "--model ", a.model,
            " is not used by --backend mujoco; drop it, or plan with --backend flashnerd / nerd");
-  FN_CHECK(a.task == "climb" || !a.terrain_given,
+  FN_CHECK(a.task == PlanTaskKind::Climb || !a.terrain_given,
            "--terrain / --terrains belong to --task climb; swingup has no terrain");
   std::optional<OutputLock> lock;
   if (!a.out.empty()) {
@@ -105,13 +108,13 @@ void run_plan(const PlanArgs& a) {
   }
   std::optional<mpc::TerrainList> terrains;
   const mpc::Terrain* terrain = nullptr;
-  if (a.task == "climb") {
+  if (a.task == PlanTaskKind::Climb) {
     terrains = mpc::load_terrains(a.terrains.empty() ? mpc::default_terrains_path() : a.terrains);
     FN_CHECK(a.terrain >= 0 && a.terrain < int(terrains->terrains.size()), "--terrain ", a.terrain,
              " is not in the list (", terrains->terrains.size(), " terrains, 0-based)");
     terrain = &terrains->terrains[size_t(a.terrain)];
   }
-  auto robot = sim::Robot::load(a.task == "climb" ? terrains->robot : "cartpole");
+  auto robot = sim::Robot::load(a.task == PlanTaskKind::Climb ? terrains->robot : "cartpole");
   ThreadPool pool(checked_threads(a.threads.threads, a.threads.force_threads));
 
   env::BackendRequest request;
@@ -120,7 +123,7 @@ void run_plan(const PlanArgs& a) {
   request.allow_other_mjcf = a.allow_other_mjcf;
   request.envs = mpc::Planner::backend_envs(a.dial);
   request.gemm = engine::GemmBackend::RowInvariant;
-  if (a.backend != "mujoco") request.model_options = model_options(a.precision);
+  if (a.backend != env::BackendKind::Mujoco) request.model_options = model_options(a.precision);
   std::vector<std::string> warnings;
   std::unique_ptr<env::Backend> planning = env::make_backend(request, robot, pool, &warnings);
   print_warnings(warnings);
@@ -148,7 +151,7 @@ void run_plan(const PlanArgs& a) {
     rule.frames_in_a_row = int(std::lround(1.0 / robot->control_timestep()));
   }
   mpc::Planner planner(*planning, *task, a.dial, pool);
-  ProgressLine progress(str_cat("plan ", a.task, " (", a.backend, ")"), a.frames, "decisions", a.progress);
+  ProgressLine progress(str_cat("plan ", enum_name(kPlanTaskNames, a.task), " (", env::backend_kind_name(a.backend), ")"), a.frames, "decisions", a.progress);
   mpc::TrialResult r = run_trial(planner, world, *task, q0.data(), v0.data(), a.frames, a.dial.seed, rule,
                                  [&](int f) { progress.update(f + 1); });
   progress.finish(r.success ? str_cat("climbed at frame ", r.success_frame) : "");
@@ -171,42 +174,40 @@ void run_plan(const PlanArgs& a) {
 }  // namespace
 
 void register_plan(CLI::App& app) {
-  auto args = std::make_shared<PlanArgs>();
-  auto* sub = app.add_subcommand("plan", "Closed-loop DIAL-MPC trials in MuJoCo, planning with MuJoCo or a trained model");
-  add_common_options(*sub, args->common);
-  add_thread_options(*sub, args->threads);
-  auto& a = *args;
-  sub->add_option("--task", a.task, "climb (quadruped_platform onto a terrain) or swingup (cartpole)")->capture_default_str();
-  sub->add_option("--backend", a.backend, "Planning dynamics: mujoco, flashnerd or nerd")->capture_default_str();
-  sub->add_option("--model", a.model, "Trained artifact for --backend flashnerd / nerd");
-  add_precision_option(*sub, a.precision);
-  sub->add_flag("--allow-other-mjcf", a.allow_other_mjcf, "Plan with a model trained on another MJCF of the robot");
-  sub->add_option("--terrains", a.terrains, "Terrain list (default: robots/terrains/climb.json)");
-  sub->add_option("--terrain", a.terrain, "Index of the terrain in the list (0-based)")->capture_default_str();
-  sub->add_option("--frames", a.frames, "Control frames of the trial")->capture_default_str();
-  sub->add_option("--action-scale", a.action_scale, "climb: rad of joint target per action unit")->capture_default_str();
-  sub->add_option("--samples", a.dial.samples, "Rollouts per iteration, the current plan among them")->capture_default_str();
-  sub->add_option("--horizon", a.dial.horizon, "Control steps per rollout")->capture_default_str();
-  sub->add_option("--knots", a.dial.knots, "Spline knots over the horizon")->capture_default_str();
-  sub->add_option("--iterations", a.dial.iterations, "Annealing iterations per decision")->capture_default_str();
-  sub->add_option("--first-iterations", a.dial.first_iterations, "Annealing iterations at the first decision")
+  Command<PlanArgs> c = add_command<PlanArgs>(
+      app, "plan", "Closed-loop DIAL-MPC trials in MuJoCo, planning with MuJoCo or a trained model", run_plan);
+  CLI::App& sub = c.sub;
+  PlanArgs& a = c.args;
+  add_enum_option(sub, "--task", a.task, names_of(kPlanTaskNames),
+                  "climb (quadruped_platform onto a terrain) or swingup (cartpole)");
+  add_enum_option(sub, "--backend", a.backend, names_of(env::kBackendKindNames), "Planning dynamics: mujoco, flashnerd or nerd");
+  sub.add_option("--model", a.model, "Trained artifact for --backend flashnerd / nerd");
+  add_precision_option(sub, a.precision);
+  sub.add_flag("--allow-other-mjcf", a.allow_other_mjcf, "Plan with a model trained on another MJCF of the robot");
+  const auto terrain_given = [&a](const std::string&) { a.terrain_given = true; };
+  sub.add_option("--terrains", a.terrains, "Terrain list (default: robots/terrains/climb.json)")->each(terrain_given);
+  sub.add_option("--terrain", a.terrain, "Index of the terrain in the list (0-based)")->check(at_least(0))
+      ->each(terrain_given)->capture_default_str();
+  sub.add_option("--frames", a.frames, "Control frames of the trial")->check(at_least(1))->capture_default_str();
+  sub.add_option("--action-scale", a.action_scale, "climb: rad of joint target per action unit")->capture_default_str();
+  sub.add_option("--samples", a.dial.samples, "Rollouts per iteration, the current plan among them")->capture_default_str();
+  sub.add_option("--horizon", a.dial.horizon, "Control steps per rollout")->capture_default_str();
+  sub.add_option("--knots", a.dial.knots, "Spline knots over the horizon")->capture_default_str();
+  sub.add_option("--iterations", a.dial.iterations, "Annealing iterations per decision")->capture_default_str();
+  sub.add_option("--first-iterations", a.dial.first_iterations, "Annealing iterations at the first decision")
       ->capture_default_str();
-  sub->add_option("--sigma0", a.dial.sigma0, "Noise at the last knot of the first iteration (action units)")
+  sub.add_option("--sigma0", a.dial.sigma0, "Noise at the last knot of the first iteration (action units)")
       ->capture_default_str();
-  sub->add_option("--horizon-diffuse-factor", a.dial.horizon_diffuse_factor, "Noise factor per knot nearer now")
+  sub.add_option("--horizon-diffuse-factor", a.dial.horizon_diffuse_factor, "Noise factor per knot nearer now")
       ->capture_default_str();
-  sub->add_option("--trajectory-diffuse-factor", a.dial.trajectory_diffuse_factor, "Noise factor per iteration")
+  sub.add_option("--trajectory-diffuse-factor", a.dial.trajectory_diffuse_factor, "Noise factor per iteration")
       ->capture_default_str();
-  sub->add_option("--temperature", a.dial.temperature, "Softmax temperature on standardized returns")
+  sub.add_option("--temperature", a.dial.temperature, "Softmax temperature on standardized returns")
       ->capture_default_str();
-  sub->add_option("--seed", a.dial.seed, "Seed of the planner's sampling")->capture_default_str();
-  sub->add_option("--out", a.out, "Write the whole trial as JSON (states, commands, timings)");
-  sub->add_flag("--overwrite", a.overwrite, "Replace an existing --out");
-  sub->add_flag("!--no-progress", a.progress, "No progress line");
-  sub->callback([args, sub] {
-    args->terrain_given = sub->count("--terrain") + sub->count("--terrains") > 0;
-    run_plan(*args);
-  });
+  sub.add_option("--seed", a.dial.seed, "Seed of the planner's sampling")->capture_default_str();
+  sub.add_option("--out", a.out, "Write the whole trial as JSON (states, commands, timings)");
+  sub.add_flag("--overwrite", a.overwrite, "Replace an existing --out");
+  add_quiet_flag(sub, a.progress);
 }
 
 }  // namespace flashnerd::cli

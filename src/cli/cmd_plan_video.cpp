@@ -22,7 +22,7 @@ struct PlanVideoArgs {
 
 
 void run_plan_video(const PlanVideoArgs& a) {
-  const auto lock = claim_video_output(a.output, "plans_strip.png", "plans.mp4");
+  const auto lock = claim_video_output(a.output);
   std::vector<nlohmann::json> trials;
   for (const std::string& path : a.trials) {
     nlohmann::json j;
@@ -61,8 +61,7 @@ void run_plan_video(const PlanVideoArgs& a) {
   if (trials[0].contains("terrain"))
     sim::apply_platform(*robot, scene,
                         {trials[0]["terrain"]["height"].get<double>(), trials[0]["terrain"]["distance"].get<double>()});
-  const std::string png = a.output.out + "/plans_strip.png";
-  const std::string mp4 = a.output.video ? a.output.out + "/plans.mp4" : "";
+  const std::string png = a.output.strip_path(), mp4 = a.output.mp4_path();
   try {
     sim::Renderer renderer(*robot, a.output.width, a.output.height);
     renderer.use_scene(scene);
@@ -73,20 +72,15 @@ void run_plan_video(const PlanVideoArgs& a) {
     throw;
   }
   mj_deleteModel(scene);
-  nlohmann::json j = {{"steps", steps}, {"strip", png}, {"rows", rows}};
-  if (!mp4.empty()) j["video"] = mp4;
-  print_summary(a.common, "plan-video", j);
+  print_video_summary(a.common, a.output, "plan-video", int64_t(steps), rows);
 }
 
 }  // namespace
 
 void register_plan_video(CLI::App& app) {
-  auto args = std::make_shared<PlanVideoArgs>();
-  auto* sub = app.add_subcommand("plan-video", "Planned trials side by side in MuJoCo: PNG strip and MP4");
-  add_common_options(*sub, args->common);
-  sub->add_option("--trial", args->trials, "Trial JSON from `plan --out` (repeatable; one row each)")->required();
-  add_video_output_options(*sub, args->output, "plans_strip.png", "plans.mp4");
-  sub->callback([args] { run_plan_video(*args); });
+  auto [sub, a] = add_command<PlanVideoArgs>(app, "plan-video", "Planned trials side by side in MuJoCo: PNG strip and MP4", run_plan_video);
+  sub.add_option("--trial", a.trials, "Trial JSON from `plan --out` (repeatable; one row each)")->required();
+  add_video_output_options(sub, a.output, "plans_strip.png", "plans.mp4");
 }
 
 }  // namespace flashnerd::cli

@@ -27,12 +27,9 @@ void run_plot(const PlotArgs& a) {
 }  // namespace
 
 void register_plot(CLI::App& app) {
-  auto args = std::make_shared<PlotArgs>();
-  auto* sub = app.add_subcommand("plot", "Draw plot specs (NAME.plot.json) as NAME.png with matplotlib");
-  add_common_options(*sub, args->common);
-  sub->add_option("specs", args->specs, "Plot specs written by train, ppo, eval, bench, calibrate or couple")
+  auto [sub, a] = add_command<PlotArgs>(app, "plot", "Draw plot specs (NAME.plot.json) as NAME.png with matplotlib", run_plot);
+  sub.add_option("specs", a.specs, "Plot specs written by train, ppo, eval, bench, calibrate or couple")
       ->required();
-  sub->callback([args] { run_plot(*args); });
 }
 
 }  // namespace flashnerd::cli

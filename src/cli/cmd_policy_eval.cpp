@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cli/env_options.h"
+#include "cli/option_values.h"
 #include "core/bootstrap.h"
 #include "core/error.h"
 #include "core/rotation.h"
@@ -152,21 +153,19 @@ void run_policy_eval(const PolicyEvalArgs& a) {
 }  // namespace
 
 void register_policy_eval(CLI::App& app) {
-  auto args = std::make_shared<PolicyEvalArgs>();
-  auto* sub = app.add_subcommand("policy-eval", "Run a trained policy (mean actions) in MuJoCo and report its reward");
-  add_common_options(*sub, args->common);
-  add_thread_options(*sub, args->threads);
-  add_env_options(*sub, args->env, 256);
-  args->env.task = "auto";
-  sub->add_option("--policy", args->policy, "Policy directory (policy.json + policy.safetensors)")->required();
-  sub->add_option("--steps", args->steps, "Steps of every environment (auto-reset)")->capture_default_str();
-  sub->add_option("--seed", args->seed, "Seed of resets and commands")->capture_default_str();
-  sub->add_option("--commands", args->commands,
-                  "quadruped-velocity: fixed commands 'vx,vy,yaw;...' for the tracking table ('' = none)")
+  auto [sub, a] = add_command<PolicyEvalArgs>(app, "policy-eval", "Run a trained policy (mean actions) in MuJoCo and "
+                                              "report its reward", run_policy_eval);
+  add_env_options(sub, a.env, 256);
+  a.env.task = "auto";
+  sub.add_option("--policy", a.policy, "Policy directory (policy.json + policy.safetensors)")->required();
+  sub.add_option("--steps", a.steps, "Steps of every environment (auto-reset)")->check(at_least(1))
       ->capture_default_str();
-  sub->add_option("--command-steps", args->command_steps, "Steps per fixed command")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  sub->callback([args] { run_policy_eval(*args); });
+  sub.add_option("--seed", a.seed, "Seed of resets and commands")->capture_default_str();
+  sub.add_option("--commands", a.commands,
+                 "quadruped-velocity: fixed commands 'vx,vy,yaw;...' for the tracking table ('' = none)")
+      ->capture_default_str();
+  sub.add_option("--command-steps", a.command_steps, "Steps per fixed command")->check(at_least(1))
+      ->capture_default_str();
 }
 
 }  // namespace flashnerd::cli

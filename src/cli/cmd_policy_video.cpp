@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/env_options.h"
+#include "cli/option_values.h"
 #include "cli/video_output.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -40,9 +41,9 @@ std::vector<std::string> row_labels(const std::vector<std::string>& trained_on, 
 }
 
 void run_policy_video(const PolicyVideoArgs& a) {
-  FN_CHECK(a.steps >= 2 && a.output.frames >= 2 && a.output.frames <= a.steps, "--steps and --frames must be >= 2, frames <= steps");
+  FN_CHECK(a.output.frames <= a.steps, "--frames ", a.output.frames, " must be <= --steps ", a.steps);
   const std::vector<double> cmd = parse_velocity_command(a.command, "--command");
-  const auto lock = claim_video_output(a.output, "policies_strip.png", "policies.mp4");
+  const auto lock = claim_video_output(a.output);
   ThreadPool pool(1);
   std::vector<std::vector<double>> sequences;
   std::shared_ptr<const sim::Robot> robot;
@@ -54,7 +55,7 @@ void run_policy_video(const PolicyVideoArgs& a) {
     const rl::Policy policy = rl::Policy::load(a.policies[p]);
     EnvOptions eo;
     eo.task = policy.info().task;
-    EnvParts parts = make_env_parts(eo, "mujoco", 1, pool);
+    EnvParts parts = make_env_parts(eo, env::BackendKind::Mujoco, 1, pool);
     FN_CHECK(!robot || parts.robot->name() == robot->name(), "policies for different robots: ", robot->name(), " and ",
              parts.robot->name());
     robot = parts.robot;
@@ -87,29 +88,24 @@ void run_policy_video(const PolicyVideoArgs& a) {
   const std::vector<std::string> labels = row_labels(trained_on, a.policies);
   for (size_t p = 0; p < labels.size(); ++p) rows[p]["label"] = labels[p];
   sim::Renderer renderer(*robot, a.output.width, a.output.height);
-  const std::string png = a.output.out + "/policies_strip.png";
-  const std::string mp4 = a.output.video ? a.output.out + "/policies.mp4" : "";
+  const std::string png = a.output.strip_path(), mp4 = a.output.mp4_path();
   sim::render_sequences(renderer, sequences, a.steps, robot->model()->nq, a.output.frames,
                         labels, png, mp4,
                         1.0 / (robot->control_timestep() * control_steps), true);
-  nlohmann::json j = {{"steps", a.steps}, {"strip", png}, {"rows", rows}};
+  nlohmann::json j = nlohmann::json::object();
   if (commanded) j["command"] = cmd;
-  if (!mp4.empty()) j["video"] = mp4;
-  print_summary(a.common, "policy-video", j);
+  print_video_summary(a.common, a.output, "policy-video", a.steps, rows, j);
 }
 
 }  // namespace
 
 void register_policy_video(CLI::App& app) {
-  auto args = std::make_shared<PolicyVideoArgs>();
-  auto* sub = app.add_subcommand("policy-video", "Policies side by side in MuJoCo: PNG strip and MP4");
-  add_common_options(*sub, args->common);
-  sub->add_option("--policy", args->policies, "Policy directories (repeatable; one row each)")->required();
-  add_video_output_options(*sub, args->output, "policies_strip.png", "policies.mp4");
-  sub->add_option("--command", args->command, "quadruped-velocity: the fixed command vx,vy,yaw_rate")->capture_default_str();
-  sub->add_option("--steps", args->steps, "Control steps")->capture_default_str();
-  sub->add_option("--seed", args->seed, "Seed of the start state")->capture_default_str();
-  sub->callback([args] { run_policy_video(*args); });
+  auto [sub, a] = add_command<PolicyVideoArgs>(app, "policy-video", "Policies side by side in MuJoCo: PNG strip and MP4", run_policy_video);
+  sub.add_option("--policy", a.policies, "Policy directories (repeatable; one row each)")->required();
+  add_video_output_options(sub, a.output, "policies_strip.png", "policies.mp4");
+  sub.add_option("--command", a.command, "quadruped-velocity: the fixed command vx,vy,yaw_rate")->capture_default_str();
+  sub.add_option("--steps", a.steps, "Control steps")->check(at_least(2))->capture_default_str();
+  sub.add_option("--seed", a.seed, "Seed of the start state")->capture_default_str();
 }
 
 }  // namespace flashnerd::cli

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/cli_common.h"
+#include "cli/option_values.h"
 #include "cli/video_output.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -20,21 +21,16 @@ namespace flashnerd::cli {
 
 namespace {
 
-struct RolloutArgs {
-  std::string precision = "auto";  // matrix products (engine::Precision)
+struct RolloutArgs : ModelDataOptions {
   CommonOptions common;
-  std::vector<std::string> models;
-  std::string data;
   VideoOutput output;
   int64_t trajectory = -1;  // -1: the first eligible
   int steps = 200;
-  bool allow_other_mjcf = false;
 };
 
 
 void run_rollout(const RolloutArgs& a) {
-  FN_CHECK(a.steps >= 1, "--steps must be >= 1");
-  const auto lock = claim_video_output(a.output, "rollout_strip.png", "rollout.mp4");
+  const auto lock = claim_video_output(a.output);
   Dataset data = load_dataset(a.data);
   auto robot = sim::Robot::from_spec(sim::RobotSpec::from_json(data.generator.at("spec"), a.data));
   ThreadPool pool(1);
@@ -83,35 +79,29 @@ void run_rollout(const RolloutArgs& a) {
     sim::apply_trajectory_scene(*robot, scene.get(), data.seed, n);
     renderer.use_scene(scene.get());
   }
-  const std::string png = a.output.out + "/rollout_strip.png";
-  const std::string mp4 = a.output.video ? a.output.out + "/rollout.mp4" : "";
+  const std::string png = a.output.strip_path(), mp4 = a.output.mp4_path();
   std::vector<std::string> labels = {"MuJoCo"};
   for (size_t i = 0; i < models.size(); ++i) labels.push_back(model_label(models[i]->config(), a.models[i]));
   sim::render_sequences(renderer, rows, a.steps, nq, a.output.frames, labels, png, mp4,
                         1.0 / data.timestep);
-  nlohmann::json j = {{"trajectory", n}, {"precision", a.precision}, {"steps", a.steps}, {"strip", png}, {"rows", nlohmann::json::array()}};
-  j["rows"].push_back({{"label", "MuJoCo"}});
+  nlohmann::json row_info = nlohmann::json::array();
+  row_info.push_back({{"label", "MuJoCo"}});
   for (size_t i = 0; i < models.size(); ++i)
-    j["rows"].push_back({{"label", labels[i + 1]}, {"model", a.models[i]}, {"diverged_at", diverged[i + 1]}});
-  if (!mp4.empty()) j["video"] = mp4;
-  print_summary(a.common, "flashnerd rollout", j);
+    row_info.push_back({{"label", labels[i + 1]}, {"model", a.models[i]}, {"diverged_at", diverged[i + 1]}});
+  print_video_summary(a.common, a.output, "flashnerd rollout", a.steps, row_info,
+                      {{"trajectory", n}, {"precision", a.precision}});
 }
 
 }  // namespace
 
 void register_rollout(CLI::App& app) {
-  auto args = std::make_shared<RolloutArgs>();
-  auto* sub = app.add_subcommand("rollout", "Render model rollouts next to MuJoCo (PNG strip + MP4)");
-  add_common_options(*sub, args->common);
-  add_precision_option(*sub, args->precision);
-  sub->add_option("--data", args->data, "Dataset with the recorded trajectory (HDF5)")->required();
-  sub->add_option("--model", args->models, "Model directory (repeat for several; none: the recording only)");
-  add_video_output_options(*sub, args->output, "rollout_strip.png", "rollout.mp4");
-  sub->add_option("--trajectory", args->trajectory, "Trajectory index (default: the first long enough)");
-  sub->add_option("--steps", args->steps, "Steps to roll out")->capture_default_str();
-  sub->add_flag("--allow-other-mjcf", args->allow_other_mjcf,
-                "Roll out even when the data comes from another MJCF than the model's (warns)");
-  sub->callback([args] { run_rollout(*args); });
+  auto [sub, a] = add_command<RolloutArgs>(app, "rollout", "Render model rollouts next to MuJoCo (PNG strip + MP4)",
+                                           run_rollout);
+  add_model_data_options(sub, a, "Model directory (repeat for several; none: the recording only)",
+                         "Dataset with the recorded trajectory (HDF5)", "Roll out");
+  add_video_output_options(sub, a.output, "rollout_strip.png", "rollout.mp4");
+  sub.add_option("--trajectory", a.trajectory, "Trajectory index (default: the first long enough)");
+  sub.add_option("--steps", a.steps, "Steps to roll out")->check(at_least(1))->capture_default_str();
 }
 
 }  // namespace flashnerd::cli

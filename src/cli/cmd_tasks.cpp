@@ -44,12 +44,9 @@ void run_tasks(const TasksArgs& a) {
 }  // namespace
 
 void register_tasks(CLI::App& app) {
-  auto args = std::make_shared<TasksArgs>();
-  auto* sub = app.add_subcommand("tasks", "The environment tasks: observations, actions, rewards, ends and starts");
-  add_common_options(*sub, args->common);
-  sub->add_flag("--markdown", args->markdown, "Print the full description as Markdown (docs/TASKS.md)");
-  sub->add_option("names", args->tasks, "Tasks to show (default: all)");
-  sub->callback([args] { run_tasks(*args); });
+  auto [sub, a] = add_command<TasksArgs>(app, "tasks", "The environment tasks: observations, actions, rewards, ends and starts", run_tasks);
+  sub.add_flag("--markdown", a.markdown, "Print the full description as Markdown (docs/TASKS.md)");
+  sub.add_option("names", a.tasks, "Tasks to show (default: all)");
 }
 
 }  // namespace flashnerd::cli

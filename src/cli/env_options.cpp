@@ -3,8 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "cli/option_values.h"
 #include "core/error.h"
-#include "env/factory.h"
 
 namespace flashnerd::cli {
 
@@ -17,24 +17,22 @@ void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs, bool backen
       ->capture_default_str();
   sub.add_option("--robot", o.robot, "Robot (built-in name, spec .json or MJCF); default: the task's robot");
   if (backend_options) {
-    sub.add_option("--backend", o.backend,
-                   "Dynamics: mujoco, flashnerd or nerd (a trained --model); for objects in a hand: two-way or "
-                   "one-way coupling of a free-velocity --model of the hand with MuJoCo's contact solve")
-        ->check(CLI::IsMember({"mujoco", "flashnerd", "nerd", "two-way", "one-way"}))
-        ->capture_default_str();
+    add_enum_option(sub, "--backend", o.backend, names_of(env::kBackendKindNames),
+                    "Dynamics: mujoco, flashnerd or nerd (a trained --model); for objects in a hand: two-way or "
+                    "one-way coupling of a free-velocity --model of the hand with MuJoCo's contact solve");
     sub.add_option("--model", o.model,
                    "Model artifact directory for --backend flashnerd / nerd, or the hand's free-velocity model "
                    "(two-way / one-way); an ensemble (train --ensemble N) steps all its members");
-    sub.add_option("--ensemble-mode", o.ensemble_mode,
-                   "An ensemble --model: environments advance by the members' mean increment, by a member drawn "
-                   "at each reset (random), or by --ensemble-member; the members' disagreement is reported")
-        ->check(CLI::IsMember({"mean", "random", "member"}))
-        ->capture_default_str();
+    add_enum_option(sub, "--ensemble-mode", o.ensemble_mode,
+                    names_of({env::EnsembleMode::Mean, env::EnsembleMode::Random, env::EnsembleMode::Member},
+                             env::ensemble_mode_name),
+                    "An ensemble --model: environments advance by the members' mean increment, by a member drawn "
+                    "at each reset (random), or by --ensemble-member; the members' disagreement is reported");
     sub.add_option("--ensemble-member", o.ensemble_member, "The member of --ensemble-mode member")
-        ->check(CLI::NonNegativeNumber)
+        ->check(at_least(0))
         ->capture_default_str();
   }
-  sub.add_option("--envs", o.envs, "Environments stepped together")->capture_default_str();
+  sub.add_option("--envs", o.envs, "Environments stepped together")->check(in_range(1, 1 << 20))->capture_default_str();
   sub.add_option("--reward-scale", o.reward_scales,
                  "TERM=SCALE: another scale (per second, the reward of a step is scale * value * dt) for one of "
                  "the task's reward terms; repeatable. ppo records them: policy-eval applies a policy's own");
@@ -49,13 +47,12 @@ std::shared_ptr<const sim::Robot> env_robot(const EnvOptions& o) {
 }
 
 void check_model_used(const EnvOptions& o) {
-  FN_CHECK(o.backend != "mujoco" || o.model.empty(), "--model ", o.model,
+  FN_CHECK(o.backend != env::BackendKind::Mujoco || o.model.empty(), "--model ", o.model,
            " is not used by --backend mujoco; drop it, or pass --backend flashnerd / nerd");
 }
 
-EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int envs, ThreadPool& pool) {
-  FN_CHECK(envs >= 1 && envs <= (1 << 20), "--envs must be in [1, 1048576], got ", envs);
-  FN_CHECK(backend == "mujoco" || !o.model.empty(), "--backend ", backend,
+EnvParts make_env_parts(const EnvOptions& o, env::BackendKind backend, int envs, ThreadPool& pool) {
+  FN_CHECK(backend == env::BackendKind::Mujoco || !o.model.empty(), "--backend ", env::backend_kind_name(backend),
            " steps a trained model: pass --model DIR (from flashnerd train)");
   EnvParts p;
   p.robot = env_robot(o);
@@ -66,8 +63,8 @@ EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int env
   r.model_dir = o.model;
   r.allow_other_mjcf = o.allow_other_mjcf;
   r.envs = envs;
-  r.ensemble = {env::parse_ensemble_mode(o.ensemble_mode), o.ensemble_member, o.ensemble_seed};
-  if (backend != "mujoco") r.model_options = model_options(o.precision);
+  r.ensemble = {o.ensemble_mode, o.ensemble_member, o.ensemble_seed};
+  if (backend != env::BackendKind::Mujoco) r.model_options = model_options(o.precision);
   std::vector<std::string> warnings;
   p.backend = env::make_backend(r, p.robot, pool, &warnings);
   print_warnings(warnings);

@@ -10,6 +10,7 @@
 
 #include "cli/cli_common.h"
 #include "env/backend.h"
+#include "env/factory.h"
 #include "env/task.h"
 #include "sim/robot.h"
 
@@ -18,10 +19,10 @@ namespace flashnerd::cli {
 struct EnvOptions {
   std::string task = "quadruped-velocity";
   std::string robot;  // default: the task's robot
-  std::string backend = "mujoco";
+  env::BackendKind backend = env::BackendKind::Mujoco;
   std::string model;
   std::string precision = "auto";
-  std::string ensemble_mode = "mean";  // an ensemble --model: mean | random | member
+  env::EnsembleMode ensemble_mode = env::EnsembleMode::Mean;  // an ensemble --model
   int ensemble_member = 0;
   uint64_t ensemble_seed = 0;  // --ensemble-mode random: the members' draws (the command's --seed)
   bool allow_other_mjcf = false;
@@ -51,8 +52,8 @@ struct EnvParts {
   std::unique_ptr<env::Backend> backend;
   std::unique_ptr<env::Task> task;
 };
-// backend: the kind to build (o.backend for the main env, "mujoco" for evaluation envs).
-EnvParts make_env_parts(const EnvOptions& o, const std::string& backend, int envs, ThreadPool& pool);
+// backend: the kind to build (o.backend for the main env, MuJoCo for evaluation envs).
+EnvParts make_env_parts(const EnvOptions& o, env::BackendKind backend, int envs, ThreadPool& pool);
 
 // "vx,vy,yaw_rate" (quadruped-velocity commands) as three numbers; `option` names the flag in errors.
 std::vector<double> parse_velocity_command(const std::string& text, const std::string& option);

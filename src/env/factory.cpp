@@ -18,13 +18,23 @@
 
 namespace flashnerd::env {
 
+const EnumName<BackendKind> kBackendKindNames[5] = {{BackendKind::Mujoco, "mujoco"},
+                                                    {BackendKind::FlashNeRD, "flashnerd"},
+                                                    {BackendKind::NeRD, "nerd"},
+                                                    {BackendKind::TwoWay, "two-way"},
+                                                    {BackendKind::OneWay, "one-way"}};
+
+const char* backend_kind_name(BackendKind kind) { return enum_name(kBackendKindNames, kind); }
+
+BackendKind parse_backend_kind(const std::string& name) { return parse_enum(kBackendKindNames, name, "backend"); }
+
 namespace {
 
 // The artifact of r.model_dir (every member of an ensemble), checked against `robot` (name,
 // control step, MJCF).
 std::vector<std::shared_ptr<const engine::Model>> load_checked_members(const BackendRequest& r, const sim::Robot& robot,
                                                                        std::vector<std::string>* warnings) {
-  FN_CHECK(!r.model_dir.empty(), "backend ", r.kind, " needs a trained model: pass --model DIR");
+  FN_CHECK(!r.model_dir.empty(), "backend ", backend_kind_name(r.kind), " needs a trained model: pass --model DIR");
   auto members = engine::Model::load_members(r.model_dir, r.model_options);
   const ModelConfig& c = members[0]->config();
   FN_CHECK(c.robot == robot.name(), "model ", r.model_dir, " is for robot '", c.robot, "', not '", robot.name(), "'");
@@ -42,7 +52,7 @@ std::vector<std::shared_ptr<const engine::Model>> load_checked_members(const Bac
 std::shared_ptr<const engine::Model> load_checked_model(const BackendRequest& r, const sim::Robot& robot,
                                                         std::vector<std::string>* warnings) {
   auto members = load_checked_members(r, robot, warnings);
-  FN_CHECK(members.size() == 1, "backend ", r.kind, ": ", r.model_dir, " is an ensemble of ", members.size(),
+  FN_CHECK(members.size() == 1, "backend ", backend_kind_name(r.kind), ": ", r.model_dir, " is an ensemble of ", members.size(),
            " models; this backend steps one model (pass one member's directory)");
   return members[0];
 }
@@ -57,7 +67,7 @@ void check_backend_memory(const BackendRequest& r, const sim::Robot& robot,
   for (const auto& m : members)
     per_env += double(engine::Context::history_bytes_per_env(m->config())) +
                4.0 * sizeof(float) * double(m->config().input_dim + m->config().output_dim);
-  check_memory_fits(per_env * double(r.envs), str_cat(r.envs, " environments of the ", r.kind, " backend"),
+  check_memory_fits(per_env * double(r.envs), str_cat(r.envs, " environments of the ", backend_kind_name(r.kind), " backend"),
                     "use fewer environments (--envs, --samples, num_envs)");
 }
 
@@ -66,26 +76,25 @@ void check_backend_memory(const BackendRequest& r, const sim::Robot& robot,
 std::unique_ptr<Backend> make_backend(const BackendRequest& r, std::shared_ptr<const sim::Robot> robot,
                                       ThreadPool& pool, std::vector<std::string>* warnings) {
   FN_CHECK(r.envs >= 1, "a backend needs at least one environment, got ", r.envs);
-  if (r.kind == "mujoco") {
+  const char* kind = backend_kind_name(r.kind);
+  if (r.kind == BackendKind::Mujoco) {
     check_backend_memory(r, *robot, {});
     return std::make_unique<MujocoBackend>(std::move(robot), r.envs, pool);
   }
-  if (r.kind == "two-way" || r.kind == "one-way") {  // the robot's free dynamics, learned without objects
-    FN_CHECK(!robot->spec().free_dynamics_mjcf.empty(), "backend ", r.kind, ": robot '", robot->name(),
+  if (r.kind == BackendKind::TwoWay || r.kind == BackendKind::OneWay) {  // the robot's free dynamics, learned alone
+    FN_CHECK(!robot->spec().free_dynamics_mjcf.empty(), "backend ", kind, ": robot '", robot->name(),
              "' names no robot-alone model (\"free_dynamics_mjcf\" in its spec); coupling needs one, e.g. hand16");
     auto alone = sim::Robot::load(robot->spec().free_dynamics_mjcf);
     auto model = load_checked_model(r, *alone, warnings);
     check_backend_memory(r, *robot, {model});
     return std::make_unique<CoupledBackend>(std::move(robot), std::move(alone), std::move(model),
-                                            r.kind == "two-way" ? sim::Coupling::TwoWay : sim::Coupling::OneWay,
+                                            r.kind == BackendKind::TwoWay ? sim::Coupling::TwoWay : sim::Coupling::OneWay,
                                             r.envs, pool);
   }
-  FN_CHECK(r.kind == "flashnerd" || r.kind == "nerd", "unknown backend '", r.kind,
-           "'; use mujoco, flashnerd, nerd, two-way or one-way");
   auto members = load_checked_members(r, *robot, warnings);
   check_backend_memory(r, *robot, members);
   const char* arch = members[0]->config().arch == Arch::FlashNeRD ? "flashnerd" : "nerd";
-  FN_CHECK(r.kind == arch, "backend ", r.kind, " was asked for, but model ", r.model_dir, " is a ", arch,
+  FN_CHECK(std::string(kind) == arch, "backend ", kind, " was asked for, but model ", r.model_dir, " is a ", arch,
            " model; pass --backend ", arch);
   return std::make_unique<LearnedBackend>(std::move(robot), std::move(members), r.envs, pool, r.ensemble, r.gemm);
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "engine/engine.h"
 #include "env/backend.h"
 #include "env/learned_backend.h"
@@ -14,8 +15,18 @@
 
 namespace flashnerd::env {
 
+// What steps the environments: MuJoCo, a learned model of either architecture, or a
+// free_velocity model of a hand coupled two-way or one-way with MuJoCo's contact solve.
+enum class BackendKind { Mujoco, FlashNeRD, NeRD, TwoWay, OneWay };
+
+// The one name table of the kinds (mujoco, flashnerd, nerd, two-way, one-way): names, parsing
+// (the CLI's --backend, the Python module) and the choices an error lists.
+extern const EnumName<BackendKind> kBackendKindNames[5];
+const char* backend_kind_name(BackendKind kind);
+BackendKind parse_backend_kind(const std::string& name);  // throws naming the choices
+
 struct BackendRequest {
-  std::string kind = "mujoco";  // mujoco | flashnerd | nerd | two-way | one-way (coupled: a free_velocity model)
+  BackendKind kind = BackendKind::Mujoco;
   std::string model_dir;        // the artifact, for learned kinds
   engine::ModelOptions model_options;
   engine::GemmBackend gemm = engine::GemmBackend::Auto;  // fp32 products (RowInvariant: planners)

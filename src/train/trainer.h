@@ -32,7 +32,7 @@ enum class ProbeUse { Auto, On, Off };  // Auto: use fixed probes when the datas
 
 struct TrainOptions {
   Arch arch = Arch::FlashNeRD;
-  std::string preset = "tiny";
+  std::string preset = "small";     // model size (core apply_preset); the CLI default too
   std::string activation;           // FlashNeRD's FFN gate (swiglu, geglu, ...); empty = the preset's
   std::string norm;                 // FlashNeRD's norm (rmsnorm, layernorm); empty = the preset's
   std::string out_dir;              // artifact, checkpoint, log and plot

@@ -40,7 +40,7 @@ grep -q "real_train.h5" "$TMP/tuned/config.json" || fail "config.json does not r
 
 expect_error "fine-tuning never writes into its parent" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/m"
 expect_error "already holds a model artifact" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/tuned"
-expect_error "--dropout must be in" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/x" --dropout 1.5
+expect_error "--dropout: must be in .0, 1), got 1.5" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/x" --dropout 1.5
 "$FN" gen --robot arm7 --trajectories 4 --steps 10 --seed 1 --out "$TMP/arm.h5" --json > /dev/null || fail "gen arm7"
 expect_error "arm7" finetune --model "$TMP/m" --data "$TMP/arm.h5" --out "$TMP/y"
 echo "finetune_cli: all checks passed"

@@ -21,14 +21,15 @@ expect_error "must be positive" gen --robot cartpole --trajectories 0 --out "$TM
 expect_error "must be positive" gen --robot cartpole --steps -5 --out "$TMP/x.h5"
 expect_error "unknown robot" gen --robot nosuchrobot --out "$TMP/x.h5"
 expect_error "exactly one of" gen --out "$TMP/x.h5"
-# values refused before anything is simulated, naming the option
-expect_error "--steps must be positive, got 0" gen --robot cartpole --steps 0 --out "$TMP/x.h5"
-expect_error "--trajectories must be positive, got -3" gen --robot cartpole --trajectories -3 --out "$TMP/x.h5"
-expect_error "--control-dt must be a positive number of seconds, got nan" gen --robot cartpole --control-dt nan --out "$TMP/x.h5"
-expect_error "--control-dt must be a positive number of seconds, got -0.01" gen --robot cartpole --control-dt -0.01 --out "$TMP/x.h5"
-expect_error "--ar1-coefficient must be in .0, 1)" gen --robot cartpole --ar1-coefficient 1 --out "$TMP/x.h5"
-expect_error "--hold-steps must be >= 1" gen --robot cartpole --hold-steps 0 --out "$TMP/x.h5"
-expect_error "--contact-capacity must be >= 0" gen --robot cartpole --contact-capacity -2 --out "$TMP/x.h5"
+# values refused before anything is simulated, naming the option and its range
+expect_error "--steps: must be positive, got 0" gen --robot cartpole --steps 0 --out "$TMP/x.h5"
+expect_error "--trajectories: must be positive, got -3" gen --robot cartpole --trajectories -3 --out "$TMP/x.h5"
+expect_error "--control-dt: must be positive, got nan" gen --robot cartpole --control-dt nan --out "$TMP/x.h5"
+expect_error "--control-dt: must be positive, got -0.01" gen --robot cartpole --control-dt -0.01 --out "$TMP/x.h5"
+expect_error "--ar1-coefficient: must be in .0, 1), got 1" gen --robot cartpole --ar1-coefficient 1 --out "$TMP/x.h5"
+expect_error "--hold-steps: must be >= 1, got 0" gen --robot cartpole --hold-steps 0 --out "$TMP/x.h5"
+expect_error "--contact-capacity: must be >= 0, got -2" gen --robot cartpole --contact-capacity -2 --out "$TMP/x.h5"
+expect_error "--contacts: must be one of on or off, got 'maybe'" gen --robot cartpole --contacts maybe --out "$TMP/x.h5"
 # the memory a request would need, refused before allocating it
 expect_error "--trajectories 1000000000000 of 100 steps of robot 'cartpole' would need .* of memory" \
   gen --robot cartpole --trajectories 1000000000000 --out "$TMP/x.h5"

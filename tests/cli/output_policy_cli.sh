@@ -32,6 +32,14 @@ PY
 cp imported.h5 imported.ref
 expect_error "imported.h5 already exists; pass --overwrite" import --robot cartpole --log log.csv --out imported.h5
 cmp -s imported.h5 imported.ref || fail "a refused import changed the dataset"
+# --probes off --contacts on, as gen spells them, and the older --no-probes --contacts agree
+"$FN" import --robot cartpole --log log.csv --out spelled.h5 --steps 20 --probes off --contacts on --json > spelled.json \
+  || fail "import --probes off --contacts on"
+"$FN" import --robot cartpole --log log.csv --out older.h5 --steps 20 --no-probes --contacts --json > older.json \
+  || fail "import --no-probes --contacts"
+python3 -c 'import json,sys; a, b = (json.load(open(p)) for p in sys.argv[1:]); k = ("probes", "contact_capacity")
+sys.exit(0 if all(a[x] == b[x] for x in k) and a["contact_capacity"] > 0 and a["probes"] == 0 else 1)' spelled.json older.json \
+  || fail "import spellings disagree"
 
 # import masks implausible values and refuses a log without one valid transition
 python3 - <<'PY'

@@ -6,12 +6,12 @@
 source "$(dirname "$0")/common.bash" "$1"
 py() { /usr/bin/python3 -c "import json,sys; j = json.load(open('$1')); $2"; }
 
-"$FN" plan --task swingup --samples 64 --horizon 45 --knots 6 --frames 150 --seed 1 --no-progress --json \
+"$FN" plan --task swingup --samples 64 --horizon 45 --knots 6 --frames 150 --seed 1 --quiet --json \
   > "$TMP/swingup.json" || fail "plan swingup"
 py "$TMP/swingup.json" 'assert j["success"] is True, j; assert j["rollout_steps"] > 0; assert j["median_decision_ms"] > 0' ||
   fail "the planner did not swing the cartpole up"
 
-"$FN" plan --task climb --terrain 3 --samples 12 --horizon 8 --knots 3 --first-iterations 2 --frames 6 --no-progress \
+"$FN" plan --task climb --terrain 3 --samples 12 --horizon 8 --knots 3 --first-iterations 2 --frames 6 --quiet \
   --out "$TMP/climb.json" --json > "$TMP/climb_summary.json" || fail "plan climb"
 py "$TMP/climb.json" 'assert len(j["qpos"]) == 7 * j["nq"]; assert len(j["ctrl"]) == 6 * 12; assert j["terrain"]["height"] == 0.181
 assert abs(j["model_ms_per_decision"] + j["contact_detection_ms_per_decision"] + j["planner_overhead_ms_per_decision"]) > 0' ||
@@ -26,8 +26,9 @@ TRIALS="$TMP/trials"
 mkdir -p "$TRIALS"
 for seed in 1 2; do
   "$FN" plan --task climb --terrain 0 --samples 12 --horizon 8 --knots 3 --first-iterations 2 --frames 4 --seed $seed \
-    --threads 2 --no-progress --out "$TRIALS/mujoco_t0_s$seed.json" > /dev/null || fail "plan seed $seed"
+    --threads 2 --quiet --out "$TRIALS/mujoco_t0_s$seed.json" > /dev/null || fail "plan seed $seed"
 done
+# (--no-progress: the older spelling of --quiet, still accepted)
 "$FN" plan --task climb --terrain 0 --samples 12 --horizon 8 --knots 3 --first-iterations 2 --frames 4 --seed 1 \
   --threads 1 --no-progress --out "$TMP/again_s1.json" > /dev/null || fail "plan seed 1 again"
 /usr/bin/python3 - "$TRIALS" "$TMP/again_s1.json" <<'PY' || fail "trials are not deterministic per seed"
@@ -60,6 +61,6 @@ echo '{"robot": ' > "$TMP/broken.json"
 expect_error "not valid JSON" plan --task climb --terrains "$TMP/broken.json"
 expect_error "--samples" plan --task swingup --samples 1
 expect_error "--horizon" plan --task swingup --horizon 3 --knots 6
-expect_error "--task must be" plan --task dance
+expect_error "--task: must be one of climb or swingup, got 'dance'" plan --task dance
 expect_error "--model" plan --task swingup --backend flashnerd
 echo "plan CLI OK"

@@ -30,7 +30,7 @@ expect_error "was made with" "${PPO[@]}" --envs 16 --iterations 3 --resume --out
 grep -q '"penalty_ramp": 5' "$TMP/run_ramp/policy/policy.json" || fail "the policy does not record its penalty ramp"
 grep -q '"penalty_delay": 3' "$TMP/run_ramp/policy/policy.json" || fail "the policy does not record its penalty delay"
 expect_error "was made with" "${PPO[@]}" --envs 16 --iterations 3 --penalty-ramp 5 --resume --out "$TMP/run"
-expect_error "--penalty-ramp must be >= 0" "${PPO[@]}" --envs 16 --iterations 1 --penalty-ramp -1 --out "$TMP/run_bad"
+expect_error "--penalty-ramp: must be >= 0, got -1" "${PPO[@]}" --envs 16 --iterations 1 --penalty-ramp -1 --out "$TMP/run_bad"
 expect_error "is not TERM=SCALE" "${PPO[@]}" --envs 16 --iterations 1 --reward-scale alive --out "$TMP/run_bad"
 expect_error "has no reward term 'survival'; its terms: alive" "${PPO[@]}" --envs 16 --iterations 1 \
   --reward-scale survival=1 --out "$TMP/run_bad"
@@ -50,7 +50,7 @@ grep -q '"backend":"flashnerd"' "$TMP/ppo_fn.json" || fail "ppo on flashnerd: $(
 expect_error "is a flashnerd model; pass --backend flashnerd" "${PPO[@]}" --iterations 1 --backend nerd --model "$TMP/model" --out "$TMP/x"
 expect_error "pass --model DIR" "${PPO[@]}" --iterations 1 --backend flashnerd --out "$TMP/x"
 expect_error "is for robot 'cartpole', not 'quadruped'" ppo --task quadruped-velocity --backend flashnerd --model "$TMP/model" --envs 4 --out "$TMP/x"
-expect_error "--envs must be in" "${PPO[@]}" --envs 0 --out "$TMP/x"
+expect_error "--envs: must be in .1, 1048576\], got 0" "${PPO[@]}" --envs 0 --out "$TMP/x"
 expect_error "unknown task 'walk'" ppo --task walk --robot cartpole --out "$TMP/x"
 
 "$FN" bench-env --task cartpole-balance --envs 8 --steps 5 --warmup 1 --model "$TMP/model" --json > "$TMP/bench.json" || fail "bench-env"
