@@ -1,5 +1,8 @@
 #include "core/state_codec.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "core/enum_names.h"
@@ -180,6 +183,24 @@ void StateCodec::increment(const double* q0, const double* v0, const double* a0,
   for (int i = 0; i < nj; ++i) inc[o + nj + i] = vj1[i] - vj0[i];
   FN_ASSERT(l.na == 0 || (a0 != nullptr && a1 != nullptr));
   for (int i = 0; i < l.na; ++i) inc[o + 2 * nj + i] = a1[i] - a0[i];
+}
+
+bool StateCodec::advance_finite(const double* q0, const double* v0, const double* a0, const double* inc, double* q1,
+                                double* v1, double* a1, bool frozen) const {
+  const StateLayout& l = layout_;
+  bool finite = !frozen;
+  if (finite) {
+    apply(q0, v0, a0, inc, q1, v1, a1);
+    for (int i = 0; i < l.nq && finite; ++i) finite = std::isfinite(q1[i]);
+    for (int i = 0; i < l.nv && finite; ++i) finite = std::isfinite(v1[i]);
+    for (int i = 0; i < l.na && finite; ++i) finite = std::isfinite(a1[i]);
+  }
+  if (!finite) {
+    std::copy_n(q0, l.nq, q1);
+    std::copy_n(v0, l.nv, v1);
+    if (l.na > 0) std::copy_n(a0, l.na, a1);
+  }
+  return finite;
 }
 
 void StateCodec::apply(const double* q0, const double* v0, const double* a0, const double* inc,

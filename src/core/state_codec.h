@@ -50,6 +50,11 @@ class StateCodec {
   void apply(const double* q0, const double* v0, const double* inc, double* q1, double* v1) const {
     apply(q0, v0, nullptr, inc, q1, v1, nullptr);
   }
+  // The step every rollout takes (environments, eval, Python): (q1, v1, a1) = apply(...) when
+  // that state is finite and `frozen` is false; otherwise (q1, v1, a1) = (q0, v0, a0), the last
+  // finite state, so later steps stay defined. Returns whether the state advanced.
+  bool advance_finite(const double* q0, const double* v0, const double* a0, const double* inc, double* q1, double* v1,
+                      double* a1, bool frozen = false) const;
   // Raw evaluation channels of a state (channel_dim); orientation as canonical rotation vector.
   void channels(const double* q, const double* v, const double* a, double* out) const;
   void channels(const double* q, const double* v, double* out) const { channels(q, v, nullptr, out); }

@@ -204,16 +204,10 @@ void LearnedBackend::step_first(const double* u, int count) {
       combine(int(e), inc);
       double* qn = q_next_.data() + size_t(e) * size_t(nq_);
       double* vn = v_next_.data() + size_t(e) * size_t(nv_);
-      codec_.apply(q(int(e)), v(int(e)), inc, qn, vn);
-      bool ok = true;
-      for (const auto& context : contexts_) ok = ok && !context->diverged(int(e));
-      for (int i = 0; i < nq_ && ok; ++i) ok = std::isfinite(qn[i]);
-      for (int i = 0; i < nv_ && ok; ++i) ok = std::isfinite(vn[i]);
-      failed_[size_t(e)] = ok ? 0 : 1;
-      if (!ok) {  // keep the last finite state so the task can read it; the task ends the episode
-        std::memcpy(qn, q(int(e)), sizeof(double) * size_t(nq_));
-        std::memcpy(vn, v(int(e)), sizeof(double) * size_t(nv_));
-      }
+      bool diverged = false;
+      for (const auto& context : contexts_) diverged = diverged || context->diverged(int(e));
+      // a failed step keeps the last finite state so the task can read it; the task ends the episode
+      failed_[size_t(e)] = codec_.advance_finite(q(int(e)), v(int(e)), nullptr, inc, qn, vn, nullptr, diverged) ? 0 : 1;
     }
   });
   // the stepped rows move; the others keep their state

@@ -164,18 +164,11 @@ RolloutResult run_rollouts(StepModel& model, const Dataset& data,
           double* qn = q_next.data() + size_t(e) * nq;
           double* vn = v_next.data() + size_t(e) * nv;
           double* an = a_next.data() + size_t(e) * na;
-          codec.apply(q.data() + size_t(e) * nq, v.data() + size_t(e) * nv, a.data() + size_t(e) * na, inc, qn, vn, an);
-          bool finite = true;
-          for (int i = 0; i < nq && finite; ++i) finite = std::isfinite(qn[i]);
-          for (int i = 0; i < nv && finite; ++i) finite = std::isfinite(vn[i]);
-          for (int i = 0; i < na && finite; ++i) finite = std::isfinite(an[i]);
-          if (!finite && res.diverged_at[size_t(row)] < 0) res.diverged_at[size_t(row)] = h;
-          if (!finite || res.diverged_at[size_t(row)] >= 0) {
-            // keep the last finite state so later steps stay defined; the row is flagged
-            std::memcpy(qn, q.data() + size_t(e) * nq, sizeof(double) * size_t(nq));
-            std::memcpy(vn, v.data() + size_t(e) * nv, sizeof(double) * size_t(nv));
-            std::copy_n(a.data() + size_t(e) * na, na, an);
-          }
+          // a diverged row keeps its last finite state from here on; it is flagged once
+          const bool frozen = res.diverged_at[size_t(row)] >= 0;
+          if (!codec.advance_finite(q.data() + size_t(e) * nq, v.data() + size_t(e) * nv, a.data() + size_t(e) * na,
+                                    inc, qn, vn, an, frozen) && !frozen)
+            res.diverged_at[size_t(row)] = h;
           std::memcpy(res.qpos.data() + size_t((row * H + h) * nq), qn, sizeof(double) * size_t(nq));
           std::memcpy(res.qvel.data() + size_t((row * H + h) * nv), vn, sizeof(double) * size_t(nv));
           std::copy_n(an, na, res.act.data() + size_t((row * H + h) * na));

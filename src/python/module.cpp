@@ -91,6 +91,7 @@ class Stepper {
     inputs_.assign(size_t(batch) * size_t(model_->input_dim()), 0.0f);
     outputs_.assign(size_t(batch) * size_t(model_->output_dim()), 0.0f);
     increment_.assign(size_t(model_->output_dim()), 0.0);
+    failed_.assign(size_t(batch_), 0);
   }
   const ModelConfig& config() const { return model_->config(); }
   int batch() const { return batch_; }
@@ -181,19 +182,25 @@ class Stepper {
     engine::step(*model_, *ctx_, batch_, inputs_.data(), outputs_.data());
     for (int e = 0; e < batch_; ++e) {
       for (int i = 0; i < dout; ++i) increment_[size_t(i)] = outputs_[size_t(e) * size_t(dout) + size_t(i)];
-      codec_.apply(qp + size_t(e) * size_t(s.nq), vp + size_t(e) * size_t(s.nv), increment_.data(),
-                   qo + size_t(e) * size_t(s.nq), vo + size_t(e) * size_t(s.nv));
+      // as every rollout: a non-finite step keeps the last finite state and flags the env
+      failed_[size_t(e)] = !codec_.advance_finite(qp + size_t(e) * size_t(s.nq), vp + size_t(e) * size_t(s.nv), nullptr,
+                                                  increment_.data(), qo + size_t(e) * size_t(s.nq),
+                                                  vo + size_t(e) * size_t(s.nv), nullptr, ctx_->diverged(e));
     }
   }
 
   void reset(int env) {
     FN_CHECK(env >= 0 && env < batch_, "env ", env, " out of range [0, ", batch_, ")");
     engine::reset_env(*ctx_, env);
+    failed_[size_t(env)] = 0;
   }
-  void reset_all() { engine::reset_all(*ctx_); }
+  void reset_all() {
+    engine::reset_all(*ctx_);
+    std::fill(failed_.begin(), failed_.end(), uint8_t(0));
+  }
   py::array_t<bool> diverged() const {
     py::array_t<bool> d(batch_);
-    for (int e = 0; e < batch_; ++e) d.mutable_data()[e] = ctx_->diverged(e);
+    for (int e = 0; e < batch_; ++e) d.mutable_data()[e] = ctx_->diverged(e) || failed_[size_t(e)];
     return d;
   }
 
@@ -206,6 +213,7 @@ class Stepper {
   std::unique_ptr<engine::Context> ctx_;
   std::vector<float> inputs_, outputs_;
   std::vector<double> increment_;
+  std::vector<uint8_t> failed_;  // (batch) the last step kept the last finite state
 };
 
 // Gymnasium-style vector environment (next-step autoreset is done inside VecEnv: the
