@@ -137,7 +137,7 @@ void run_plan(const PlanArgs& a) {
     co.action_scale = a.action_scale;
     auto climb = std::make_unique<mpc::ClimbTask>(*robot, co);
     climb->set_platform(terrain->platform);
-    planning->set_platform(terrain->platform);
+    env::platform_scene(*planning).set_platform(terrain->platform);
     world.set_platform(terrain->platform);
     const mpc::ClimbTask* c = climb.get();
     rule.frame_ok = [c](const double* q) { return c->climbed(q); };

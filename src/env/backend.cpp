@@ -103,4 +103,10 @@ void Backend::read_scene_state(int e, const double* qpos, const double* qvel) {
         ov_.data() + size_t(e) * size_t(onv_));
 }
 
+PlatformScene& platform_scene(Backend& backend) {
+  PlatformScene* scene = backend.platform_scene();
+  FN_CHECK(scene != nullptr, backend.kind(), " backend: robot '", backend.robot().name(), "' has no platform to move");
+  return *scene;
+}
+
 }  // namespace flashnerd::env

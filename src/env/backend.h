@@ -27,6 +27,14 @@ struct BackendTimings {
   int64_t active_probes = 0;    // Σ fixed probes within threshold at the new states (probe models)
 };
 
+// A capability: a backend whose scene holds the robot's platform (quadruped_platform) and can
+// move it for every environment (a planner on one terrain). Backend::platform_scene hands it out.
+class PlatformScene {
+ public:
+  virtual ~PlatformScene() = default;
+  virtual void set_platform(const sim::Platform& platform) = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -91,9 +99,8 @@ class Backend {
   const double* probe_position(int env) const {
     return probe_position_.data() + size_t(env) * size_t(3 * probe_count_);
   }
-  // Puts the robot's platform (quadruped_platform) at `platform` for every environment
-  // (planning on one terrain); throws for a robot without a platform.
-  virtual void set_platform(const sim::Platform& platform) = 0;
+  // Capabilities some backends have, nullptr where they do not: the scene's platform.
+  virtual PlatformScene* platform_scene() { return nullptr; }
 
   // Learned ensembles (env/learned_backend.h): the members stepped, and after each step every
   // environment's disagreement, the mean over increment channels of the standard deviation
@@ -141,5 +148,8 @@ class Backend {
   std::vector<float> disagreement_;  // (envs) when ensemble_size_ > 1
   BackendTimings timings_;
 };
+
+// backend's platform; throws naming the backend and robot when it has none.
+PlatformScene& platform_scene(Backend& backend);
 
 }  // namespace flashnerd::env

@@ -129,10 +129,6 @@ void CoupledBackend::copy_env(int, int) {
                       "use the mujoco or a learned backend)"));
 }
 
-void CoupledBackend::set_platform(const sim::Platform&) {
-  throw Error(str_cat(kind(), " backend: robot '", robot_->name(), "' has no platform"));
-}
-
 template <class Io>
 void CoupledBackend::io_state(Io& io, std::string& history) {
   io.io(q_);

@@ -36,7 +36,6 @@ class CoupledBackend : public Backend {
   // Every environment steps together (the contact solve is batched): count must be envs().
   void step_first(const double* u, int count) override;
   void copy_env(int src, int dst) override;
-  void set_platform(const sim::Platform& platform) override;
   std::string save_state() const override;
   void load_state(const std::string& bytes) override;
 

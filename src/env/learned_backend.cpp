@@ -180,6 +180,8 @@ void LearnedBackend::reset_with_history(int e, int frames, const double* qs, con
   sense(e, 0);
 }
 
+PlatformScene* LearnedBackend::platform_scene() { return sim::randomizes_scene(*robot_) ? this : nullptr; }
+
 void LearnedBackend::set_platform(const sim::Platform& platform) {
   for (auto& sensor : sensors_) sensor->set_platform(platform);
   for (int e = 0; e < envs_; ++e) sense(e, 0);

@@ -33,7 +33,7 @@ struct EnsembleUse {
   uint64_t seed = 0;  // EnsembleMode::Random: draws are a pure function of (seed, env, reset count)
 };
 
-class LearnedBackend : public Backend {
+class LearnedBackend : public Backend, public PlatformScene {
  public:
   // gemm: the fp32 product kernels (RowInvariant for planners, whose forked samples must
   // step bit-identically to their source wherever they sit in the batch).
@@ -58,6 +58,7 @@ class LearnedBackend : public Backend {
   void reset_with_history(int env, int frames, const double* q, const double* v, const double* u) override;
   void step_first(const double* u, int count) override;
   void copy_env(int src, int dst) override;
+  PlatformScene* platform_scene() override;
   void set_platform(const sim::Platform& platform) override;
   std::string save_state() const override;
   void load_state(const std::string& bytes) override;

@@ -78,6 +78,8 @@ void MujocoBackend::set_objects(int e, const double* qs, const double* vs) {
   sense(e, d);  // the probes see the objects where they now are
 }
 
+PlatformScene* MujocoBackend::platform_scene() { return sim::randomizes_scene(*robot_) ? this : nullptr; }
+
 void MujocoBackend::set_platform(const sim::Platform& platform) {
   sim::apply_platform(*robot_, model_, platform);
   for (int e = 0; e < envs_; ++e) {  // clearances against the new scene

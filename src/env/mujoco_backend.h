@@ -9,7 +9,7 @@
 
 namespace flashnerd::env {
 
-class MujocoBackend : public Backend {
+class MujocoBackend : public Backend, public PlatformScene {
  public:
   MujocoBackend(std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& pool);
   ~MujocoBackend() override;
@@ -20,6 +20,7 @@ class MujocoBackend : public Backend {
   void step_first(const double* u, int count) override;
   void copy_env(int src, int dst) override;
   void set_objects(int env, const double* q, const double* v) override;
+  PlatformScene* platform_scene() override;
   void set_platform(const sim::Platform& platform) override;
   std::string save_state() const override;
   void load_state(const std::string& bytes) override;

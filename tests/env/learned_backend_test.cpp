@@ -103,5 +103,20 @@ TEST(MujocoBackend, AResetWithHistoryIsAResetToTheLastState) {
   for (int i = 0; i < mj.nq(); ++i) ASSERT_EQ(mj.q(1)[i], r.q[size_t(4) * size_t(mj.nq()) + size_t(i)]);
 }
 
+TEST(Backend, OnlyBackendsOfARobotWithAPlatformOfferToMoveIt) {
+  ThreadPool pool(1);
+  auto platform = sim::Robot::load("quadruped_platform");
+  auto flat = sim::Robot::load("quadruped");
+  MujocoBackend mj_platform(platform, 1, pool), mj_flat(flat, 1, pool);
+  LearnedBackend learned_platform(
+      platform, engine::Model::random(flashnerd::testing::contact_model_config(*platform), 3), 1, pool);
+  EXPECT_EQ(mj_platform.platform_scene(), static_cast<PlatformScene*>(&mj_platform));
+  EXPECT_EQ(learned_platform.platform_scene(), static_cast<PlatformScene*>(&learned_platform));
+  EXPECT_EQ(mj_flat.platform_scene(), nullptr);
+  EXPECT_THROW(platform_scene(mj_flat), Error);
+  platform_scene(mj_platform).set_platform({0.2, 0.6});
+  platform_scene(learned_platform).set_platform({0.2, 0.6});
+}
+
 }  // namespace
 }  // namespace flashnerd::env

@@ -22,7 +22,6 @@ class SetStateBackend : public Backend {
   void set_state(int, const double* q, const double* v) override { set(q, v); }
   void step_first(const double*, int) override {}
   void copy_env(int, int) override {}
-  void set_platform(const sim::Platform&) override {}
   std::string save_state() const override { return {}; }
   void load_state(const std::string&) override {}
   void set(const double* q, const double* v) {

@@ -59,7 +59,7 @@ TEST_P(EveryPlanningBackend, ForkedSampleStepsBitIdenticallyToItsSource) {
   ThreadPool pool(2);
   const int E = 5;
   auto b = make(GetParam(), robot, E, pool);
-  b->set_platform({0.18, 0.5});
+  env::platform_scene(*b).set_platform({0.18, 0.5});
   std::vector<double> u;
   for (int s = 0; s < 6; ++s) {  // env 4 builds a history of its own
     commands(*robot, s, E, u);
