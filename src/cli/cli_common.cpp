@@ -39,6 +39,17 @@ CLI::Option* add_model_data_options(CLI::App& sub, ModelDataOptions& o, const st
   return models;
 }
 
+void add_dataset_output_options(CLI::App& sub, DatasetOutput& o, const std::string& out_help,
+                                const std::string& overwrite_help) {
+  sub.add_option("--out", o.out, out_help)->required();
+  sub.add_flag("--overwrite", o.overwrite, overwrite_help);
+}
+
+std::unique_ptr<OutputLock> claim_dataset_output(const DatasetOutput& o) {
+  check_output_file(o.out, "--out", o.overwrite);
+  return std::make_unique<OutputLock>(o.out, "--out");
+}
+
 engine::ModelOptions model_options(const std::string& precision) {
   engine::ModelOptions o;
   o.precision = engine::resolve_precision(engine::parse_precision(precision));

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model_config.h"
+#include "core/output_policy.h"
 #include "engine/engine.h"
 
 namespace flashnerd::cli {
@@ -105,6 +106,18 @@ struct ModelDataOptions {
 // help starts with `verb` ("Evaluate", "Roll out").
 CLI::Option* add_model_data_options(CLI::App& sub, ModelDataOptions& o, const std::string& model_help,
                                     const std::string& data_help, const std::string& verb);
+
+// The dataset file a command writes (gen, merge, import).
+struct DatasetOutput {
+  std::string out;
+  bool overwrite = false;
+};
+// --out FILE (required) and --overwrite.
+void add_dataset_output_options(CLI::App& sub, DatasetOutput& o, const std::string& out_help,
+                                const std::string& overwrite_help);
+// Refuses an existing --out unless --overwrite (before any long work), then locks it for the
+// command's life.
+std::unique_ptr<OutputLock> claim_dataset_output(const DatasetOutput& o);
 
 // Each subcommand file defines one register function.
 void register_gen(CLI::App& app);

@@ -24,18 +24,17 @@ namespace flashnerd::cli {
 
 namespace {
 
-struct GenArgs {
+struct GenArgs : DatasetOutput {
   CommonOptions common;
   std::string robot;
   std::string mjcf;
-  std::string out;
   ThreadOptions threads;
   sim::GenerateOptions gen;  // the flags bind to its fields: one default each, the library's
   std::string shard;  // "i/n"
   std::string policy;  // on-policy data: the policy's commands in MuJoCo, replayed
   double policy_noise = 1.0;
   int policy_envs = 256;
-  bool overwrite = false, resume = false;
+  bool resume = false;
   int64_t checkpoint_every = 2048;  // trajectories per block
   sim::RobotOverrides overrides;
 };
@@ -89,8 +88,7 @@ void run_gen(const GenArgs& a) {
   const int threads = checked_threads(a.threads.threads, a.threads.force_threads);
   FN_CHECK(a.robot.empty() != a.mjcf.empty(), "give exactly one of --robot NAME or --mjcf PATH");
   FN_CHECK(!(a.resume && a.overwrite), "give one of --resume and --overwrite, not both");
-  check_output_file(a.out, "--out", a.overwrite);  // before spending minutes generating
-  const OutputLock lock(a.out, "--out");
+  const auto lock = claim_dataset_output(a);  // before spending minutes generating
   if (a.overwrite) std::filesystem::remove_all(sim::parts_directory(a.out));
   auto robot = sim::Robot::load(a.robot.empty() ? a.mjcf : a.robot, a.overrides);
   sim::GenerateOptions o = a.gen;
@@ -164,8 +162,8 @@ void register_gen(CLI::App& app) {
     return s;
   }());
   sub.add_option("--mjcf", a.mjcf, "Any MJCF file (defaults from the model; a NAME.json beside it refines them)");
-  sub.add_option("--out", a.out, "Output HDF5 file (written to a temporary name, then renamed)")->required();
-  sub.add_flag("--overwrite", a.overwrite, "Replace --out if it exists");
+  add_dataset_output_options(sub, a, "Output HDF5 file (written to a temporary name, then renamed)",
+                             "Replace --out if it exists");
   sub.add_flag("--resume", a.resume, "Continue an interrupted run from the blocks it finished (--out.parts/)");
   sub.add_option("--checkpoint-every", a.checkpoint_every,
                  "Trajectories per block: each finished block is saved, so a killed run resumes from it")

@@ -15,16 +15,14 @@ namespace flashnerd::cli {
 
 namespace {
 
-struct ImportArgs {
+struct ImportArgs : DatasetOutput {
   CommonOptions common;
-  std::string robot, log, out;
-  bool overwrite = false;
+  std::string robot, log;
   sim::ImportOptions import;  // the flags bind to its fields: one default each, the library's
 };
 
 void run_import(const ImportArgs& a) {
-  check_output_file(a.out, "--out", a.overwrite);
-  const OutputLock lock(a.out, "--out");
+  const auto lock = claim_dataset_output(a);
   auto robot = sim::Robot::load(a.robot);
   const RecordedLog log = read_recorded_log(a.log);
   sim::ImportReport r;
@@ -57,7 +55,7 @@ void register_import(CLI::App& app) {
                                            "(columns by name, resampled, gaps masked; docs/FINETUNE.md)", run_import);
   sub.add_option("--robot", a.robot, "Built-in robot name or MJCF path the log belongs to")->required();
   sub.add_option("--log", a.log, "Recorded log: .csv with a header row, or .npz of 1-D arrays")->required();
-  sub.add_option("--out", a.out, "Dataset file to write (HDF5)")->required();
+  add_dataset_output_options(sub, a, "Dataset file to write (HDF5)", "Replace --out if it exists");
   sub.add_option("--steps", a.import.steps, "Transitions per trajectory")->check(at_least(1))->capture_default_str();
   // on | off as gen spells them; the older spellings (--no-probes, --contacts alone) still work
   add_enum_option(sub, "--probes", a.import.probes, on_off(), "Compute the robot's fixed-probe features");
@@ -71,7 +69,6 @@ void register_import(CLI::App& app) {
                  "Mask transitions with a velocity above this (rad/s or m/s); joints outside their range and "
                  "commands outside ctrlrange (by over 10% of the range) are masked too")
       ->check(positive())->capture_default_str();
-  sub.add_flag("--overwrite", a.overwrite, "Replace --out if it exists");
 }
 
 }  // namespace flashnerd::cli

@@ -14,17 +14,14 @@ namespace flashnerd::cli {
 
 namespace {
 
-struct MergeArgs {
+struct MergeArgs : DatasetOutput {
   CommonOptions common;
   std::vector<std::string> shards;
-  std::string out;
-  bool overwrite = false;
   bool concat = false;
 };
 
 void run_merge(const MergeArgs& a) {
-  check_output_file(a.out, "--out", a.overwrite);
-  const OutputLock lock(a.out, "--out");
+  const auto lock = claim_dataset_output(a);
   std::vector<Dataset> shards;
   for (const auto& path : a.shards) shards.push_back(load_dataset(path));
   const Dataset d = a.concat ? concat_datasets(std::move(shards), a.shards) : merge_shards(std::move(shards), a.shards);
@@ -44,8 +41,8 @@ void register_merge(CLI::App& app) {
                  "appended in this order)")->required();
   sub.add_flag("--concat", a.concat, "Append datasets of different runs that record the same robot, "
                "steps, probes and contacts (e.g. random and on-policy data for a finetune)");
-  sub.add_option("--out", a.out, "Output HDF5 file (written to a temporary name, then renamed)")->required();
-  sub.add_flag("--overwrite", a.overwrite, "Replace an existing --out");
+  add_dataset_output_options(sub, a, "Output HDF5 file (written to a temporary name, then renamed)",
+                             "Replace an existing --out");
 }
 
 }  // namespace flashnerd::cli

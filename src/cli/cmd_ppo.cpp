@@ -6,6 +6,7 @@
 #include "cli/option_values.h"
 #include "cli/plot_drawing.h"
 #include "core/error.h"
+#include "core/log_number.h"
 #include "core/model_artifact.h"
 #include "core/progress.h"
 #include "env/vec_env.h"
@@ -32,8 +33,6 @@ struct PpoArgs {
   int eval_envs = 64;
   env::UncertaintyOptions uncertainty;
 };
-
-nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
 void run_ppo_command(const PpoArgs& a) {
   ThreadPool pool(checked_threads(a.threads.threads, a.threads.force_threads));
@@ -81,9 +80,9 @@ void run_ppo_command(const PpoArgs& a) {
       {"iterations", last.iteration},
       {"transitions", last.transitions},
       {"seconds", last.seconds},
-      {"return_finished_episodes", number_or_null(last.finished_return)},
+      {"return_finished_episodes", finite_or_null(last.finished_return)},
       {"reward_per_step", last.reward_per_step},
-      {"eval_reward_mujoco", number_or_null(last.eval_reward)},
+      {"eval_reward_mujoco", finite_or_null(last.eval_reward)},
       {"env_steps_per_second_dynamics", double(last.transitions) / std::max(1e-9, dyn + sense + task)},
       {"seconds_dynamics", dyn},
       {"seconds_sensing", sense},

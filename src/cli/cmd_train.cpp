@@ -12,6 +12,7 @@
 #include "core/dataset.h"
 #include "core/ensemble_manifest.h"
 #include "core/error.h"
+#include "core/log_number.h"
 #include "core/model_artifact.h"
 #include "core/output_policy.h"
 #include "cli/train_sensor.h"
@@ -93,7 +94,14 @@ struct TrainArgs {
   int ensemble = 1;
 };
 
-nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+// What a run and each ensemble member report: its updates, validation and speed.
+nlohmann::json run_figures(const train::TrainResult& r) {
+  return {{"updates", r.updates},
+          {"valid_loss", finite_or_null(r.valid_loss)},
+          {"valid_rollout_nrmse", finite_or_null(r.valid_rollout_nrmse)},
+          {"seconds", r.seconds},
+          {"windows_per_second", r.windows_per_second}};
+}
 void print_train_summary(const CommonOptions& common, const char* command, const train::TrainResult& r);
 void train_ensemble(const TrainArgs& a, const Dataset& data, const train::TrainOptions& base);
 
@@ -182,30 +190,25 @@ void train_ensemble(const TrainArgs& a, const Dataset& data, const train::TrainO
     std::filesystem::create_directories(o.out_dir);
     const train::TrainResult r = train::train_model(data, o);
     if (std::filesystem::exists(o.out_dir + "/loss.plot.json")) draw_plots({o.out_dir + "/loss.plot.json"});
-    members.push_back({{"member", i}, {"seed", o.seed}, {"updates", r.updates},
-                       {"valid_loss", number_or_null(r.valid_loss)},
-                       {"valid_rollout_nrmse", number_or_null(r.valid_rollout_nrmse)}, {"seconds", r.seconds},
-                       {"windows_per_second", r.windows_per_second}});
+    nlohmann::json member = run_figures(r);
+    member.update({{"member", i}, {"seed", o.seed}});
+    members.push_back(member);
   }
   write_ensemble_manifest(base.out_dir, names);
   print_summary(a.common, "train", {{"ensemble", a.ensemble}, {"members", members}, {"artifact", base.out_dir}});
 }
 
 void print_train_summary(const CommonOptions& common, const char* command, const train::TrainResult& r) {
-  nlohmann::json summary = {{"updates", r.updates},
-                            {"parameters", r.parameters},
-                            {"train_loss", {number_or_null(r.first_loss), number_or_null(r.last_loss)}},
-                            {"valid_loss", number_or_null(r.valid_loss)},
-                            {"valid_rollout_nrmse", number_or_null(r.valid_rollout_nrmse)},
-                            {"seconds", r.seconds},
-                            {"windows_per_second", r.windows_per_second},
-                            {"gflops", r.gflops},
-                            {"window", r.window},
-                            {"own_state_seconds", r.own_state_seconds},
-                            {"workers", r.workers},
-                            {"precision", r.precision},
-                            {"precision_reason", r.precision_reason},
-                            {"artifact", r.artifact_dir}};
+  nlohmann::json summary = run_figures(r);
+  summary.update({{"parameters", r.parameters},
+                  {"train_loss", {finite_or_null(r.first_loss), finite_or_null(r.last_loss)}},
+                  {"gflops", r.gflops},
+                  {"window", r.window},
+                  {"own_state_seconds", r.own_state_seconds},
+                  {"workers", r.workers},
+                  {"precision", r.precision},
+                  {"precision_reason", r.precision_reason},
+                  {"artifact", r.artifact_dir}});
   summary["seconds_split"] = {{"gather", r.split.gather},       {"forward", r.split.forward},
                               {"backward", r.split.backward},   {"allreduce", r.split.allreduce},
                               {"clip", r.split.clip},
