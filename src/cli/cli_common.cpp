@@ -19,8 +19,9 @@ void add_common_options(CLI::App& sub, CommonOptions& opts) {
 }
 
 void add_quiet_flag(CLI::App& sub, bool& progress) {
-  sub.add_flag("!--quiet", progress, "No progress line");
-  sub.add_flag("!--no-progress", progress, "No progress line (the older spelling of --quiet)")->group("");
+  const auto quiet = [&progress] { progress = false; };
+  sub.add_flag_callback("--quiet", quiet, "No progress line");
+  sub.add_flag_callback("--no-progress", quiet, "No progress line (the older spelling of --quiet)")->group("");
 }
 
 void add_precision_option(CLI::App& sub, std::string& precision) {
