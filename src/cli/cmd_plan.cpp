@@ -81,6 +81,7 @@ nlohmann::json trial_json(const PlanArgs& a, const mpc::TrialResult& r, const mp
         {"trajectory_diffuse_factor", a.dial.trajectory_diffuse_factor}, {"temperature", a.dial.temperature},
         {"seed", a.dial.seed}}},
   };
+  if (a.dial.risk_penalty > 0) j["dial"]["risk_penalty"] = a.dial.risk_penalty;
   const int nq = robot.layout().nq;
   const double* last = r.qpos.data() + size_t(r.frames) * size_t(nq);
   if (terrain) {
@@ -205,6 +206,9 @@ void register_plan(CLI::App& app) {
   sub.add_option("--temperature", a.dial.temperature, "Softmax temperature on standardized returns")
       ->capture_default_str();
   sub.add_option("--seed", a.dial.seed, "Seed of the planner's sampling")->capture_default_str();
+  sub.add_option("--risk-penalty", a.dial.risk_penalty,
+                 "Per step, subtract this x the ensemble's disagreement from a sample's reward (an ensemble --model)")
+      ->capture_default_str();
   sub.add_option("--out", a.out, "Write the whole trial as JSON (states, commands, timings)");
   sub.add_flag("--overwrite", a.overwrite, "Replace an existing --out");
   add_quiet_flag(sub, a.progress);

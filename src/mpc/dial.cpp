@@ -19,6 +19,8 @@ void validate(const DialOptions& o) {
   FN_CHECK(o.trajectory_diffuse_factor > 0 && o.trajectory_diffuse_factor <= 1,
            "planner: --trajectory-diffuse-factor must be in (0, 1]");
   FN_CHECK(o.temperature > 0 && std::isfinite(o.temperature), "planner: --temperature must be > 0 (got ", o.temperature, ")");
+  FN_CHECK(o.risk_penalty >= 0 && std::isfinite(o.risk_penalty), "planner: --risk-penalty must be >= 0 (got ",
+           o.risk_penalty, ")");
 }
 
 Dial::Dial(const DialOptions& options, int action_dim)

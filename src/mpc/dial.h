@@ -33,6 +33,10 @@ struct DialOptions {
   double trajectory_diffuse_factor = 0.5;  // tdf: noise × tdf per iteration
   double temperature = 0.1;     // softmax temperature on standardized returns
   uint64_t seed = 0;
+  // Risk-aware planning (the planner's rollouts): each step's reward minus risk_penalty × the
+  // backend's ensemble disagreement at the new state, so samples through states the members
+  // disagree on lose weight. 0: the plain return, bit for bit.
+  double risk_penalty = 0;
 };
 
 // Checks every field, naming the command-line option at fault.

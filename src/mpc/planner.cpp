@@ -16,6 +16,7 @@ Planner::Planner(env::Backend& backend, const PlanTask& task, const DialOptions&
   nu_ = backend.nu();
   action_dim_ = task.action_dim();
   horizon_ = options.horizon;
+  risk_penalty_ = options.risk_penalty;
   terms_ = int(task.reward_terms().size());
   command_.assign(size_t(nu_), 0.0);
   applied_action_.assign(size_t(action_dim_), 0.0);
@@ -93,6 +94,7 @@ void Planner::evaluate(int count, const double* actions, double* returns, uint8_
         const double* a = actions + size_t(i) * stride + size_t(h) * size_t(action_dim_);
         const double* previous = h > 0 ? a - action_dim_ : applied_action_.data();
         returns[i] += task_->reward(*backend_, int(i), a, previous, terms);
+        if (risk_penalty_ > 0) returns[i] -= risk_penalty_ * backend_->disagreement(int(i));
       }
     });
   }

@@ -59,6 +59,7 @@ class Planner : private RolloutEvaluator {
   void add_backend_time(const env::BackendTimings& before, std::chrono::steady_clock::time_point t0);
 
   env::Backend* backend_;
+  double risk_penalty_ = 0;  // per unit of ensemble disagreement per step
   const PlanTask* task_;
   ThreadPool* pool_;
   Dial dial_;

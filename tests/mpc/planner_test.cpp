@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/error.h"
 #include "env/learned_backend.h"
 #include "env/mujoco_backend.h"
 #include "mpc/cartpole_swingup_task.h"
@@ -50,6 +51,58 @@ void commands(const sim::Robot& robot, int step, int envs, std::vector<double>& 
   for (int e = 0; e < envs; ++e)
     for (int i = 0; i < nu; ++i)
       u[size_t(e * nu + i)] = robot.nominal_ctrl()[size_t(i)] + 0.2 * std::sin(0.9 * step + 0.7 * i + (same_for_all ? 0 : e));
+}
+
+// Each decision's returns (plan, best, spread) and action, planning the swing-up from rest
+// `decisions` times with an ensemble of `members` on cartpole at risk penalty `risk`; the
+// first decision's DIAL report in `first`.
+std::vector<double> ensemble_plan(const std::vector<std::shared_ptr<const engine::Model>>& members, double risk,
+                                  int decisions, DialReport* first = nullptr) {
+  auto robot = sim::Robot::load("cartpole");
+  ThreadPool pool(1);
+  DialOptions o;
+  o.samples = 16;
+  o.horizon = 10;
+  o.first_iterations = 1;
+  o.risk_penalty = risk;
+  env::LearnedBackend backend(robot, members, Planner::backend_envs(o), pool, {}, engine::GemmBackend::RowInvariant);
+  CartpoleSwingupTask task(*robot);
+  Planner planner(backend, task, o, pool);
+  std::vector<double> q = robot->nominal_qpos(), v(size_t(robot->layout().nv), 0.0), out;
+  q[1] = 0.3;  // the pole off vertical: a plan with a direction
+  planner.reset(q.data(), v.data(), 3);
+  for (int d = 0; d < decisions; ++d) {
+    const DialReport& r = planner.optimize();
+    if (d == 0 && first) *first = r;
+    out.insert(out.end(), {r.plan_return, r.best_return, r.final_spread});
+    out.insert(out.end(), planner.action(), planner.action() + task.action_dim());
+    planner.set_state(q.data(), v.data());
+  }
+  return out;
+}
+
+TEST(RiskAwarePlanning, NoPenaltyOrNoDisagreementLeavesThePlanAsItWas) {
+  auto robot = sim::Robot::load("cartpole");
+  const ModelConfig c = flashnerd::testing::robot_model_config(*robot, Arch::FlashNeRD);
+  auto a = engine::Model::random(c, 21), b = engine::Model::random(c, 22);
+  // identical members never disagree: any penalty plans the same bits
+  EXPECT_EQ(ensemble_plan({a, a}, 0.0, 3), ensemble_plan({a, a}, 10.0, 3));
+  // members that disagree: a penalty changes returns and plan, none leaves them as they were
+  EXPECT_EQ(ensemble_plan({a, b}, 0.0, 3), ensemble_plan({a, b}, 0.0, 3));
+  EXPECT_NE(ensemble_plan({a, b}, 0.0, 3), ensemble_plan({a, b}, 10.0, 3));
+}
+
+TEST(RiskAwarePlanning, APenaltyLowersEveryReturnByTheDisagreementAlongIt) {
+  auto robot = sim::Robot::load("cartpole");
+  const ModelConfig c = flashnerd::testing::robot_model_config(*robot, Arch::FlashNeRD);
+  auto a = engine::Model::random(c, 21), b = engine::Model::random(c, 22);
+  DialReport plain, risky;
+  ensemble_plan({a, b}, 0.0, 1, &plain);
+  ensemble_plan({a, b}, 1.0, 1, &risky);
+  // one iteration from the same samples: the plan's return drops by its mean disagreement (> 0)
+  EXPECT_LT(risky.plan_return, plain.plan_return);
+  EXPECT_LT(risky.best_return, plain.best_return + 1e-12);
+  EXPECT_THROW(ensemble_plan({a, b}, -1.0, 1), Error);
 }
 
 class EveryPlanningBackend : public ::testing::TestWithParam<Kind> {};
