@@ -92,7 +92,7 @@ class PpoRunner {
   void save(int iteration);
 
   env::VecEnv& env_;
-  const PpoRunOptions& o_;
+  const PpoRunOptions o_;  // a copy: the caller's options may not outlive the runner
   const std::string ckpt_path_, policy_dir_, best_dir_;
   int update_threads_ = 1;
   std::unique_ptr<OutputLock> lock_;
