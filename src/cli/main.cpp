@@ -1,12 +1,14 @@
 // flashnerd: learn a robot's dynamics from MuJoCo and replace the simulator where many
 // dynamics queries are needed. One subcommand per job; see `flashnerd <cmd> --help`.
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/cli_common.h"
+#include "cli/worker_launcher.h"
 #include "core/error.h"
 
 namespace {
@@ -27,6 +29,18 @@ std::string printable(const char* message) {
   }
   if (out.size() >= 2000) out += " [...]";
   return out;
+}
+
+// The exit status of a failed command. A data-parallel worker ends at once, without the static
+// destructors: libtorch's communication threads may still be waiting on a dead or stopped peer,
+// and its launcher needs this worker gone to stop the others and report.
+int failed() {
+  if (flashnerd::cli::is_worker_process()) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  return 1;
 }
 
 }  // namespace
@@ -65,10 +79,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const flashnerd::Error& e) {
     std::fprintf(stderr, "flashnerd: error: %s\n", printable(e.what()).c_str());
-    return 1;
+    return failed();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "flashnerd: unexpected error: %s\n", printable(e.what()).c_str());
-    return 1;
+    return failed();
   }
   return 0;
 }

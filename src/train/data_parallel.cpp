@@ -145,6 +145,11 @@ void DataParallel::fail(const char* what, const std::exception& e) {
   } catch (const std::exception&) {
     behind = "rank 0 (it holds the store, which no longer answers)";
   }
+  // Abandon the group and the store, never tear them down: their destructors join threads
+  // that may wait forever on a dead or stopped peer (the store's server, for one, blocks on a
+  // peer stopped halfway through a request), and this rank must end, not hang.
+  static_cast<void>(impl_->group.release());
+  static_cast<void>(impl_->store.release());
   throw Error(str_cat("rank ", config_.rank, " of ", config_.world_size, ": ", what, " of update ", last_update_ + 1,
                       " failed or timed out (", config_.timeout_seconds, " s)",
                       behind.empty() ? std::string() : str_cat("; not done with it: ", behind), ": ", e.what()));

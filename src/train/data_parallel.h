@@ -65,6 +65,7 @@ class DataParallel {
 
  private:
   struct Impl;
+  // Throws naming the ranks behind; the group is abandoned (this object is unusable after).
   [[noreturn]] void fail(const char* what, const std::exception& e);
   DistributedConfig config_;
   std::unique_ptr<Impl> impl_;
