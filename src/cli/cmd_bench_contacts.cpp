@@ -99,15 +99,11 @@ void run_bench_contacts(const BenchContactsArgs& a) {
     const double mean_rows = double(std::accumulate(count.begin(), count.end(), int64_t(0))) / double(B);
     const int64_t dropped = std::accumulate(overflow.begin(), overflow.end(), int64_t(0));
     rows_json.push_back({{"batch", B},
-                         {"detection_ms", 1e3 * t_detect},
-                         {"model_ms", 1e3 * t_model},
-                         {"full_step_ms", 1e3 * (t_detect + t_model)},
-                         {"detection_over_model", t_detect / t_model},
+                         {"detection_ms", 1e3 * t_detect}, {"model_ms", 1e3 * t_model},
+                         {"full_step_ms", 1e3 * (t_detect + t_model)}, {"detection_over_model", t_detect / t_model},
                          {"detection_us_per_env", 1e6 * t_detect / double(B)},
-                         {"model_us_per_env", 1e6 * t_model / double(B)},
-                         {"rows_per_env_mean", mean_rows},
-                         {"rows_per_env_max", *std::max_element(count.begin(), count.end())},
-                         {"overflow", dropped}});
+                         {"model_us_per_env", 1e6 * t_model / double(B)}, {"rows_per_env_mean", mean_rows},
+                         {"rows_per_env_max", *std::max_element(count.begin(), count.end())}, {"overflow", dropped}});
     table.push_back({std::to_string(B), format_number(1e3 * t_detect), format_number(1e3 * t_model),
                      format_number(1e3 * (t_detect + t_model)), format_number(t_detect / t_model),
                      format_number(mean_rows)});

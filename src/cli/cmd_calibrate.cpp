@@ -95,14 +95,9 @@ void run_calibrate(const CalibrateArgs& a) {
   const double member_error = std::accumulate(c.member_error.begin(), c.member_error.end(), 0.0) /
                               double(c.member_error.size());
   nlohmann::json summary = {{"model", a.model},
-                            {"members", members.size()},
-                            {"data", a.data},
-                            {"trajectories", eligible.size()},
-                            {"frames", frames},
-                            {"spearman", c.spearman},
-                            {"mean_error", mean_error},
-                            {"member_mean_error", member_error},
-                            {"decile_disagreement", d_mean},
+                            {"members", members.size()}, {"data", a.data}, {"trajectories", eligible.size()},
+                            {"frames", frames}, {"spearman", c.spearman}, {"mean_error", mean_error},
+                            {"member_mean_error", member_error}, {"decile_disagreement", d_mean},
                             {"decile_error", e_mean}};
   if (!a.out.empty()) {
     write_outputs(a.out, c, d_mean, e_mean,
@@ -117,8 +112,9 @@ void run_calibrate(const CalibrateArgs& a) {
 }  // namespace
 
 void register_calibrate(CLI::App& app) {
-  auto [sub, a] = add_command<CalibrateArgs>(app, "calibrate", "Ensemble disagreement against one-step error on held-out data "
-                                              "(Spearman, error by disagreement decile, CSV and plot)", run_calibrate);
+  const char* about = "Ensemble disagreement against one-step error on held-out data (Spearman, error by "
+                      "disagreement decile, CSV and plot)";
+  auto [sub, a] = add_command<CalibrateArgs>(app, "calibrate", about, run_calibrate);
   sub.add_option("--model", a.model, "An ensemble directory (flashnerd train --ensemble N)")->required();
   sub.add_option("--data", a.data, "Held-out dataset of the same robot (flashnerd gen)")->required();
   sub.add_option("--trajectories", a.trajectories, "Use the first N eligible trajectories (0: all)")

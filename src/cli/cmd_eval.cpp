@@ -284,15 +284,10 @@ void run_eval(const EvalArgs& a) {
       for (const auto& g : he.group_rmse) groups[g.first].push_back(g.second);
     }
     nlohmann::json j = {{"model", model_dir}, {"precision", engine::precision_name(model.precision())},
-                        {"arch", arch_name(cfg.arch)},
-                        {"parameters", parameter_count(cfg)},
+                        {"arch", arch_name(cfg.arch)}, {"parameters", parameter_count(cfg)},
                         {"contacts", cfg.contact.enabled() ? "variable" : cfg.probe_dim > 0 ? "fixed probes" : "none"},
-                        {"trajectories", errors.trajectories},
-                        {"diverged", errors.diverged},
-                        {"horizons", horizons},
-                        {"nrmse", nrmse},
-                        {"groups", groups},
-                        {"model_seconds", rollout.model_seconds},
+                        {"trajectories", errors.trajectories}, {"diverged", errors.diverged}, {"horizons", horizons},
+                        {"nrmse", nrmse}, {"groups", groups}, {"model_seconds", rollout.model_seconds},
                         {"sensing_seconds", rollout.sensing_seconds}};
     if (cfg.contact.enabled())
       j["contact_rows"] = {{"min", rollout.contact_rows_min}, {"mean", rollout.contact_rows_mean},

@@ -28,23 +28,14 @@ void run_import(const ImportArgs& a) {
   sim::ImportReport r;
   const Dataset d = sim::import_recorded_log(*robot, log, a.log, a.import, &r);
   save_dataset(a.out, d);
-  nlohmann::json summary = {{"robot", d.robot},
-                            {"log_rows", r.rows},
-                            {"duration_s", r.duration},
-                            {"median_step_s", r.median_step},
-                            {"control_step_s", d.timestep},
-                            {"segments", r.segments},
-                            {"gaps", r.gaps},
-                            {"trajectories", d.trajectories},
-                            {"steps", d.steps},
-                            {"valid_transitions", r.valid_transitions},
-                            {"invalid_transitions", r.invalid_transitions},
-                            {"implausible_transitions", r.implausible_transitions},
-                            {"first_implausible", r.first_implausible},
-                            {"probes", d.probe_count},
-                            {"contact_capacity", d.contact_capacity},
-                            {"ignored_columns", r.ignored_columns},
-                            {"out", a.out}};
+  nlohmann::json summary = {
+      {"robot", d.robot},          {"log_rows", r.rows},      {"duration_s", r.duration},
+      {"median_step_s", r.median_step}, {"control_step_s", d.timestep}, {"segments", r.segments},
+      {"gaps", r.gaps},            {"trajectories", d.trajectories}, {"steps", d.steps},
+      {"valid_transitions", r.valid_transitions}, {"invalid_transitions", r.invalid_transitions},
+      {"implausible_transitions", r.implausible_transitions}, {"first_implausible", r.first_implausible},
+      {"probes", d.probe_count},   {"contact_capacity", d.contact_capacity}, {"ignored_columns", r.ignored_columns},
+      {"out", a.out}};
   print_summary(a.common, "import " + a.log, summary);
 }
 

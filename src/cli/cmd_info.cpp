@@ -23,16 +23,11 @@ void run_info(const InfoArgs& a) {
     auto model = engine::Model::random(c, 1, engine::ModelOptions{p});
     return engine::Context(*model, engine::ContextOptions{}).kernel_summary();
   };
-  nlohmann::json j = {{"cpu", cpu.model},
-                      {"vendor", cpu.vendor},
-                      {"avx2_fma", cpu.avx2_fma},
-                      {"avx512", cpu.avx512},
-                      {"avx512_bf16", cpu.avx512_bf16},
-                      {"amx_bf16", cpu.amx_bf16},
-                      {"kernel_level", engine::isa_name(cpu.best)},
+  nlohmann::json j = {{"cpu", cpu.model}, {"vendor", cpu.vendor}, {"hardware_threads", std::thread::hardware_concurrency()},
+                      {"avx2_fma", cpu.avx2_fma}, {"avx512", cpu.avx512}, {"avx512_bf16", cpu.avx512_bf16},
+                      {"amx_bf16", cpu.amx_bf16}, {"kernel_level", engine::isa_name(cpu.best)},
                       {"precision_auto", engine::precision_name(auto_precision)},
-                      {"kernels_fp32", kernels(engine::Precision::FP32)},
-                      {"hardware_threads", std::thread::hardware_concurrency()}};
+                      {"kernels_fp32", kernels(engine::Precision::FP32)}};
   if (!cpu.amx_note.empty()) j["amx_note"] = cpu.amx_note;
   if (!cpu.cap.empty()) j["max_isa_cap"] = cpu.cap;
   if (cpu.native_bf16()) j["kernels_bf16"] = kernels(engine::Precision::BF16);

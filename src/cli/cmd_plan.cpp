@@ -56,14 +56,9 @@ nlohmann::json trial_json(const PlanArgs& a, const mpc::TrialResult& r, const mp
   nlohmann::json terms;
   for (size_t i = 0; i < r.term_sums.size(); ++i) terms[task.reward_terms()[i].name] = r.term_sums[i];
   nlohmann::json j = {
-      {"task", enum_name(kPlanTaskNames, a.task)},
-      {"robot", robot.name()},
-      {"backend", env::backend_kind_name(a.backend)},
-      {"model", a.model},
-      {"frames", r.frames},
-      {"success", r.success},
-      {"success_frame", r.success_frame},
-      {"world_failed", r.world_failed},
+      {"task", enum_name(kPlanTaskNames, a.task)}, {"robot", robot.name()},
+      {"backend", env::backend_kind_name(a.backend)}, {"model", a.model}, {"frames", r.frames},
+      {"success", r.success}, {"success_frame", r.success_frame}, {"world_failed", r.world_failed},
       {"median_decision_ms", 1e3 * mpc::median_seconds(r.decision_seconds)},
       {"first_decision_ms", r.decision_seconds.empty() ? 0.0 : 1e3 * r.decision_seconds.front()},
       {"model_ms_per_decision", 1e3 * t.model_seconds / decisions},
@@ -72,14 +67,13 @@ nlohmann::json trial_json(const PlanArgs& a, const mpc::TrialResult& r, const mp
       {"rollout_steps", t.rollout_steps},
       {"rollout_steps_per_second", t.total_seconds > 0 ? double(t.rollout_steps) / t.total_seconds : 0.0},
       {"contact_rows_per_step", double(t.contact_rows) / steps},
-      {"active_probes_per_step", double(t.active_probes) / steps},
-      {"reward_terms", terms},
+      {"active_probes_per_step", double(t.active_probes) / steps}, {"reward_terms", terms},
       {"dial",
        {{"samples", a.dial.samples}, {"horizon", a.dial.horizon}, {"knots", a.dial.knots},
-        {"iterations", a.dial.iterations}, {"first_iterations", a.dial.first_iterations},
-        {"sigma0", a.dial.sigma0}, {"horizon_diffuse_factor", a.dial.horizon_diffuse_factor},
-        {"trajectory_diffuse_factor", a.dial.trajectory_diffuse_factor}, {"temperature", a.dial.temperature},
-        {"seed", a.dial.seed}}},
+       {"iterations", a.dial.iterations}, {"first_iterations", a.dial.first_iterations},
+       {"sigma0", a.dial.sigma0}, {"horizon_diffuse_factor", a.dial.horizon_diffuse_factor},
+       {"trajectory_diffuse_factor", a.dial.trajectory_diffuse_factor}, {"temperature", a.dial.temperature},
+       {"seed", a.dial.seed}}},
   };
   if (a.dial.risk_penalty > 0) j["dial"]["risk_penalty"] = a.dial.risk_penalty;
   const int nq = robot.layout().nq;

@@ -80,10 +80,8 @@ nlohmann::json reorientation_summary(const rl::PolicyEvaluation& r, const std::v
   for (uint8_t d : r.episode_terminated) drops.push_back(d);
   const MeanInterval t = bootstrap_mean(targets, 0.95, 2000, 1), d = bootstrap_mean(drops, 0.95, 2000, 2);
   return {{"episodes", targets.size()},
-          {"targets_per_episode", t.mean},
-          {"targets_per_episode_ci95", {t.low, t.high}},
-          {"share_two_or_more_targets", double(two_or_more) / double(targets.size())},
-          {"drop_rate", d.mean},
+          {"targets_per_episode", t.mean}, {"targets_per_episode_ci95", {t.low, t.high}},
+          {"share_two_or_more_targets", double(two_or_more) / double(targets.size())}, {"drop_rate", d.mean},
           {"drop_rate_ci95", {d.low, d.high}}};
 }
 
@@ -108,15 +106,9 @@ void run_policy_eval(const PolicyEvalArgs& a) {
   apply_reward_settings(reward_settings(eo), *parts.task);
   env::VecEnv env(*parts.task, *parts.backend, pool, a.seed);
   const rl::PolicyEvaluation r = rl::evaluate_policy(env, policy, a.steps);
-  nlohmann::json summary = {{"policy", a.policy},
-                            {"task", eo.task},
-                            {"backend", parts.backend->kind()},
-                            {"envs", eo.envs},
-                            {"steps", a.steps},
-                            {"episode_reward", r.episode_reward},
-                            {"terminations", r.terminations},
-                            {"timeouts", r.timeouts},
-                            {"seconds", r.seconds}};
+  nlohmann::json summary = {{"policy", a.policy}, {"task", eo.task},   {"backend", parts.backend->kind()},
+                            {"envs", eo.envs},     {"steps", a.steps},  {"episode_reward", r.episode_reward},
+                            {"terminations", r.terminations}, {"timeouts", r.timeouts}, {"seconds", r.seconds}};
   if (!trained.empty()) summary["reward_settings_of_training"] = trained;
   const auto& terms = parts.task->reward_terms();
   for (size_t k = 0; k < terms.size(); ++k) summary["term_" + terms[k].name] = r.terms[k];

@@ -75,21 +75,13 @@ void run_ppo_command(const PpoArgs& a) {
     task += row.task_s;
   }
   nlohmann::json summary = {
-      {"task", a.env.task},
-      {"backend", parts.backend->kind()},
-      {"iterations", last.iteration},
-      {"transitions", last.transitions},
-      {"seconds", last.seconds},
-      {"return_finished_episodes", finite_or_null(last.finished_return)},
-      {"reward_per_step", last.reward_per_step},
+      {"task", a.env.task}, {"backend", parts.backend->kind()}, {"iterations", last.iteration},
+      {"transitions", last.transitions}, {"seconds", last.seconds},
+      {"return_finished_episodes", finite_or_null(last.finished_return)}, {"reward_per_step", last.reward_per_step},
       {"eval_reward_mujoco", finite_or_null(last.eval_reward)},
       {"env_steps_per_second_dynamics", double(last.transitions) / std::max(1e-9, dyn + sense + task)},
-      {"seconds_dynamics", dyn},
-      {"seconds_sensing", sense},
-      {"seconds_policy", policy},
-      {"seconds_update", update},
-      {"seconds_task", task},
-      {"policy", a.run.out_dir + "/policy"}};
+      {"seconds_dynamics", dyn}, {"seconds_sensing", sense}, {"seconds_policy", policy}, {"seconds_update", update},
+      {"seconds_task", task}, {"policy", a.run.out_dir + "/policy"}};
   const auto plots = draw_plots({a.run.out_dir + "/reward_vs_time.plot.json", a.run.out_dir + "/reward_vs_transitions.plot.json"});
   if (!plots.empty()) summary["plots"] = plots;
   print_summary(a.common, "ppo", summary);

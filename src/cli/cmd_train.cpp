@@ -201,13 +201,9 @@ void train_ensemble(const TrainArgs& a, const Dataset& data, const train::TrainO
 void print_train_summary(const CommonOptions& common, const char* command, const train::TrainResult& r) {
   nlohmann::json summary = run_figures(r);
   summary.update({{"parameters", r.parameters},
-                  {"train_loss", {finite_or_null(r.first_loss), finite_or_null(r.last_loss)}},
-                  {"gflops", r.gflops},
-                  {"window", r.window},
-                  {"own_state_seconds", r.own_state_seconds},
-                  {"workers", r.workers},
-                  {"precision", r.precision},
-                  {"precision_reason", r.precision_reason},
+                  {"train_loss", {finite_or_null(r.first_loss), finite_or_null(r.last_loss)}}, {"gflops", r.gflops},
+                  {"window", r.window}, {"own_state_seconds", r.own_state_seconds}, {"workers", r.workers},
+                  {"precision", r.precision}, {"precision_reason", r.precision_reason},
                   {"artifact", r.artifact_dir}});
   summary["seconds_split"] = {{"gather", r.split.gather},       {"forward", r.split.forward},
                               {"backward", r.split.backward},   {"allreduce", r.split.allreduce},

@@ -81,4 +81,24 @@ class BlobReader {
   size_t pos_ = 0;
 };
 
+// One field list for saving and loading: an object names its fields once, in a function of a
+// StateIo, and that function saves them (over a BlobWriter) or loads them (over a BlobReader).
+class StateIo {
+ public:
+  explicit StateIo(BlobWriter& writer) : writer_(&writer) {}
+  explicit StateIo(BlobReader& reader) : reader_(&reader) {}
+  template <class T>
+  void io(T& value) {
+    if (writer_ != nullptr) {
+      writer_->io(value);
+    } else {
+      reader_->io(value);
+    }
+  }
+
+ private:
+  BlobWriter* writer_ = nullptr;
+  BlobReader* reader_ = nullptr;
+};
+
 }  // namespace flashnerd

@@ -50,10 +50,50 @@ constexpr int kMaxHeads = 1 << 10;       // n_heads; head_dim too, so qkv_dim fi
 constexpr int kMaxLayers = 1 << 10;
 constexpr double kMaxParameters = 1ull << 32;  // 16 GB of float32 weights
 
+void check_size(const char* block, const char* name, int value, int max) {
+  FN_CHECK(value <= max, "model config: ", block, name, "=", value, " is larger than ", max,
+           " (corrupted config.json?); retrain the model or restore the file");
+}
+
 void check_sizes(std::initializer_list<std::pair<const char*, int>> sizes, int max) {
-  for (const auto& [name, value] : sizes)
-    FN_CHECK(value <= max, "model config: ", name, "=", value, " is larger than ", max,
-             " (corrupted config.json?); retrain the model or restore the file");
+  for (const auto& [name, value] : sizes) check_size("", name, value, max);
+}
+
+// The integer sizes of a block ("flashnerd", "nerd", "contact"), each named once for to_json,
+// from_json and validate: its JSON key, its member, and the largest value a sane config has.
+template <class Block>
+struct SizeField {
+  const char* key;
+  int Block::*member;
+  int max;
+};
+const SizeField<FlashConfig> kFlashSizes[] = {
+    {"d_model", &FlashConfig::d_model, kMaxWidth},       {"n_layers", &FlashConfig::n_layers, kMaxLayers},
+    {"n_heads", &FlashConfig::n_heads, kMaxHeads},       {"head_dim", &FlashConfig::head_dim, kMaxHeads},
+    {"ffn_hidden", &FlashConfig::ffn_hidden, kMaxWidth}, {"readout_hidden", &FlashConfig::readout_hidden, kMaxWidth}};
+const SizeField<NerdConfig> kNerdSizes[] = {
+    {"d_model", &NerdConfig::d_model, kMaxWidth},       {"n_layers", &NerdConfig::n_layers, kMaxLayers},
+    {"n_heads", &NerdConfig::n_heads, kMaxHeads},       {"window", &NerdConfig::window, kMaxWidth},
+    {"mlp_hidden", &NerdConfig::mlp_hidden, kMaxWidth}, {"head_hidden", &NerdConfig::head_hidden, kMaxWidth}};
+const SizeField<ContactEncoderConfig> kContactSizes[] = {
+    {"capacity", &ContactEncoderConfig::capacity, kMaxWidth}, {"slots", &ContactEncoderConfig::slots, kMaxWidth},
+    {"link_count", &ContactEncoderConfig::link_count, kMaxWidth},
+    {"link_embed", &ContactEncoderConfig::link_embed, kMaxWidth},
+    {"row_hidden", &ContactEncoderConfig::row_hidden, kMaxWidth},
+    {"row_width", &ContactEncoderConfig::row_width, kMaxWidth}};
+
+// Every size of the block positive and within its bound; block is "flashnerd." etc.
+template <class Block, size_t N>
+void check_block_sizes(const Block& b, const SizeField<Block> (&fields)[N], const char* block) {
+  for (const auto& f : fields) {
+    FN_CHECK(b.*f.member > 0, "model config: ", block, f.key, "=", b.*f.member, " must be positive");
+    check_size(block, f.key, b.*f.member, f.max);
+  }
+}
+
+template <class Block, size_t N>
+void sizes_to_json(const Block& b, const SizeField<Block> (&fields)[N], nlohmann::json& j) {
+  for (const auto& f : fields) j[f.key] = b.*f.member;
 }
 
 }  // namespace
@@ -73,38 +113,21 @@ void ModelConfig::validate() const {
   FN_CHECK(timestep > 0, "model config: timestep must be positive, got ", timestep);
   if (arch == Arch::FlashNeRD) {
     const FlashConfig& f = flash;
-    FN_CHECK(f.d_model > 0 && f.n_layers > 0 && f.n_heads > 0 && f.head_dim > 0 &&
-                 f.ffn_hidden > 0 && f.readout_hidden > 0,
-             "model config: flashnerd sizes must be positive");
+    check_block_sizes(f, kFlashSizes, "flashnerd.");
     FN_CHECK(int(f.spans.size()) == f.n_layers, "model config: flashnerd has ", f.n_layers,
              " layers but ", f.spans.size(), " spans; give one span per block");
     for (int s : f.spans) FN_CHECK(s >= 1 && s <= kMaxWidth, "model config: every span must be in 1..", kMaxWidth, ", got ", s);
-    check_sizes({{"flashnerd.d_model", f.d_model}, {"flashnerd.ffn_hidden", f.ffn_hidden},
-                 {"flashnerd.readout_hidden", f.readout_hidden}}, kMaxWidth);
-    check_sizes({{"flashnerd.n_heads", f.n_heads}, {"flashnerd.head_dim", f.head_dim}}, kMaxHeads);
-    check_sizes({{"flashnerd.n_layers", f.n_layers}}, kMaxLayers);
   } else {
     const NerdConfig& n = nerd;
-    FN_CHECK(n.d_model > 0 && n.n_layers > 0 && n.n_heads > 0 && n.window > 0 &&
-                 n.mlp_hidden > 0 && n.head_hidden > 0,
-             "model config: nerd sizes must be positive");
+    check_block_sizes(n, kNerdSizes, "nerd.");
     FN_CHECK(n.d_model % n.n_heads == 0, "model config: nerd d_model=", n.d_model,
              " is not divisible by n_heads=", n.n_heads);
-    check_sizes({{"nerd.d_model", n.d_model}, {"nerd.window", n.window}, {"nerd.mlp_hidden", n.mlp_hidden},
-                 {"nerd.head_hidden", n.head_hidden}}, kMaxWidth);
-    check_sizes({{"nerd.n_heads", n.n_heads}}, kMaxHeads);
-    check_sizes({{"nerd.n_layers", n.n_layers}}, kMaxLayers);
   }
   if (contact.enabled()) {
     const ContactEncoderConfig& k = contact;
     FN_CHECK(arch == Arch::FlashNeRD, "model config: variable contacts (contact.capacity=", k.capacity,
              ") exist only for the flashnerd architecture; NeRD reads fixed probes");
-    FN_CHECK(k.slots > 0 && k.link_count > 0 && k.link_embed > 0 && k.row_hidden > 0 && k.row_width > 0,
-             "model config: contact encoder sizes (slots, link_count, link_embed, row_hidden, "
-             "row_width) must be positive");
-    check_sizes({{"contact.capacity", k.capacity}, {"contact.slots", k.slots}, {"contact.link_count", k.link_count},
-                 {"contact.link_embed", k.link_embed}, {"contact.row_hidden", k.row_hidden},
-                 {"contact.row_width", k.row_width}}, kMaxWidth);
+    check_block_sizes(k, kContactSizes, "contact.");
     FN_CHECK(int64_t(k.slots) * k.row_width <= kMaxWidth, "model config: contact.slots * contact.row_width = ",
              int64_t(k.slots) * k.row_width, " is larger than ", kMaxWidth,
              " (corrupted config.json?); retrain the model or restore the file");
@@ -159,30 +182,17 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
   j["target"] = c.target;
   if (c.arch == Arch::FlashNeRD) {
     const FlashConfig& f = c.flash;
-    j["flashnerd"] = {{"d_model", f.d_model},         {"n_layers", f.n_layers},
-                      {"n_heads", f.n_heads},         {"head_dim", f.head_dim},
-                      {"spans", f.spans},             {"ffn_hidden", f.ffn_hidden},
-                      {"activation", activation_name(f.activation)},
-                      {"norm", norm_name(f.norm)},    {"readout_hidden", f.readout_hidden}};
-    if (c.contact.enabled()) {
-      const ContactEncoderConfig& k = c.contact;
-      j["contact"] = {{"capacity", k.capacity},     {"slots", k.slots},
-                      {"link_count", k.link_count}, {"link_embed", k.link_embed},
-                      {"row_hidden", k.row_hidden}, {"row_width", k.row_width}};
-    }
+    j["flashnerd"] = {{"spans", f.spans}, {"activation", activation_name(f.activation)}, {"norm", norm_name(f.norm)}};
+    sizes_to_json(f, kFlashSizes, j["flashnerd"]);
+    if (c.contact.enabled()) sizes_to_json(c.contact, kContactSizes, j["contact"]);
   } else {
     const NerdConfig& n = c.nerd;
-    j["nerd"] = {{"d_model", n.d_model},       {"n_layers", n.n_layers},
-                 {"n_heads", n.n_heads},       {"window", n.window},
-                 {"mlp_hidden", n.mlp_hidden}, {"head_hidden", n.head_hidden},
-                 {"embed_bias", n.embed_bias}, {"lm_head", n.lm_head},
-                 {"head_activation", n.head_relu ? "relu" : "gelu"}};
+    j["nerd"] = {{"embed_bias", n.embed_bias}, {"lm_head", n.lm_head}, {"head_activation", n.head_relu ? "relu" : "gelu"}};
+    sizes_to_json(n, kNerdSizes, j["nerd"]);
   }
   j["normalization"] = {{"epsilon", kNormEpsilon},
-                        {"input_mean", c.norm.input_mean},
-                        {"input_std", c.norm.input_std},
-                        {"target_mean", c.norm.target_mean},
-                        {"target_std", c.norm.target_std},
+                        {"input_mean", c.norm.input_mean}, {"input_std", c.norm.input_std},
+                        {"target_mean", c.norm.target_mean}, {"target_std", c.norm.target_std},
                         {"channel_std", c.norm.channel_std}};
   if (c.contact.enabled()) {
     j["normalization"]["contact_mean"] = c.norm.contact_mean;
@@ -222,6 +232,11 @@ const nlohmann::json& field<const nlohmann::json&>(const nlohmann::json& j, cons
   return j.at(key);
 }
 
+template <class Block, size_t N>
+void read_sizes(const nlohmann::json& j, const SizeField<Block> (&fields)[N], const char* where, Block& b) {
+  for (const auto& f : fields) b.*f.member = field<int>(j, where, f.key);
+}
+
 }  // namespace
 
 void from_json(const nlohmann::json& j, ModelConfig& c) {
@@ -246,32 +261,14 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   c.target = j.value("target", "increment");
   if (c.arch == Arch::FlashNeRD) {
     const auto& f = field<const nlohmann::json&>(j, "", "flashnerd");
-    c.flash.d_model = field<int>(f, "flashnerd.", "d_model");
-    c.flash.n_layers = field<int>(f, "flashnerd.", "n_layers");
-    c.flash.n_heads = field<int>(f, "flashnerd.", "n_heads");
-    c.flash.head_dim = field<int>(f, "flashnerd.", "head_dim");
+    read_sizes(f, kFlashSizes, "flashnerd.", c.flash);
     c.flash.spans = field<std::vector<int>>(f, "flashnerd.", "spans");
-    c.flash.ffn_hidden = field<int>(f, "flashnerd.", "ffn_hidden");
     c.flash.activation = parse_activation(field<std::string>(f, "flashnerd.", "activation"));
     c.flash.norm = parse_norm(field<std::string>(f, "flashnerd.", "norm"));
-    c.flash.readout_hidden = field<int>(f, "flashnerd.", "readout_hidden");
-    if (j.contains("contact")) {
-      const auto& k = field<const nlohmann::json&>(j, "", "contact");
-      c.contact.capacity = field<int>(k, "contact.", "capacity");
-      c.contact.slots = field<int>(k, "contact.", "slots");
-      c.contact.link_count = field<int>(k, "contact.", "link_count");
-      c.contact.link_embed = field<int>(k, "contact.", "link_embed");
-      c.contact.row_hidden = field<int>(k, "contact.", "row_hidden");
-      c.contact.row_width = field<int>(k, "contact.", "row_width");
-    }
+    if (j.contains("contact")) read_sizes(field<const nlohmann::json&>(j, "", "contact"), kContactSizes, "contact.", c.contact);
   } else {
     const auto& n = field<const nlohmann::json&>(j, "", "nerd");
-    c.nerd.d_model = field<int>(n, "nerd.", "d_model");
-    c.nerd.n_layers = field<int>(n, "nerd.", "n_layers");
-    c.nerd.n_heads = field<int>(n, "nerd.", "n_heads");
-    c.nerd.window = field<int>(n, "nerd.", "window");
-    c.nerd.mlp_hidden = field<int>(n, "nerd.", "mlp_hidden");
-    c.nerd.head_hidden = field<int>(n, "nerd.", "head_hidden");
+    read_sizes(n, kNerdSizes, "nerd.", c.nerd);
     if (version >= 2) {
       c.nerd.embed_bias = field<bool>(n, "nerd.", "embed_bias");
       c.nerd.lm_head = field<bool>(n, "nerd.", "lm_head");

@@ -51,11 +51,8 @@ bool StateLayout::operator==(const StateLayout& o) const {
 
 void to_json(nlohmann::json& j, const StateLayout& s) {
   j = nlohmann::json{{"nq", s.nq},
-                     {"nv", s.nv},
-                     {"nu", s.nu},
-                     {"floating_base", s.floating_base},
-                     {"joint_wrapped", s.joint_wrapped},
-                     {"joint_names", s.joint_names}};
+                     {"nv", s.nv}, {"nu", s.nu}, {"floating_base", s.floating_base},
+                     {"joint_wrapped", s.joint_wrapped}, {"joint_names", s.joint_names}};
   if (s.na > 0) j["na"] = s.na;  // absent: 0, as in files written before activations
 }
 
@@ -125,6 +122,13 @@ inline double joint_delta(const StateLayout& l, int j, double from, double to) {
   double d = to - from;
   return l.joint_wrapped[size_t(j)] ? rot::wrap_angle(d) : d;
 }
+
+// Where the joint coordinates start: in q (after a floating base's position and quaternion)
+// and in the channels (after its position and rotation vector).
+struct JointStart {
+  int q, channel;
+};
+JointStart joint_start(const StateLayout& l) { return l.floating_base ? JointStart{7, 6} : JointStart{0, 0}; }
 
 }  // namespace
 
@@ -246,40 +250,35 @@ void StateCodec::apply(const double* q0, const double* v0, const double* a0, con
 
 void StateCodec::channels(const double* q, const double* v, const double* a, double* out) const {
   const StateLayout& l = layout_;
-  const int nj = l.joint_count();
-  int o = 0;
-  const double* qj = q;
   if (l.floating_base) {
-    for (int i = 0; i < 3; ++i) out[i] = q[i];
+    std::copy_n(q, 3, out);
     rot::quat_to_rotvec(q + 3, out + 3);
-    o = 6;
-    qj = q + 7;
   }
-  for (int i = 0; i < nj; ++i) out[o + i] = l.joint_wrapped[size_t(i)] ? rot::wrap_angle(qj[i]) : qj[i];
-  for (int i = 0; i < l.nv; ++i) out[o + nj + i] = v[i];
+  const JointStart start = joint_start(l);
+  const double* qj = q + start.q;
+  double* joints = out + start.channel;
+  for (int i = 0; i < l.joint_count(); ++i) joints[i] = l.joint_wrapped[size_t(i)] ? rot::wrap_angle(qj[i]) : qj[i];
+  double* velocities = joints + l.joint_count();
+  std::copy_n(v, l.nv, velocities);
   FN_ASSERT(l.na == 0 || a != nullptr);
-  for (int i = 0; i < l.na; ++i) out[o + nj + l.nv + i] = a[i];
+  if (l.na > 0) std::copy_n(a, l.na, velocities + l.nv);
 }
 
 void StateCodec::channel_error(const double* q_pred, const double* v_pred, const double* a_pred,
                                const double* q_true, const double* v_true, const double* a_true,
                                double* err) const {
   const StateLayout& l = layout_;
-  const int nj = l.joint_count();
-  int o = 0;
-  const double* qjp = q_pred;
-  const double* qjt = q_true;
   if (l.floating_base) {
     for (int i = 0; i < 3; ++i) err[i] = q_pred[i] - q_true[i];
     rot::orientation_error(q_pred + 3, q_true + 3, err + 3);
-    o = 6;
-    qjp += 7;
-    qjt += 7;
   }
-  for (int i = 0; i < nj; ++i) err[o + i] = joint_delta(l, i, qjt[i], qjp[i]);
-  for (int i = 0; i < l.nv; ++i) err[o + nj + i] = v_pred[i] - v_true[i];
+  const JointStart start = joint_start(l);
+  double* joints = err + start.channel;
+  for (int i = 0; i < l.joint_count(); ++i) joints[i] = joint_delta(l, i, q_true[start.q + i], q_pred[start.q + i]);
+  double* velocities = joints + l.joint_count();
+  for (int i = 0; i < l.nv; ++i) velocities[i] = v_pred[i] - v_true[i];
   FN_ASSERT(l.na == 0 || (a_pred != nullptr && a_true != nullptr));
-  for (int i = 0; i < l.na; ++i) err[o + nj + l.nv + i] = a_pred[i] - a_true[i];
+  for (int i = 0; i < l.na; ++i) velocities[l.nv + i] = a_pred[i] - a_true[i];
 }
 
 }  // namespace flashnerd

@@ -72,6 +72,7 @@
 #include "core/contact_row.h"
 #include "core/model_config.h"
 #include "core/safetensors.h"
+#include "core/scope_exit.h"
 #include "engine/cpu/cpu_features.h"
 
 namespace flashnerd {
@@ -265,17 +266,8 @@ void prime(const Model& model, Context& ctx, int batch, int frames, const float*
            const ContactBatch* contacts, float* outputs);
 // OpenBLAS's own thread count, process-wide. The engine runs OpenBLAS single-threaded inside
 // its own threads (set when a context is made); code outside a step that wants BLAS threads
-// (a libtorch training update) raises it with BlasThreads and the guard restores it.
-class BlasThreads {
- public:
-  explicit BlasThreads(int threads);
-  ~BlasThreads();
-  BlasThreads(const BlasThreads&) = delete;
-  BlasThreads& operator=(const BlasThreads&) = delete;
-
- private:
-  int previous_;
-};
+// (a libtorch training update) raises it for a scope: the returned guard restores it.
+ScopeExit blas_threads(int threads);
 
 // Environment env starts a new, empty history; every other environment is untouched.
 void reset_env(Context& ctx, int env);

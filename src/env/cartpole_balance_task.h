@@ -4,6 +4,10 @@
 // ctrlrange. Small and fast: the CI-sized PPO test learns it in seconds.
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "env/task.h"
 
 namespace flashnerd::env {
@@ -24,8 +28,7 @@ class CartpoleBalanceTask : public Task {
   void command(int env, const float* action, double* u) const override;
   bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) override;
   void observe(int env, const Backend& backend, float* obs) const override;
-  void save_state(BlobWriter&) const override {}
-  void load_state(BlobReader&) override {}
+  void io_state(StateIo&) override {}
 
  private:
   double force_limit_;

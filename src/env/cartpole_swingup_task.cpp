@@ -9,12 +9,20 @@ constexpr double kCartLimit = 2.4;   // m
 constexpr double kStartNoise = 0.1;  // rad, m and their rates around hanging at rest
 }  // namespace
 
+std::vector<RewardTerm> cartpole_swingup_terms(double per_step) {
+  return {{"upright", per_step, false, true}, {"centred", -0.1 * per_step}, {"spin", -0.01 * per_step},
+          {"effort", -0.01 * per_step}};
+}
+
+void cartpole_swingup_values(const double* q, const double* v, double action, double* values) {
+  values[0] = std::cos(q[1]);
+  values[1] = q[0] * q[0];
+  values[2] = v[1] * v[1];
+  values[3] = action * action;
+}
+
 CartpoleSwingupTask::CartpoleSwingupTask(const sim::Robot& robot) : CartpoleBalanceTask(robot) {
-  const double per_step = 1.0 / robot.control_timestep();  // scales are per second
-  terms_ = {{"upright", per_step, false, true},
-            {"centred", -0.1 * per_step},
-            {"spin", -0.01 * per_step},
-            {"effort", -0.01 * per_step}};
+  terms_ = cartpole_swingup_terms(1.0 / robot.control_timestep());  // scales are per second
 }
 
 void CartpoleSwingupTask::reset(int, Rng& rng, double* q, double* v) {
@@ -25,13 +33,8 @@ void CartpoleSwingupTask::reset(int, Rng& rng, double* q, double* v) {
 }
 
 bool CartpoleSwingupTask::evaluate(int env, const Backend& b, const float* action, Rng&, double* terms) {
-  const double* q = b.q(env);
-  const double* v = b.v(env);
-  terms[0] = std::cos(q[1]);
-  terms[1] = q[0] * q[0];
-  terms[2] = v[1] * v[1];
-  terms[3] = double(action[0]) * double(action[0]);
-  return std::fabs(q[0]) > kCartLimit;
+  cartpole_swingup_values(b.q(env), b.v(env), double(action[0]), terms);
+  return std::fabs(b.q(env)[0]) > kCartLimit;
 }
 
 TaskDescription CartpoleSwingupTask::describe() const {

@@ -6,9 +6,17 @@
 // circle of pole angles, which is what makes it a test of the learned simulator.
 #pragma once
 
+#include <vector>
+
 #include "env/cartpole_balance_task.h"
 
 namespace flashnerd::env {
+
+// The swing-up reward, this task's and the swing-up planning task's: its terms (upright,
+// centred, spin, effort) weighted per_step · (1, −0.1, −0.01, −0.01), and their unscaled
+// values after a step to (q, v) under the action.
+std::vector<RewardTerm> cartpole_swingup_terms(double per_step);
+void cartpole_swingup_values(const double* q, const double* v, double action, double* values);
 
 class CartpoleSwingupTask : public CartpoleBalanceTask {
  public:

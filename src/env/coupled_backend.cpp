@@ -129,8 +129,7 @@ void CoupledBackend::copy_env(int, int) {
                       "use the mujoco or a learned backend)"));
 }
 
-template <class Io>
-void CoupledBackend::io_state(Io& io, std::string& history) {
+void CoupledBackend::io_state(StateIo& io, std::string& history) {
   io.io(q_);
   io.io(v_);
   io.io(oq_);
@@ -142,7 +141,8 @@ void CoupledBackend::io_state(Io& io, std::string& history) {
 std::string CoupledBackend::save_state() const {
   BlobWriter w;
   std::string history = context_ ? context_->save_history() : std::string();
-  const_cast<CoupledBackend*>(this)->io_state(w, history);
+  StateIo io(w);
+  const_cast<CoupledBackend*>(this)->io_state(io, history);
   std::vector<double> warm(size_t(envs_) * size_t(sim_.warmstart_size()));
   for (int e = 0; e < envs_; ++e) sim_.save_warmstart(e, warm.data() + size_t(e) * size_t(sim_.warmstart_size()));
   w.io(warm);
@@ -152,7 +152,8 @@ std::string CoupledBackend::save_state() const {
 void CoupledBackend::load_state(const std::string& bytes) {
   BlobReader r(bytes, str_cat(kind(), " backend"));
   std::string history;
-  io_state(r, history);
+  StateIo io(r);
+  io_state(io, history);
   std::vector<double> warm(size_t(envs_) * size_t(sim_.warmstart_size()));  // sized: GCC's nonnull check
   r.io(warm);
   r.expect_end();

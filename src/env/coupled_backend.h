@@ -10,6 +10,7 @@
 
 #include <memory>
 
+#include "core/blob.h"
 #include "core/frame_features.h"
 #include "core/state_codec.h"
 #include "engine/engine.h"
@@ -42,8 +43,7 @@ class CoupledBackend : public Backend {
  private:
   void push(int env);  // this backend's state of env -> the coupled simulation
   void pull(int env);  // the coupled simulation -> this backend's state, probes
-  template <class Io>
-  void io_state(Io& io, std::string& history);
+  void io_state(StateIo& io, std::string& history);
 
   sim::Coupling coupling_;
   sim::CoupledSim sim_;

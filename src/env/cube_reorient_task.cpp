@@ -248,17 +248,12 @@ void CubeReorientTask::observe(int env, const Backend& b, float* obs) const {
   for (int i = 0; i < nj_; ++i) *o++ = last_action_[size_t(env) * size_t(nj_) + size_t(i)];
 }
 
-template <class Io>
-void CubeReorientTask::io_state(Io& io) {
+void CubeReorientTask::io_state(StateIo& io) {
   io.io(targets_);
   io.io(last_u_);
   io.io(last_action_);
   io.io(reached_);
 }
-
-void CubeReorientTask::save_state(BlobWriter& w) const { const_cast<CubeReorientTask*>(this)->io_state(w); }
-
-void CubeReorientTask::load_state(BlobReader& r) { io_state(r); }
 
 TaskDescription CubeReorientTask::describe() const {
   TaskDescription d;

@@ -54,8 +54,7 @@ class CubeReorientTask : public Task {
   void command(int env, const float* action, double* u) const override;
   bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) override;
   void observe(int env, const Backend& backend, float* obs) const override;
-  void save_state(BlobWriter& w) const override;
-  void load_state(BlobReader& r) override;
+  void io_state(StateIo& io) override;
 
   // Rotation angle (rad) between two unit quaternions (w, x, y, z).
   static double rotation_distance(const double a[4], const double b[4]);
@@ -70,8 +69,6 @@ class CubeReorientTask : public Task {
   void draw_target(int env, Rng& rng);
   void step_target(int env, const double from[4]);  // yaw-steps: target_step beyond `from`
   void smoothed_targets(int env, const float* action, double* u) const;
-  template <class Io>
-  void io_state(Io& io);
 
   CubeReorientSettings s_;
   bool step_targets_ = false, yaw_targets_ = false;  // s_.targets, parsed once

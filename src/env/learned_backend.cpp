@@ -245,8 +245,7 @@ void LearnedBackend::copy_env(int src, int dst) {
   for (auto& context : contexts_) engine::copy_env(*context, src, dst);
 }
 
-template <class Io>
-void LearnedBackend::io_state(Io& io, std::vector<std::string>& histories) {
+void LearnedBackend::io_state(StateIo& io, std::vector<std::string>& histories) {
   io.io(q_);
   io.io(v_);
   io.io(clearance_);
@@ -268,14 +267,16 @@ std::string LearnedBackend::save_state() const {
   BlobWriter w;
   std::vector<std::string> histories;
   for (const auto& context : contexts_) histories.push_back(context->save_history());
-  const_cast<LearnedBackend*>(this)->io_state(w, histories);
+  StateIo io(w);
+  const_cast<LearnedBackend*>(this)->io_state(io, histories);
   return w.bytes();
 }
 
 void LearnedBackend::load_state(const std::string& bytes) {
   BlobReader r(bytes, str_cat(kind(), " backend"));
   std::vector<std::string> histories(contexts_.size());  // sizes are in the blob; load_history checks them
-  io_state(r, histories);
+  StateIo io(r);
+  io_state(io, histories);
   r.expect_end();
   for (size_t m = 0; m < contexts_.size(); ++m) contexts_[m]->load_history(histories[m]);
 }

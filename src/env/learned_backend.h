@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/blob.h"
 #include "core/frame_features.h"
 #include "core/state_codec.h"
 #include "engine/engine.h"
@@ -68,8 +69,7 @@ class LearnedBackend : public Backend, public PlatformScene {
   void draw_member(int env);        // EnsembleMode::Random: env's member after a reset
   // env's increment from the members' outputs, and its disagreement when there are several
   void combine(int env, double* inc);
-  template <class Io>
-  void io_state(Io& io, std::vector<std::string>& histories);  // the fields save_state / load_state share
+  void io_state(StateIo& io, std::vector<std::string>& histories);  // the fields save_state / load_state share
 
   std::vector<std::shared_ptr<const engine::Model>> members_;
   std::vector<std::unique_ptr<engine::Context>> contexts_;  // one per member

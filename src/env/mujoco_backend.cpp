@@ -120,8 +120,7 @@ void MujocoBackend::copy_env(int src, int dst) {
   copy_row(time_, 1, src, dst);
 }
 
-template <class Io>
-void MujocoBackend::io_state(Io& io) {
+void MujocoBackend::io_state(StateIo& io) {
   io.io(q_);
   io.io(v_);
   io.io(oq_);
@@ -136,13 +135,15 @@ void MujocoBackend::io_state(Io& io) {
 
 std::string MujocoBackend::save_state() const {
   BlobWriter w;
-  const_cast<MujocoBackend*>(this)->io_state(w);
+  StateIo io(w);
+  const_cast<MujocoBackend*>(this)->io_state(io);
   return w.bytes();
 }
 
 void MujocoBackend::load_state(const std::string& bytes) {
   BlobReader r(bytes, "mujoco backend");
-  io_state(r);
+  StateIo io(r);
+  io_state(io);
   r.expect_end();
 }
 

@@ -5,6 +5,7 @@
 // count. The backend steps its own copy of the robot's model, so a platform can be placed.
 #pragma once
 
+#include "core/blob.h"
 #include "env/backend.h"
 
 namespace flashnerd::env {
@@ -29,8 +30,7 @@ class MujocoBackend : public Backend, public PlatformScene {
   void load_env(int env, mjData* d) const;   // stored state -> d
   void store_env(int env, const mjData* d);  // d -> stored state
   void sense(int env, mjData* d);            // kinematics and probes at the stored state
-  template <class Io>
-  void io_state(Io& io);                     // the fields save_state / load_state share
+  void io_state(StateIo& io);                     // the fields save_state / load_state share
 
   mjModel* model_;             // the robot's model, with this backend's scene
   std::vector<mjData*> data_;  // one per worker

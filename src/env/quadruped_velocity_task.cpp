@@ -207,8 +207,7 @@ void QuadrupedVelocityTask::observe(int e, const Backend& b, float* obs) const {
   for (int j = 0; j < nj_; ++j) put(last_a[j]);
 }
 
-template <class Io>
-void QuadrupedVelocityTask::io_state(Io& io) {
+void QuadrupedVelocityTask::io_state(StateIo& io) {
   io.io(cmd_);
   io.io(last_action_);
   io.io(last_qd_);
@@ -216,10 +215,6 @@ void QuadrupedVelocityTask::io_state(Io& io) {
   io.io(last_contact_);
   io.io(since_resample_);
 }
-
-void QuadrupedVelocityTask::save_state(BlobWriter& w) const { const_cast<QuadrupedVelocityTask*>(this)->io_state(w); }
-
-void QuadrupedVelocityTask::load_state(BlobReader& r) { io_state(r); }
 
 TaskDescription QuadrupedVelocityTask::describe() const {
   TaskDescription d;

@@ -42,8 +42,7 @@ class QuadrupedVelocityTask : public Task {
   void command(int env, const float* action, double* u) const override;
   bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) override;
   void observe(int env, const Backend& backend, float* obs) const override;
-  void save_state(BlobWriter& w) const override;
-  void load_state(BlobReader& r) override;
+  void io_state(StateIo& io) override;
 
   // The commanded (vx, vy, yaw rate) of env; set_command fixes it (evaluation per command).
   const double* velocity_command(int env) const { return cmd_.data() + 3 * size_t(env); }
@@ -52,8 +51,6 @@ class QuadrupedVelocityTask : public Task {
 
  private:
   void resample_command(int env, Rng& rng);
-  template <class Io>
-  void io_state(Io& io);  // the fields save_state / load_state share
 
   const sim::Robot* robot_;
   QuadrupedVelocityOptions o_;

@@ -69,8 +69,9 @@ class Task {
   // Observation (observation_dim) of env at the backend's current state.
   virtual void observe(int env, const Backend& backend, float* obs) const = 0;
 
-  virtual void save_state(BlobWriter& w) const = 0;
-  virtual void load_state(BlobReader& r) = 0;
+  // The task's per-environment state (commands, last actions...), saved or loaded field by
+  // field in one list, for a checkpoint of a run; a stateless task names none.
+  virtual void io_state(StateIo& io) = 0;
 
  protected:
   std::vector<RewardTerm> terms_;  // set by each task's constructor

@@ -171,8 +171,7 @@ EpisodeStats VecEnv::take_episode_stats() {
   return s;
 }
 
-template <class Io>
-void VecEnv::io_state(Io& io, std::string& backend) {
+void VecEnv::io_state(StateIo& io, std::string& backend) {
   io.io(backend);
   io.io(rng_);
   io.io(obs_);
@@ -195,17 +194,19 @@ void VecEnv::io_state(Io& io, std::string& backend) {
 std::string VecEnv::save_state() const {
   BlobWriter w;
   std::string backend = backend_->save_state();
-  const_cast<VecEnv*>(this)->io_state(w, backend);
-  task_->save_state(w);
+  StateIo io(w);
+  const_cast<VecEnv*>(this)->io_state(io, backend);
+  task_->io_state(io);
   return w.bytes();
 }
 
 void VecEnv::load_state(const std::string& bytes) {
   BlobReader r(bytes, "environment state");
   std::string backend;  // its size is in the blob: no serialization just to learn it
-  io_state(r, backend);
+  StateIo io(r);
+  io_state(io, backend);
   backend_->load_state(backend);
-  task_->load_state(r);
+  task_->io_state(io);
   r.expect_end();
 }
 

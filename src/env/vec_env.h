@@ -109,8 +109,7 @@ class VecEnv {
 
  private:
   void start_episode(int env);
-  template <class Io>
-  void io_state(Io& io, std::string& backend);  // the fields save_state / load_state share
+  void io_state(StateIo& io, std::string& backend);  // the fields save_state / load_state share
 
   Task* task_;
   Backend* backend_;

@@ -11,20 +11,22 @@ namespace {
 
 enum Term { kProgress, kHeight, kUpright, kHeading, kFeetOnTop, kActionRate, kFall, kTerms };
 
+// scales: progress per metre to go, height per m², upright per unit of (1 − up z), heading
+// per (m² + sin² yaw), feet on top per foot (of 4), action rate per mean squared change, fall
+// per step fallen (in Term order)
+const std::vector<env::RewardTerm> kClimbTerms = {
+    {"progress", -1.0, false, true}, {"height", -20.0},     {"upright", -2.0}, {"heading", -1.0},
+    {"feet_on_top", 0.25},           {"action_rate", -0.2}, {"fall", -5.0}};
+
 }  // namespace
 
 ClimbTask::ClimbTask(const sim::Robot& robot, const ClimbOptions& options)
-    : o_(options), actions_(robot, options.action_scale), feet_(int(robot.probes().size())) {
+    : PlanTask("climb", ActionMap(robot, options.action_scale), kClimbTerms), o_(options), feet_(int(robot.probes().size())) {
   FN_CHECK(robot.floating_base(), "task climb needs a floating-base robot; '", robot.name(), "' is fixed");
   FN_CHECK(feet_ > 0, "task climb reads feet from the robot's fixed probes; '", robot.name(), "' defines none");
   FN_CHECK(sim::randomizes_scene(robot), "task climb needs a robot with a platform (quadruped_platform); '",
            robot.name(), "' has none");
-  // scales: progress per metre to go, height per m², upright per unit of (1 − up z), heading
-  // per (m² + sin² yaw), feet on top per foot (of 4), action rate per mean squared change,
-  // fall per step fallen (in Term order)
-  terms_ = {{"progress", -1.0, false, true}, {"height", -20.0},     {"upright", -2.0}, {"heading", -1.0},
-            {"feet_on_top", 0.25},           {"action_rate", -0.2}, {"fall", -5.0}};
-  FN_ASSERT(terms_.size() == size_t(kTerms));
+  FN_ASSERT(reward_terms().size() == size_t(kTerms));
 }
 
 double ClimbTask::reward(const env::Backend& b, int env, const double* action, const double* previous,
@@ -47,7 +49,6 @@ double ClimbTask::reward(const env::Backend& b, int env, const double* action, c
   const double above = z - sim::surface_height(platform_, x);
   const bool fallen = above < o_.fall_height || up < o_.fall_up_z || b.failed(env);
 
-  auto scale = [&](Term t) { return terms_[size_t(t)].scale; };
   terms[kProgress] = scale(kProgress) * std::min(std::abs(edge + o_.target_past_edge - x), 2.0);
   terms[kHeight] = scale(kHeight) * (z - target_z) * (z - target_z);
   terms[kUpright] = scale(kUpright) * (1.0 - up);

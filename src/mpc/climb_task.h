@@ -7,7 +7,6 @@
 // platform's top and upright (body-up z ≥ 0.85); a trial succeeds after 8 such frames in a row.
 #pragma once
 
-#include "mpc/action_map.h"
 #include "mpc/plan_task.h"
 #include "sim/scene.h"
 
@@ -29,10 +28,6 @@ struct ClimbOptions {
 class ClimbTask : public PlanTask {
  public:
   ClimbTask(const sim::Robot& robot, const ClimbOptions& options = {});
-  std::string name() const override { return "climb"; }
-  int action_dim() const override { return actions_.size(); }
-  const std::vector<env::RewardTerm>& reward_terms() const override { return terms_; }
-  void command(const double* action, double* u) const override { actions_.command(action, u); }
   double reward(const env::Backend& backend, int env, const double* action, const double* previous_action,
                 double* terms) const override;
 
@@ -44,9 +39,7 @@ class ClimbTask : public PlanTask {
 
  private:
   ClimbOptions o_;
-  ActionMap actions_;
   int feet_;
-  std::vector<env::RewardTerm> terms_;
   sim::Platform platform_{0.17, 0.6};
 };
 

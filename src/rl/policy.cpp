@@ -91,19 +91,13 @@ void Policy::save(const std::string& dir) const {
   }
   tensors.push_back({"action_std", {info_.action_dim}, action_std_.data()});
   write_file_atomic(dir + "/policy.safetensors", safetensors_serialize(tensors, {{"format", kFormat}}));
-  nlohmann::json j;
-  j["format"] = kFormat;
-  j["version"] = kVersion;
-  j["task"] = info_.task;
-  j["robot"] = info_.robot;
-  j["mjcf_hash"] = info_.mjcf_hash;
-  j["control_timestep"] = info_.control_timestep;
-  j["observation_dim"] = info_.observation_dim;
-  j["action_dim"] = info_.action_dim;
-  j["hidden"] = info_.hidden;
-  j["activation"] = info_.activation;
-  j["observation_terms"] = info_.observation_terms;
-  j["training"] = info_.training;
+  const PolicyInfo& i = info_;
+  const nlohmann::json j = {{"format", kFormat},         {"version", kVersion},
+                            {"task", i.task},            {"robot", i.robot},
+                            {"mjcf_hash", i.mjcf_hash},  {"control_timestep", i.control_timestep},
+                            {"observation_dim", i.observation_dim}, {"action_dim", i.action_dim},
+                            {"hidden", i.hidden},        {"activation", i.activation},
+                            {"observation_terms", i.observation_terms}, {"training", i.training}};
   write_file_atomic(dir + "/policy.json", j.dump(2) + "\n");
 }
 

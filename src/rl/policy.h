@@ -15,13 +15,12 @@
 
 namespace flashnerd::rl {
 
+// What policy.json records: the task and robot a policy acts for, and its actor's shape.
 struct PolicyInfo {
-  std::string task;
-  std::string robot;
-  std::string mjcf_hash;
-  double control_timestep = 0;
-  int observation_dim = 0;
-  int action_dim = 0;
+  std::string task;                // env::Task name
+  std::string robot, mjcf_hash;    // the robot it was trained on (no hash: an older policy)
+  double control_timestep = 0;     // s per action
+  int observation_dim = 0, action_dim = 0;
   std::vector<int> hidden;  // actor hidden widths
   std::string activation = "elu";  // between the hidden layers: elu or tanh
   std::vector<std::pair<std::string, int>> observation_terms;

@@ -42,26 +42,14 @@ nlohmann::json reward_curriculum(const PpoRunOptions& o) {
 // The settings a resumed run must share with its checkpoint.
 nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
   const PpoConfig& c = o.ppo;
-  nlohmann::json id = {{"task", env.task().name()},
-                       {"robot", env.backend().robot().name()},
-                       {"backend", env.backend().kind()},
-                       {"envs", env.envs()},
-                       {"seed", o.seed},
-                       {"steps_per_env", c.steps_per_env},
-                       {"epochs", c.epochs},
-                       {"minibatches", c.minibatches},
-                       {"clip", c.clip},
-                       {"gamma", c.gamma},
-                       {"lambda", c.lambda},
-                       {"lr", c.learning_rate},
-                       {"adaptive_lr", c.adaptive_lr},
-                       {"desired_kl", c.desired_kl},
-                       {"value_coef", c.value_coef},
-                       {"entropy", c.entropy_coef},
-                       {"max_grad_norm", c.max_grad_norm},
-                       {"init_noise_std", c.init_noise_std},
-                       {"actor_hidden", c.actor_hidden},
-                       {"critic_hidden", c.critic_hidden}};
+  nlohmann::json id = {
+      {"task", env.task().name()}, {"robot", env.backend().robot().name()}, {"backend", env.backend().kind()},
+      {"envs", env.envs()},        {"seed", o.seed},                        {"steps_per_env", c.steps_per_env},
+      {"epochs", c.epochs},        {"minibatches", c.minibatches},          {"clip", c.clip},
+      {"gamma", c.gamma},          {"lambda", c.lambda},                    {"lr", c.learning_rate},
+      {"adaptive_lr", c.adaptive_lr}, {"desired_kl", c.desired_kl},         {"value_coef", c.value_coef},
+      {"entropy", c.entropy_coef}, {"max_grad_norm", c.max_grad_norm},      {"init_noise_std", c.init_noise_std},
+      {"actor_hidden", c.actor_hidden}, {"critic_hidden", c.critic_hidden}};
   if (!o.model_fingerprint.empty()) id["model"] = o.model_fingerprint;
   id.update(reward_curriculum(o));
   if (env.uncertainty().any())
@@ -244,7 +232,7 @@ void PpoRunner::update(IterationRow& row, Rng& order) {
   const auto t0 = Clock::now();
   normalizer_.normalize(env_.observations(), env_.envs(), obs_n_.data());
   {
-    const engine::BlasThreads blas(update_threads_);
+    const ScopeExit blas = engine::blas_threads(update_threads_);
     row.stats = ppo_->update(obs_n_.data(), order);
   }
   row.update_s = seconds_since(t0);

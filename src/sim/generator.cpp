@@ -255,14 +255,9 @@ Dataset dataset_header(const Robot& robot, const GenerateOptions& o, int steps) 
   d.contact_capacity = o.contacts ? spec.contact_capacity : 0;
   d.link_count = robot.link_count();
   d.generator = {{"spec", spec.to_json()},
-                 {"steps", steps},
-                 {"trajectories", o.trajectories},
-                 {"contacts", o.contacts},
-                 {"probes", d.probe_count > 0},
-                 {"climbing_probes", o.climbing_probes},
-                 {"free_dynamics", o.free_dynamics},
-                 {"max_velocity", o.max_velocity},
-                 {"substeps", robot.substeps()},
+                 {"steps", steps}, {"trajectories", o.trajectories}, {"contacts", o.contacts},
+                 {"probes", d.probe_count > 0}, {"climbing_probes", o.climbing_probes},
+                 {"free_dynamics", o.free_dynamics}, {"max_velocity", o.max_velocity}, {"substeps", robot.substeps()},
                  {"mujoco_version", mj_versionString()}};
   if (o.plan) d.generator["plan"] = o.plan->source;
   if (o.total_trajectories > 0) {

@@ -47,17 +47,15 @@ PrecisionChoice choose_precision(const std::string& requested, int64_t rows, int
   return c;
 }
 
-AutocastScope::AutocastScope(bool enabled) : enabled_(enabled) {
-  if (!enabled_) return;
-  was_enabled_ = at::autocast::is_cpu_enabled();
+ScopeExit bf16_autocast(bool enabled) {
+  if (!enabled) return ScopeExit();
+  const bool was_enabled = at::autocast::is_cpu_enabled();
   at::autocast::set_cpu_enabled(true);
   at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-}
-
-AutocastScope::~AutocastScope() {
-  if (!enabled_) return;
-  at::autocast::set_cpu_enabled(was_enabled_);
-  if (!was_enabled_) at::autocast::clear_cache();
+  return ScopeExit([was_enabled] {
+    at::autocast::set_cpu_enabled(was_enabled);
+    if (!was_enabled) at::autocast::clear_cache();
+  });
 }
 
 }  // namespace flashnerd::train

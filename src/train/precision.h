@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "core/scope_exit.h"
+
 namespace flashnerd::train {
 
 struct PrecisionChoice {
@@ -21,16 +23,7 @@ struct PrecisionChoice {
 // a product shaped like the model's (batch·window rows, width, feed-forward width).
 PrecisionChoice choose_precision(const std::string& requested, int64_t rows, int64_t inner, int64_t outer);
 
-// bf16 autocast on this thread for its lifetime (no-op when !enabled).
-class AutocastScope {
- public:
-  explicit AutocastScope(bool enabled);
-  ~AutocastScope();
-  AutocastScope(const AutocastScope&) = delete;
-  AutocastScope& operator=(const AutocastScope&) = delete;
-
- private:
-  bool enabled_, was_enabled_ = false;
-};
+// bf16 autocast on this thread until the returned guard ends (nothing when !enabled).
+ScopeExit bf16_autocast(bool enabled);
 
 }  // namespace flashnerd::train

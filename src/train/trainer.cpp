@@ -63,11 +63,8 @@ void check_options(const TrainOptions& o) {
 
 nlohmann::json own_state_settings(const OwnStateOptions& o) {
   return {{"unroll", o.unroll},
-          {"unroll_ramp", o.unroll_ramp},
-          {"unroll_fraction", o.unroll_fraction},
-          {"input_noise", o.input_noise},
-          {"noise_fraction", o.noise_fraction},
-          {"unroll_gradient", "none (predicted frames are data)"},
+          {"unroll_ramp", o.unroll_ramp}, {"unroll_fraction", o.unroll_fraction}, {"input_noise", o.input_noise},
+          {"noise_fraction", o.noise_fraction}, {"unroll_gradient", "none (predicted frames are data)"},
           {"sensed_at_own_states", "probes and contact rows recomputed by the simulator"}};
 }
 
@@ -324,20 +321,11 @@ void Trainer::setup_data() {
                   dp_.world_size(), opts_.batch, opts_.sensor);
 
   settings_ = {{"dataset", opts_.data_path},
-               {"dataset_fingerprint", fingerprint_},
-               {"updates", opts_.updates},
-               {"batch", opts_.batch},
-               {"lr", opts_.lr},
-               {"lr_final", opts_.lr_final > 0 ? opts_.lr_final : opts_.lr / 10},
-               {"schedule", "linear"},
-               {"optimizer", "adam"},
-               {"grad_clip", opts_.grad_clip},
-               {"seed", opts_.seed},
-               {"window", window_},
-               {"valid_fraction", opts_.valid_fraction},
-               {"workers", dp_.world_size()},
-               {"train_trajectories", train_traj.size()},
-               {"valid_trajectories", valid_traj.size()},
+               {"dataset_fingerprint", fingerprint_}, {"updates", opts_.updates}, {"batch", opts_.batch},
+               {"lr", opts_.lr}, {"lr_final", opts_.lr_final > 0 ? opts_.lr_final : opts_.lr / 10},
+               {"schedule", "linear"}, {"optimizer", "adam"}, {"grad_clip", opts_.grad_clip}, {"seed", opts_.seed},
+               {"window", window_}, {"valid_fraction", opts_.valid_fraction}, {"workers", dp_.world_size()},
+               {"train_trajectories", train_traj.size()}, {"valid_trajectories", valid_traj.size()},
                {"loss", "masked mse on standardized increments, every window position"}};
   if (opts_.own.any()) settings_["own_states"] = own_state_settings(opts_.own);
   if (!opts_.init_from.empty()) {
@@ -396,7 +384,7 @@ double Trainer::update(int64_t u) {
   auto m = torch::from_blob(batch_.mask.data(), {B, W, 1});
   torch::Tensor sse;
   {
-    AutocastScope autocast(precision_.bf16);  // products in bf16; the loss on fp32 predictions
+    const ScopeExit autocast = bf16_autocast(precision_.bf16);  // products in bf16; the loss on fp32 predictions
     const torch::Tensor prediction = predict(*model_, x, contact_tensors(batch_, 0, B)).to(torch::kFloat);
     sse = ((prediction - y).pow(2) * m).sum();
   }

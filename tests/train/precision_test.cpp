@@ -18,12 +18,12 @@ namespace {
 TEST(Precision, AutocastMakesProductsBf16OnlyInsideItsScope) {
   auto a = torch::ones({4, 8}), b = torch::ones({8, 3});
   {
-    AutocastScope scope(true);
+    const ScopeExit scope = bf16_autocast(true);
     EXPECT_EQ(torch::mm(a, b).scalar_type(), torch::kBFloat16);
     EXPECT_EQ((a + 1).scalar_type(), torch::kFloat);  // elementwise work stays fp32
   }
   EXPECT_EQ(torch::mm(a, b).scalar_type(), torch::kFloat);
-  AutocastScope off(false);
+  const ScopeExit off = bf16_autocast(false);
   EXPECT_EQ(torch::mm(a, b).scalar_type(), torch::kFloat);
 }
 

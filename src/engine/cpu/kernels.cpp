@@ -273,10 +273,10 @@ void glu_naive(FfnActivation act, int M, int f, const float* gate, const float* 
 
 namespace flashnerd::engine {
 
-BlasThreads::BlasThreads(int threads) : previous_(openblas_get_num_threads()) {
+ScopeExit blas_threads(int threads) {
+  const int previous = openblas_get_num_threads();
   openblas_set_num_threads(std::max(1, threads));
+  return ScopeExit([previous] { openblas_set_num_threads(previous); });
 }
-
-BlasThreads::~BlasThreads() { openblas_set_num_threads(previous_); }
 
 }  // namespace flashnerd::engine
