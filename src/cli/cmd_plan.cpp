@@ -70,10 +70,10 @@ nlohmann::json trial_json(const PlanArgs& a, const mpc::TrialResult& r, const mp
       {"active_probes_per_step", double(t.active_probes) / steps}, {"reward_terms", terms},
       {"dial",
        {{"samples", a.dial.samples}, {"horizon", a.dial.horizon}, {"knots", a.dial.knots},
-       {"iterations", a.dial.iterations}, {"first_iterations", a.dial.first_iterations},
-       {"sigma0", a.dial.sigma0}, {"horizon_diffuse_factor", a.dial.horizon_diffuse_factor},
-       {"trajectory_diffuse_factor", a.dial.trajectory_diffuse_factor}, {"temperature", a.dial.temperature},
-       {"seed", a.dial.seed}}},
+        {"iterations", a.dial.iterations}, {"first_iterations", a.dial.first_iterations},
+        {"sigma0", a.dial.sigma0}, {"horizon_diffuse_factor", a.dial.horizon_diffuse_factor},
+        {"trajectory_diffuse_factor", a.dial.trajectory_diffuse_factor}, {"temperature", a.dial.temperature},
+        {"seed", a.dial.seed}}},
   };
   if (a.dial.risk_penalty > 0) j["dial"]["risk_penalty"] = a.dial.risk_penalty;
   const int nq = robot.layout().nq;

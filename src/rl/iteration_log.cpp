@@ -14,11 +14,14 @@ nlohmann::json row_to_json(const IterationRow& r) {
           {"reward_per_step", r.reward_per_step}, {"episode_reward", r.episode_reward},
           {"finished_return", finite_or_null(r.finished_return)}, {"episodes", r.episodes},
           {"eval_reward", finite_or_null(r.eval_reward)},
-          {"time", {{"dynamics", r.dynamics_s}, {"sensing", r.sensing_s}, {"policy", r.policy_s},
-          {"update", r.update_s}, {"task", r.task_s}}},
-          {"stats", {{"learning_rate", r.stats.learning_rate}, {"kl", r.stats.kl}, {"value_loss", r.stats.value_loss},
-          {"surrogate_loss", r.stats.surrogate_loss}, {"entropy", r.stats.entropy},
-          {"action_std", r.stats.action_std}}}, {"terms", r.terms}};
+          {"time",
+           {{"dynamics", r.dynamics_s}, {"sensing", r.sensing_s}, {"policy", r.policy_s}, {"update", r.update_s},
+            {"task", r.task_s}}},
+          {"stats",
+           {{"learning_rate", r.stats.learning_rate}, {"kl", r.stats.kl}, {"value_loss", r.stats.value_loss},
+            {"surrogate_loss", r.stats.surrogate_loss}, {"entropy", r.stats.entropy},
+            {"action_std", r.stats.action_std}}},
+          {"terms", r.terms}};
 }
 
 IterationRow row_from_json(const nlohmann::json& j) {

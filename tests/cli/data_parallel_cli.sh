@@ -51,12 +51,25 @@ run_in_background() {  # starts a long 2-worker run; sets RUN (pid) and RANK1 (r
   RANK1=$(sed -n 's/.*rank 1 pid \([0-9]*\).*/\1/p' "$1.err")
   [ -n "$RANK1" ] || { cat "$1.err"; fail "the launcher did not list rank 1's pid"; }
 }
+# waits for the background run $RUN to end (status in STATUS); a run still alive after 60 s
+# fails the test with its stderr instead of holding CI until ctest's timeout
+wait_for_run() {
+  for _ in $(seq 600); do kill -0 "$RUN" 2> /dev/null || break; sleep 0.1; done
+  if kill -0 "$RUN" 2> /dev/null; then
+    kill -9 "$RUN" 2> /dev/null
+    cat "$1"
+    fail "the run did not end within 60 s after its worker $2"
+  fi
+  STATUS=0
+  wait "$RUN" || STATUS=$?
+}
 mkdir -p "$TMP/killed"
 run_in_background "$TMP/killed"
 sleep 0.5
 kill -9 "$RANK1"
 start=$SECONDS
-wait "$RUN" && fail "the run succeeded although a worker was killed"
+wait_for_run "$TMP/killed.err" "was killed"
+(( STATUS != 0 )) || fail "the run succeeded although a worker was killed"
 (( SECONDS - start < 30 )) || fail "the run took $((SECONDS - start)) s to stop after a worker died"
 grep -q "worker rank 1 was killed by signal 9" "$TMP/killed.err" || { cat "$TMP/killed.err"; fail "message does not name rank 1"; }
 grep -q "continue with --resume" "$TMP/killed.err" || fail "message does not say how to continue"
@@ -72,7 +85,8 @@ mkdir -p "$TMP/hung"
 run_in_background "$TMP/hung" --worker-timeout 3
 kill -STOP "$RANK1"
 start=$SECONDS
-wait "$RUN" && fail "the run succeeded although a worker hung"
+wait_for_run "$TMP/hung.err" "hung"
+(( STATUS != 0 )) || fail "the run succeeded although a worker hung"
 (( SECONDS - start < 30 )) || fail "the run took $((SECONDS - start)) s to stop after a worker hung (timeout 3 s)"
 grep -q "not done with it: rank 1" "$TMP/hung.err" || { cat "$TMP/hung.err"; fail "message does not name the hung rank"; }
 kill -0 "$RANK1" 2> /dev/null && fail "the hung worker was left running"
