@@ -123,13 +123,6 @@ inline double joint_delta(const StateLayout& l, int j, double from, double to) {
   return l.joint_wrapped[size_t(j)] ? rot::wrap_angle(d) : d;
 }
 
-// Where the joint coordinates start: in q (after a floating base's position and quaternion)
-// and in the channels (after its position and rotation vector).
-struct JointStart {
-  int q, channel;
-};
-JointStart joint_start(const StateLayout& l) { return l.floating_base ? JointStart{7, 6} : JointStart{0, 0}; }
-
 }  // namespace
 
 void StateCodec::encode(const double* q, const double* v, const double* a, double* f) const {
@@ -254,9 +247,8 @@ void StateCodec::channels(const double* q, const double* v, const double* a, dou
     std::copy_n(q, 3, out);
     rot::quat_to_rotvec(q + 3, out + 3);
   }
-  const JointStart start = joint_start(l);
-  const double* qj = q + start.q;
-  double* joints = out + start.channel;
+  const double* qj = q + l.base_nq();
+  double* joints = out + l.base_nv();  // a base's channels: position and rotation vector
   for (int i = 0; i < l.joint_count(); ++i) joints[i] = l.joint_wrapped[size_t(i)] ? rot::wrap_angle(qj[i]) : qj[i];
   double* velocities = joints + l.joint_count();
   std::copy_n(v, l.nv, velocities);
@@ -272,9 +264,9 @@ void StateCodec::channel_error(const double* q_pred, const double* v_pred, const
     for (int i = 0; i < 3; ++i) err[i] = q_pred[i] - q_true[i];
     rot::orientation_error(q_pred + 3, q_true + 3, err + 3);
   }
-  const JointStart start = joint_start(l);
-  double* joints = err + start.channel;
-  for (int i = 0; i < l.joint_count(); ++i) joints[i] = joint_delta(l, i, q_true[start.q + i], q_pred[start.q + i]);
+  const double *qjp = q_pred + l.base_nq(), *qjt = q_true + l.base_nq();
+  double* joints = err + l.base_nv();  // a base's channels: position and rotation vector
+  for (int i = 0; i < l.joint_count(); ++i) joints[i] = joint_delta(l, i, qjt[i], qjp[i]);
   double* velocities = joints + l.joint_count();
   for (int i = 0; i < l.nv; ++i) velocities[i] = v_pred[i] - v_true[i];
   FN_ASSERT(l.na == 0 || (a_pred != nullptr && a_true != nullptr));

@@ -25,7 +25,11 @@ struct StateLayout {
   std::vector<uint8_t> joint_wrapped;
   std::vector<std::string> joint_names;  // per joint coordinate, for tables and plots
 
-  int joint_count() const { return nq - (floating_base ? 7 : 0); }
+  // Coordinates of the free root joint in q (position, quaternion) and in v (linear, angular);
+  // the joints' follow. In channels the base also takes 6 (position, rotation vector).
+  int base_nq() const { return floating_base ? 7 : 0; }
+  int base_nv() const { return floating_base ? 6 : 0; }
+  int joint_count() const { return nq - base_nq(); }
   // Throws flashnerd::Error naming the inconsistent field.
   void validate() const;
   bool operator==(const StateLayout& o) const;

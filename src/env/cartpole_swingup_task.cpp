@@ -33,8 +33,9 @@ void CartpoleSwingupTask::reset(int, Rng& rng, double* q, double* v) {
 }
 
 bool CartpoleSwingupTask::evaluate(int env, const Backend& b, const float* action, Rng&, double* terms) {
-  cartpole_swingup_values(b.q(env), b.v(env), double(action[0]), terms);
-  return std::fabs(b.q(env)[0]) > kCartLimit;
+  const double* q = b.q(env);
+  cartpole_swingup_values(q, b.v(env), double(action[0]), terms);
+  return std::fabs(q[0]) > kCartLimit;
 }
 
 TaskDescription CartpoleSwingupTask::describe() const {

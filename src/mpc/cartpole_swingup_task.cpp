@@ -14,8 +14,9 @@ CartpoleSwingupTask::CartpoleSwingupTask(const sim::Robot& robot)
 double CartpoleSwingupTask::reward(const env::Backend& b, int env, const double* action, const double*,
                                    double* terms) const {
   env::cartpole_swingup_values(b.q(env), b.v(env), action[0], terms);
-  for (size_t k = 0; k < 4; ++k) terms[k] *= scale(k);
-  return terms[0] + terms[1] + terms[2] + terms[3];
+  double total = 0;
+  for (size_t k = 0; k < reward_terms().size(); ++k) total += terms[k] *= scale(k);
+  return total;
 }
 
 }  // namespace flashnerd::mpc

@@ -79,7 +79,7 @@ struct Plausibility {
     const double inf = std::numeric_limits<double>::infinity();
     q_lo.assign(size_t(s.nq), -inf);
     q_hi.assign(size_t(s.nq), inf);
-    const int base = s.floating_base ? 7 : 0;
+    const int base = s.base_nq();
     for (size_t j = 0; j < s.joint_names.size(); ++j) {
       const int id = mj_name2id(m, mjOBJ_JOINT, s.joint_names[j].c_str());
       if (id < 0 || !m->jnt_limited[id]) continue;
@@ -126,7 +126,7 @@ LogColumns log_columns(const Robot& robot) {
     for (const char* k : {"x", "y", "z", "qw", "qx", "qy", "qz"}) c.q.push_back(std::string("base/") + k);
     for (const char* k : {"vx", "vy", "vz", "wx", "wy", "wz"}) c.v.push_back(std::string("base/") + k);
   }
-  FN_CHECK(int(s.joint_names.size()) == s.joint_count() && s.nv - (s.floating_base ? 6 : 0) == s.joint_count(),
+  FN_CHECK(int(s.joint_names.size()) == s.joint_count() && s.nv - s.base_nv() == s.joint_count(),
            "robot '", robot.name(), "' has joints with several coordinates (ball joints): import maps one "
            "coordinate per joint name");
   for (const auto& j : s.joint_names) {
