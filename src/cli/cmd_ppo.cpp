@@ -31,6 +31,7 @@ struct PpoArgs {
   rl::PpoRunOptions run;
   std::string hidden = widths_text(rl::PpoConfig{}.actor_hidden);  // actor and critic
   int eval_envs = 64;
+  int real_envs = 0;  // model-based PPO: MuJoCo environments the policy explores (0: none)
   env::UncertaintyOptions uncertainty;
 };
 
@@ -49,7 +50,17 @@ void run_ppo_command(const PpoArgs& a) {
     eval_parts = make_env_parts(a.env, env::BackendKind::Mujoco, a.eval_envs, pool);
     eval_env = std::make_unique<env::VecEnv>(*eval_parts.task, *eval_parts.backend, pool, a.run.seed + 1000003);
   }
+  // model-based PPO: MuJoCo as the real system in the loop (its own seed streams)
+  EnvParts real_parts;
+  std::unique_ptr<env::VecEnv> real_env;
+  if (a.real_envs > 0) {
+    FN_CHECK(eo.backend != env::BackendKind::Mujoco, "ppo: --real-envs runs MuJoCo beside a learned --backend "
+             "(flashnerd or nerd); with --backend mujoco every environment is already real");
+    real_parts = make_env_parts(a.env, env::BackendKind::Mujoco, a.real_envs, pool);
+    real_env = std::make_unique<env::VecEnv>(*real_parts.task, *real_parts.backend, pool, a.run.seed + 2000003);
+  }
   rl::PpoRunOptions o = a.run;
+  o.real.env = real_env.get();
   std::vector<int> hidden;
   for (int64_t h : parse_int_list(a.hidden, "--hidden")) {
     FN_CHECK(h >= 1 && h <= 4096, "--hidden widths must be in [1, 4096], got ", h);
@@ -64,15 +75,20 @@ void run_ppo_command(const PpoArgs& a) {
     o.run_info["ensemble"] = {{"members", parts.backend->ensemble_size()}, {"mode", env::ensemble_mode_name(a.env.ensemble_mode)},
                               {"uncertainty_penalty", a.uncertainty.penalty},
                               {"uncertainty_truncate_above", a.uncertainty.truncate_above}};
+  if (real_env)
+    o.run_info["real"] = {{"envs", a.real_envs}, {"every", o.real.every}, {"steps", o.real.steps},
+                          {"branch_fraction", o.real.branch_fraction}, {"branch_steps", o.real.branch_steps},
+                          {"buffer_capacity", o.real.buffer_capacity}};
   const rl::PpoRunResult r = rl::run_ppo(env, o);
   const rl::IterationRow& last = r.rows.back();
-  double dyn = 0, sense = 0, policy = 0, update = 0, task = 0;
+  double dyn = 0, sense = 0, policy = 0, update = 0, task = 0, real = 0;
   for (const auto& row : r.rows) {
     dyn += row.dynamics_s;
     sense += row.sensing_s;
     policy += row.policy_s;
     update += row.update_s;
     task += row.task_s;
+    real += row.real_s;
   }
   nlohmann::json summary = {
       {"task", a.env.task}, {"backend", parts.backend->kind()}, {"iterations", last.iteration},
@@ -82,6 +98,10 @@ void run_ppo_command(const PpoArgs& a) {
       {"env_steps_per_second_dynamics", double(last.transitions) / std::max(1e-9, dyn + sense + task)},
       {"seconds_dynamics", dyn}, {"seconds_sensing", sense}, {"seconds_policy", policy}, {"seconds_update", update},
       {"seconds_task", task}, {"policy", a.run.out_dir + "/policy"}};
+  if (real_env) {
+    summary["real_transitions"] = last.real_transitions;
+    summary["seconds_real"] = real;
+  }
   const auto plots = draw_plots({a.run.out_dir + "/reward_vs_time.plot.json", a.run.out_dir + "/reward_vs_transitions.plot.json"});
   if (!plots.empty()) summary["plots"] = plots;
   print_summary(a.common, "ppo", summary);
@@ -104,6 +124,22 @@ void register_ppo(CLI::App& app) {
                  "An ensemble --model: truncate (bootstrap) an episode at a step whose disagreement exceeds "
                  "this (MOReL; 0: never)")
       ->check(at_least(0))->capture_default_str();
+  CLI::Option* real = sub.add_option("--real-envs", a.real_envs,
+                 "Model-based PPO on a learned --backend: MuJoCo environments the current policy explores; the "
+                 "states they visit start branched imagined episodes (0: none)")
+      ->check(in_range(0, 1 << 16))->capture_default_str();
+  sub.add_option("--real-every", r.real.every, "Iterations between explorations of the real environments")
+      ->check(at_least(1))->capture_default_str()->needs(real);
+  sub.add_option("--real-steps", r.real.steps, "Steps of every real environment per exploration")
+      ->check(in_range(1, 100000))->capture_default_str()->needs(real);
+  sub.add_option("--branch-fraction", r.real.branch_fraction,
+                 "Share of imagined episodes that start from a real state, with its history")
+      ->check(in_range(0, 1))->capture_default_str()->needs(real);
+  sub.add_option("--branch-steps", r.real.branch_steps,
+                 "Steps after which a branched imagined episode times out (0: the task's episode)")
+      ->check(at_least(0))->capture_default_str()->needs(real);
+  sub.add_option("--start-buffer", r.real.buffer_capacity, "Real starts held (the oldest give way)")
+      ->check(in_range(1, 1 << 22))->capture_default_str()->needs(real);
   sub.add_option("--steps-per-env", r.ppo.steps_per_env, "Steps of every environment per iteration")
       ->check(in_range(1, 10000))->capture_default_str();
   sub.add_option("--seed", r.seed, "Seed of the networks, actions, minibatches and resets")->capture_default_str();

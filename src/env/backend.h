@@ -62,6 +62,9 @@ class Backend {
   // rollouts branch from real states with their real histories this way); MuJoCo's state is
   // its whole history, so it resets to the last state. Objects stay where they are.
   virtual void reset_with_history(int env, int frames, const double* q, const double* v, const double* u);
+  // Recorded steps before a state that reset_with_history can use: a learned model's history
+  // beyond the current frame, 0 where the state is the whole history (MuJoCo).
+  virtual int history_frames() const { return 0; }
   // Advances every environment one control step with commands u (envs, nu).
   void step(const double* u) { step_first(u, envs_); }
   // Advances environments 0..count−1 with commands u (count, nu); the rest keep their state

@@ -180,6 +180,12 @@ void LearnedBackend::reset_with_history(int e, int frames, const double* qs, con
   sense(e, 0);
 }
 
+int LearnedBackend::history_frames() const {
+  int frames = 0;
+  for (const auto& m : members_) frames = std::max(frames, m->config().history() - 1);
+  return frames;
+}
+
 PlatformScene* LearnedBackend::platform_scene() { return sim::randomizes_scene(*robot_) ? this : nullptr; }
 
 void LearnedBackend::set_platform(const sim::Platform& platform) {

@@ -57,6 +57,7 @@ class LearnedBackend : public Backend, public PlatformScene {
   // The recorded frames go through one-environment contexts (made with the backend, so nothing
   // is allocated here), sensed as a step senses them, then become env's history.
   void reset_with_history(int env, int frames, const double* q, const double* v, const double* u) override;
+  int history_frames() const override;
   void step_first(const double* u, int count) override;
   void copy_env(int src, int dst) override;
   PlatformScene* platform_scene() override;

@@ -32,6 +32,7 @@ VecEnv::VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed, Au
   episode_uncertainty_.assign(E, 0.0);
   uncertainty_truncated_.assign(E, 0);
   steps_.assign(E, 0);
+  horizon_.assign(E, task.episode_steps());
   terminated_.assign(E, 0);
   timed_out_.assign(E, 0);
   reset_pending_.assign(E, 0);
@@ -43,6 +44,14 @@ void VecEnv::start_episode(int e) {
   backend_->reset(e, q0_.data(), v0_.data());
   if (backend_->object_nq() > 0 && task_->reset_objects(e, rng_[size_t(e)], oq0_.data(), ov0_.data()))
     backend_->set_objects(e, oq0_.data(), ov0_.data());
+  horizon_[size_t(e)] = task_->episode_steps();
+  if (branched_.on() && branched_.buffer->size() > 0 && rng_[size_t(e)].uniform() < branched_.fraction) {
+    // the task keeps the episode it drew (command, its own state); the robot takes a real state
+    const StartBuffer::Start s = branched_.buffer->draw(rng_[size_t(e)]);
+    backend_->reset_with_history(e, s.frames, s.q, s.v, s.u);
+    if (branched_.steps > 0) horizon_[size_t(e)] = std::min(horizon_[size_t(e)], branched_.steps);
+    ++stats_.branched_starts;
+  }
   steps_[size_t(e)] = 0;
   episode_return_[size_t(e)] = 0;
   episode_uncertainty_[size_t(e)] = 0;
@@ -84,7 +93,6 @@ void VecEnv::step(const float* actions) {
   t0 = std::chrono::steady_clock::now();
   const double dt = step_seconds();
   const auto& terms = task_->reward_terms();
-  const int horizon = task_->episode_steps();
   pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {
     for (int64_t e = e0; e < e1; ++e) {
       if (reset_pending_[size_t(e)]) {  // NextStep: this step is the reset (after the loop)
@@ -119,6 +127,7 @@ void VecEnv::step(const float* actions) {
       episode_return_[size_t(e)] += r;
       const int steps = ++steps_[size_t(e)];
       terminated_[size_t(e)] = ended ? 1 : 0;
+      const int horizon = horizon_[size_t(e)];
       timed_out_[size_t(e)] = !ended && (steps >= horizon || too_uncertain) ? 1 : 0;
       uncertainty_truncated_[size_t(e)] = !ended && steps < horizon && too_uncertain ? 1 : 0;
       const bool done = terminated_[size_t(e)] || timed_out_[size_t(e)];
@@ -164,6 +173,16 @@ void VecEnv::set_uncertainty(const UncertaintyOptions& o) {
   uncertainty_ = o;
 }
 
+void VecEnv::set_branched_starts(const BranchedStarts& b) {
+  FN_CHECK(b.fraction >= 0 && b.fraction <= 1, "branched starts: the share of branched episodes must be in [0, 1], got ",
+           b.fraction);
+  FN_CHECK(b.steps >= 0, "branched starts: steps must be >= 0, got ", b.steps);
+  FN_CHECK(b.buffer == nullptr || task_->control_steps() == 1,
+           "branched starts: task ", task_->name(), " holds each action for ", task_->control_steps(),
+           " backend steps; a recorded history of actions cannot restore it");
+  branched_ = b;
+}
+
 EpisodeStats VecEnv::take_episode_stats() {
   EpisodeStats s = stats_;
   stats_ = EpisodeStats{};
@@ -188,6 +207,10 @@ void VecEnv::io_state(StateIo& io, std::string& backend) {
     io.io(episode_uncertainty_);
     io.io(stats_.uncertainty_sum);
     io.io(stats_.uncertainty_truncations);
+  }
+  if (branched_.on()) {  // runs without branches keep their format
+    io.io(horizon_);
+    io.io(stats_.branched_starts);
   }
 }
 

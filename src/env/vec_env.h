@@ -21,6 +21,7 @@
 #include "core/rng.h"
 #include "core/thread_pool.h"
 #include "env/backend.h"
+#include "env/start_buffer.h"
 #include "env/task.h"
 
 namespace flashnerd::env {
@@ -34,6 +35,7 @@ struct EpisodeStats {
   std::vector<double> term_sums;       // Σ over episodes of each reward term's scaled sum
   double uncertainty_sum = 0;          // Σ over episodes of the uncertainty penalty taken
   int64_t uncertainty_truncations = 0; // episodes truncated for disagreement
+  int64_t branched_starts = 0;         // episodes started from a real state (BranchedStarts)
   double mean_return() const { return episodes ? return_sum / double(episodes) : 0.0; }
   double mean_length() const { return episodes ? length_sum / double(episodes) : 0.0; }
 };
@@ -51,6 +53,16 @@ struct UncertaintyOptions {
   double penalty = 0;
   double truncate_above = 0;
   bool any() const { return penalty > 0 || truncate_above > 0; }
+};
+
+// Branched starts (MBPO, RWM): a share of new episodes starts from a real state drawn from a
+// StartBuffer, with its recorded history, and may time out sooner than the task's episodes
+// (short branches keep the model's drift short). Off (no buffer, or share 0) draws nothing.
+struct BranchedStarts {
+  const StartBuffer* buffer = nullptr;  // not owned; may be empty for a while (no branch then)
+  double fraction = 0;                  // share of new episodes that branch, in [0, 1]
+  int steps = 0;                        // steps after which a branched episode times out (0: the task's)
+  bool on() const { return buffer != nullptr && fraction > 0; }
 };
 
 class VecEnv {
@@ -75,6 +87,9 @@ class VecEnv {
   // Uncertainty in reward and episode end (needs an ensemble backend when any()).
   void set_uncertainty(const UncertaintyOptions& o);
   const UncertaintyOptions& uncertainty() const { return uncertainty_; }
+  // Branched starts from now on (a learned backend's history takes each start's real frames).
+  void set_branched_starts(const BranchedStarts& b);
+  const BranchedStarts& branched_starts() const { return branched_; }
   // Recomputes every observation (after the task's state was changed from outside, e.g. a
   // fixed command for an evaluation).
   void refresh_observations();
@@ -122,6 +137,8 @@ class VecEnv {
   std::vector<double> episode_return_, episode_uncertainty_;
   std::vector<uint8_t> uncertainty_truncated_;
   UncertaintyOptions uncertainty_;
+  BranchedStarts branched_;
+  std::vector<int> horizon_;  // per env: steps after which its episode times out
   std::vector<int> steps_;
   std::vector<uint8_t> terminated_, timed_out_;
   std::vector<uint8_t> reset_pending_;  // NextStep: the episode ended at the last step

@@ -21,6 +21,9 @@ nlohmann::json row_to_json(const IterationRow& r) {
            {{"learning_rate", r.stats.learning_rate}, {"kl", r.stats.kl}, {"value_loss", r.stats.value_loss},
             {"surrogate_loss", r.stats.surrogate_loss}, {"entropy", r.stats.entropy},
             {"action_std", r.stats.action_std}}},
+          {"real",
+           {{"transitions", r.real_transitions}, {"seconds", r.real_s}, {"return", finite_or_null(r.real_return)},
+            {"branched_starts", r.branched_starts}}},
           {"terms", r.terms}};
 }
 
@@ -53,6 +56,13 @@ IterationRow row_from_json(const nlohmann::json& j) {
     r.stats.learning_rate = s.at("learning_rate");
     r.stats.action_std = s.at("action_std");
   }
+  if (j.contains("real")) {  // checkpoints before model-based PPO have none
+    const auto& real = j.at("real");
+    r.real_transitions = real.at("transitions");
+    r.real_s = real.at("seconds");
+    r.real_return = number_or_nan(real.at("return"));
+    r.branched_starts = real.at("branched_starts");
+  }
   r.terms = j.at("terms").get<std::vector<double>>();
   return r;
 }
@@ -61,7 +71,8 @@ void write_iteration_csv(const std::string& path, const std::vector<IterationRow
                          const std::vector<std::string>& term_names) {
   std::ostringstream os;
   os << "iteration,transitions,seconds,reward_per_step,episode_reward,finished_return,episodes,eval_reward,"
-        "dynamics_s,sensing_s,policy_s,update_s,task_s,learning_rate,kl,value_loss,surrogate_loss,entropy,action_std";
+        "dynamics_s,sensing_s,policy_s,update_s,task_s,learning_rate,kl,value_loss,surrogate_loss,entropy,action_std,"
+        "real_transitions,real_s,real_return,branched_starts";
   for (const auto& t : term_names) os << ",term_" << t;
   os << '\n';
   for (const auto& r : rows) {
@@ -72,6 +83,8 @@ void write_iteration_csv(const std::string& path, const std::vector<IterationRow
                      r.stats.learning_rate, r.stats.kl, r.stats.value_loss, r.stats.surrogate_loss, r.stats.entropy,
                      r.stats.action_std})
       os << ',' << csv_number(v);
+    os << ',' << r.real_transitions << ',' << csv_number(r.real_s) << ',' << csv_number(r.real_return) << ','
+       << r.branched_starts;
     for (double t : r.terms) os << ',' << csv_number(t);
     os << '\n';
   }
@@ -83,6 +96,8 @@ void write_reward_curves(const std::string& dir, const std::vector<IterationRow>
   PlotSeries by_samples{"training: return of finished episodes", {}, {}, 0x1f77b4, false};
   PlotSeries eval_time{"evaluation (MuJoCo)", {}, {}, 0xd62728, true};
   PlotSeries eval_samples{"evaluation (MuJoCo)", {}, {}, 0xd62728, true};
+  PlotSeries real_time{"real environments (MuJoCo, exploring)", {}, {}, 0x2ca02c, true};
+  PlotSeries real_samples{"real environments (MuJoCo, exploring)", {}, {}, 0x2ca02c, true};
   for (const auto& r : rows) {
     by_time.x.push_back(r.seconds);
     by_time.y.push_back(r.finished_return);
@@ -94,14 +109,20 @@ void write_reward_curves(const std::string& dir, const std::vector<IterationRow>
       eval_samples.x.push_back(double(r.transitions));
       eval_samples.y.push_back(r.eval_reward);
     }
+    if (std::isfinite(r.real_return)) {
+      real_time.x.push_back(r.seconds);
+      real_time.y.push_back(r.real_return);
+      real_samples.x.push_back(double(r.transitions));
+      real_samples.y.push_back(r.real_return);
+    }
   }
   PlotOptions o;
   o.title = title;
   o.y_label = "episode return";
   o.x_label = "training wall time (s)";
-  write_plot_spec(dir + "/reward_vs_time.plot.json", {by_time, eval_time}, o);
+  write_plot_spec(dir + "/reward_vs_time.plot.json", {by_time, eval_time, real_time}, o);
   o.x_label = "transitions";
-  write_plot_spec(dir + "/reward_vs_transitions.plot.json", {by_samples, eval_samples}, o);
+  write_plot_spec(dir + "/reward_vs_transitions.plot.json", {by_samples, eval_samples, real_samples}, o);
 }
 
 }  // namespace flashnerd::rl

@@ -29,6 +29,13 @@ struct IterationRow {
   double eval_reward = std::numeric_limits<double>::quiet_NaN();  // eval env, per episode length
   double dynamics_s = 0, sensing_s = 0, policy_s = 0, update_s = 0, task_s = 0;
   PpoUpdateStats stats;
+  // model-based PPO (PpoRunOptions::real): the real system's transitions so far (cumulative),
+  // the seconds they took this iteration (inside `seconds`), the mean return of real episodes
+  // that ended, and the imagined episodes that started from a real state this iteration
+  int64_t real_transitions = 0;
+  double real_s = 0;
+  double real_return = std::numeric_limits<double>::quiet_NaN();
+  int64_t branched_starts = 0;
   std::vector<double> terms;  // mean per-step reward of each term × episode steps
 };
 

@@ -45,17 +45,27 @@ void Ppo::set_learning_rate(double lr) {
     static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
 }
 
-void Ppo::act(int t, const float* obs, Rng& rng, float* actions) {
-  torch::NoGradGuard no_grad;
-  const torch::Tensor o = torch::from_blob(const_cast<float*>(obs), {envs_, obs_dim_}, torch::kFloat32);
+Ppo::Sample Ppo::sample(const torch::Tensor& o, Rng& rng) {
   const torch::Tensor mu = net_->action_mean(o);
   const torch::Tensor sigma = net_->action_std().expand_as(mu);
   torch::Tensor noise = torch::empty_like(mu);
   float* n = noise.data_ptr<float>();
   for (int64_t i = 0; i < noise.numel(); ++i) n[i] = float(rng.normal());
-  const torch::Tensor a = mu + sigma * noise;
-  storage_.add_step(t, o, a, mu, sigma, net_->value(o), gaussian_log_prob(a, mu, sigma));
-  std::memcpy(actions, a.data_ptr<float>(), sizeof(float) * size_t(a.numel()));
+  return {mu, sigma, mu + sigma * noise};
+}
+
+void Ppo::act(int t, const float* obs, Rng& rng, float* actions) {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor o = torch::from_blob(const_cast<float*>(obs), {envs_, obs_dim_}, torch::kFloat32);
+  const Sample s = sample(o, rng);
+  storage_.add_step(t, o, s.action, s.mean, s.std, net_->value(o), gaussian_log_prob(s.action, s.mean, s.std));
+  std::memcpy(actions, s.action.data_ptr<float>(), sizeof(float) * size_t(s.action.numel()));
+}
+
+void Ppo::explore(int rows, const float* obs, Rng& rng, float* actions) {
+  torch::NoGradGuard no_grad;
+  const Sample s = sample(torch::from_blob(const_cast<float*>(obs), {rows, obs_dim_}, torch::kFloat32), rng);
+  std::memcpy(actions, s.action.data_ptr<float>(), sizeof(float) * size_t(s.action.numel()));
 }
 
 void Ppo::record(int t, const float* rewards, const uint8_t* terminated, const uint8_t* timed_out,

@@ -52,6 +52,10 @@ class Ppo {
   // Step t of the rollout: samples actions (envs, action_dim) for normalized observations
   // (envs, obs_dim) with noise from rng, recording what the update needs.
   void act(int t, const float* obs, Rng& rng, float* actions);
+  // Actions (rows, action_dim) sampled as act() samples them, for normalized observations
+  // (rows, obs_dim), without recording: the policy explores another set of environments (the
+  // real ones of model-based PPO).
+  void explore(int rows, const float* obs, Rng& rng, float* actions);
   // Rewards and episode ends of step t; bootstrap (envs): γ·V(final observation) already
   // computed for timed-out environments (0 elsewhere), added to their rewards.
   void record(int t, const float* rewards, const uint8_t* terminated, const uint8_t* timed_out,
@@ -67,6 +71,11 @@ class Ppo {
   void use_fused_update(bool fused) { fused_update_ = fused; }
 
  private:
+  struct Sample {
+    torch::Tensor mean, std, action;
+  };
+  // Gaussian actions for normalized observations (rows, obs_dim), noise from rng in order.
+  Sample sample(const torch::Tensor& obs, Rng& rng);
   // The reference minibatch update: losses by libtorch ops, gradients by autograd.
   PpoMinibatchResult reference_minibatch(const int64_t* idx, int64_t mb);
   void adapt_learning_rate(double kl);

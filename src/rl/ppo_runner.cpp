@@ -26,6 +26,8 @@ namespace {
 
 constexpr const char* kCheckpointFormat = "flashnerd-ppo-checkpoint";
 constexpr int kCheckpointVersion = 1;
+// The real environments' action noise: streams of their own, apart from the imagined ones'
+constexpr uint64_t kRealStreams = 0x7265616c656e7673ull;
 
 using Clock = std::chrono::steady_clock;
 
@@ -52,6 +54,10 @@ nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
       {"actor_hidden", c.actor_hidden}, {"critic_hidden", c.critic_hidden}};
   if (!o.model_fingerprint.empty()) id["model"] = o.model_fingerprint;
   id.update(reward_curriculum(o));
+  if (o.real.env != nullptr)
+    id["real"] = {{"envs", o.real.env->envs()}, {"backend", o.real.env->backend().kind()}, {"every", o.real.every},
+                  {"steps", o.real.steps}, {"branch_fraction", o.real.branch_fraction},
+                  {"branch_steps", o.real.branch_steps}, {"buffer_capacity", o.real.buffer_capacity}};
   if (env.uncertainty().any())
     id["uncertainty"] = {{"penalty", env.uncertainty().penalty}, {"truncate_above", env.uncertainty().truncate_above}};
   return id;
@@ -100,8 +106,16 @@ PpoRunner::PpoRunner(env::VecEnv& env, const PpoRunOptions& o)
   ppo_->use_fused_update(o.fused_update);
   for (const auto& t : env.task().reward_terms()) result_.term_names.push_back(t.name);
   identity_ = run_identity(env, o);
-  if (o.resume) restore();
-  else env.reset_all();
+  if (o.real.env != nullptr) set_up_real();
+  if (o.resume) {
+    restore();
+  } else {
+    env.reset_all();
+    if (o.real.env != nullptr) {
+      o.real.env->reset_all();
+      recorder_->restart();
+    }
+  }
   last_saved_ = start_;
   obs_n_.resize(size_t(E) * size_t(D));
   final_n_.resize(size_t(E) * size_t(D));
@@ -136,6 +150,7 @@ void PpoRunner::restore() {
   ck.module("net", *ppo_->net());
   ck.optimizer("optimizer", ppo_->optimizer());
   env_.load_state(ck.blob("env_state"));
+  if (o_.real.env != nullptr) load_real(ck.blob("real_state"));
   start_ = meta.at("iteration");
   ppo_->set_learning_rate(meta.at("learning_rate"));
   normalizer_.set(meta.at("obs_mean"), meta.at("obs_var"), meta.at("obs_count"));
@@ -143,6 +158,7 @@ void PpoRunner::restore() {
   if (!result_.rows.empty()) {
     clock_ = result_.rows.back().seconds;
     transitions_ = result_.rows.back().transitions;
+    real_transitions_ = result_.rows.back().real_transitions;
   }
   FN_CHECK(o_.iterations >= start_, "--resume: the checkpoint is at iteration ", start_, ", beyond --iterations ",
            o_.iterations);
@@ -187,6 +203,7 @@ void PpoRunner::save(int iteration) {
   w.module("net", *ppo_->net());
   w.optimizer("optimizer", ppo_->optimizer());
   w.blob("env_state", env_.save_state());
+  if (o_.real.env != nullptr) w.blob("real_state", save_real());
   w.commit(ckpt_path_, meta);
   last_saved_ = iteration;
   write_iteration_csv(o_.out_dir + "/log.csv", result_.rows, result_.term_names);
@@ -250,6 +267,8 @@ void PpoRunner::log_iteration(IterationRow& row, double reward_sum, double itera
   row.episode_reward = row.reward_per_step * env_.task().episode_steps();
   const env::EpisodeStats ep = env_.take_episode_stats();
   row.episodes = ep.episodes;
+  row.branched_starts = ep.branched_starts;
+  row.real_transitions = real_transitions_;
   if (ep.episodes > 0) row.finished_return = ep.mean_return();
   for (double s : ep.term_sums) row.terms.push_back(ep.episodes ? s / double(ep.episodes) : 0.0);
 }
@@ -269,6 +288,71 @@ void PpoRunner::evaluate(IterationRow& row) {
         .save(best_dir_);
 }
 
+void PpoRunner::set_up_real() {
+  env::VecEnv& real = *o_.real.env;
+  FN_CHECK(real.task().name() == env_.task().name() && real.observation_dim() == env_.observation_dim() &&
+               real.action_dim() == env_.action_dim() && real.backend().robot().name() == env_.backend().robot().name(),
+           "ppo: the real environments run ", real.task().name(), " on ", real.backend().robot().name(),
+           ", the imagined ones ", env_.task().name(), " on ", env_.backend().robot().name());
+  FN_CHECK(&real != &env_ && &real != o_.eval_env, "ppo: the real environments must be a VecEnv of their own");
+  FN_CHECK(o_.real.every >= 1 && o_.real.steps >= 1 && o_.real.buffer_capacity >= 1, "ppo: real environments every ",
+           o_.real.every, " iterations for ", o_.real.steps, " steps, ", o_.real.buffer_capacity,
+           " starts held (each must be >= 1)");
+  const env::Backend& b = real.backend();
+  const int frames = env_.backend().history_frames();
+  check_memory_fits(uint64_t(o_.real.buffer_capacity) * uint64_t(frames + 1) * uint64_t(b.nq() + b.nv() + b.nu()) * 8,
+                    str_cat("ppo: a buffer of ", o_.real.buffer_capacity, " real starts of ", frames, " frames"),
+                    "hold fewer real starts");
+  starts_ = std::make_unique<env::StartBuffer>(frames, b.nq(), b.nv(), b.nu(), o_.real.buffer_capacity);
+  recorder_ = std::make_unique<env::HistoryRecorder>(real, frames);
+  env_.set_branched_starts({starts_.get(), o_.real.branch_fraction, o_.real.branch_steps});
+  real_obs_n_.resize(size_t(real.envs()) * size_t(real.observation_dim()));
+  real_actions_.resize(size_t(real.envs()) * size_t(real.action_dim()));
+}
+
+// The current policy explores the real environments (exploration noise, observations
+// normalized by the imagined run's statistics, which it leaves alone); every state they reach
+// becomes a start, with its history.
+void PpoRunner::explore_real(IterationRow& row, int iteration) {
+  const auto t0 = Clock::now();
+  env::VecEnv& real = *o_.real.env;
+  const int R = real.envs();
+  Rng noise = Rng::stream(o_.seed ^ kRealStreams, uint64_t(iteration));
+  for (int t = 0; t < o_.real.steps; ++t) {
+    normalizer_.normalize(real.observations(), R, real_obs_n_.data());
+    ppo_->explore(R, real_obs_n_.data(), noise, real_actions_.data());
+    real.step(real_actions_.data());
+    recorder_->after_step();
+    for (int e = 0; e < R; ++e)
+      if (recorder_->recorded(e) > 0) recorder_->add_to(*starts_, e);
+  }
+  real_transitions_ += int64_t(R) * o_.real.steps;
+  const env::EpisodeStats ep = real.take_episode_stats();
+  if (ep.episodes > 0) row.real_return = ep.mean_return();
+  row.real_s = seconds_since(t0);
+}
+
+std::string PpoRunner::save_real() const {
+  BlobWriter w;
+  StateIo io(w);
+  std::string real = o_.real.env->save_state();
+  io.io(real);
+  recorder_->io_state(io);
+  starts_->io_state(io);
+  return w.bytes();
+}
+
+void PpoRunner::load_real(const std::string& bytes) {
+  BlobReader r(bytes, "the real environments' state");
+  StateIo io(r);
+  std::string real;
+  io.io(real);
+  o_.real.env->load_state(real);
+  recorder_->io_state(io);
+  starts_->io_state(io);
+  r.expect_end();
+}
+
 PpoRunResult PpoRunner::run() {
   ProgressLine progress(str_cat("ppo ", env_.task().name(), " on ", env_.backend().kind()), o_.iterations, "it",
                         o_.progress);
@@ -283,6 +367,7 @@ PpoRunResult PpoRunner::run() {
     const double task_before = env_.task_seconds();
     Rng noise = Rng::stream(o_.seed, 2 * uint64_t(it));
     Rng order = Rng::stream(o_.seed, 2 * uint64_t(it) + 1);
+    if (o_.real.env != nullptr && it % o_.real.every == 0) explore_real(row, it);
     const double reward_sum = collect(row, noise);
     update(row, order);
     stop_unless_finite(it + 1, reward_sum, row.stats, *ppo_->net(), o_.out_dir, last_saved_);

@@ -19,6 +19,8 @@
 
 #include "core/output_policy.h"
 #include "core/rng.h"
+#include "env/history_recorder.h"
+#include "env/start_buffer.h"
 #include "env/vec_env.h"
 #include "rl/iteration_log.h"
 #include "rl/observation_normalizer.h"
@@ -27,6 +29,21 @@
 #include "rl/ppo.h"
 
 namespace flashnerd::rl {
+
+// Model-based PPO (MBPO, RWM's MBPO-PPO) with the real system in the loop: every `every`
+// iterations, the current policy explores `steps` steps of the real environments (MuJoCo, or
+// the robot's simulator of record); the states they visit, with their histories, become the
+// starts of branched imagined episodes (env::BranchedStarts). The real environments never
+// train the policy directly and use their own random streams: with branch_fraction 0 the
+// imagined run is the run without them, bit for bit.
+struct RealEnvOptions {
+  env::VecEnv* env = nullptr;  // the real environments (same task); null: none
+  int every = 1;               // iterations between explorations
+  int steps = 24;              // steps of every real environment per exploration
+  double branch_fraction = 0.5;  // share of imagined episodes that start from a real state
+  int branch_steps = 0;          // steps after which a branched episode times out (0: the task's)
+  int buffer_capacity = 4096;    // real starts held (the oldest give way)
+};
 
 struct PpoRunOptions {
   PpoConfig ppo;
@@ -59,6 +76,7 @@ struct PpoRunOptions {
   // start. Part of the run's identity when set.
   int penalty_ramp = 0;
   int penalty_delay = 0;  // iterations with the shaping terms off before the ramp
+  RealEnvOptions real;    // model-based PPO; off without real.env
 };
 
 struct PpoRunResult {
@@ -88,6 +106,11 @@ class PpoRunner {
   void update(IterationRow& row, Rng& order);
   void log_iteration(IterationRow& row, double reward_sum, double iteration_seconds);
   void evaluate(IterationRow& row);
+  // model-based PPO: the checks and the start buffer; an exploration of the real environments
+  void set_up_real();
+  void explore_real(IterationRow& row, int iteration);
+  std::string save_real() const;
+  void load_real(const std::string& bytes);
   Policy current_policy(int iteration, const nlohmann::json& extra) const;
   void save(int iteration);
 
@@ -101,6 +124,11 @@ class PpoRunner {
   // per step: normalized observations, final observations of timed-out environments, actions,
   // and the time-out bootstrap
   std::vector<float> obs_n_, final_n_, actions_, bootstrap_, final_values_;
+  // model-based PPO (real.env set): the starts, the real environments' histories, their buffers
+  std::unique_ptr<env::StartBuffer> starts_;
+  std::unique_ptr<env::HistoryRecorder> recorder_;
+  std::vector<float> real_obs_n_, real_actions_;
+  int64_t real_transitions_ = 0;
   PpoRunResult result_;
   nlohmann::json identity_;
   int start_ = 0, last_saved_ = 0;

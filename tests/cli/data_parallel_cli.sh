@@ -9,7 +9,10 @@ source "$(dirname "$0")/common.bash" "$1"
 PY=/usr/bin/python3
 
 "$FN" gen --robot cartpole --trajectories 40 --steps 50 --seed 3 --out "$TMP/d.h5" > /dev/null || fail "gen"
-train() { "$FN" train --data "$TMP/d.h5" --preset tiny --batch 16 --quiet "$@"; }
+unbounded_train() { "$FN" train --data "$TMP/d.h5" --preset tiny --batch 16 --quiet "$@"; }
+# a run that has not ended after 300 s fails the test (status 124) instead of holding CI until
+# ctest's timeout; the launcher's workers die with it
+train() { timeout -k 5 300 "$FN" train --data "$TMP/d.h5" --preset tiny --batch 16 --quiet "$@"; }
 
 # relative max difference of two artifacts' weights (safetensors: u64 header size, JSON, data)
 weight_diff() {
@@ -43,7 +46,8 @@ grep -q '"workers": 2' "$TMP/two/config.json" || fail "config.json does not reco
 
 # 2. a worker killed mid-run: the run stops naming it; the checkpoint resumes
 run_in_background() {  # starts a long 2-worker run; sets RUN (pid) and RANK1 (rank 1's pid)
-  train --updates 1000000 --checkpoint-every 5 --valid-every 100000 --workers 2 --out "$1" "${@:2}" \
+  # unbounded: wait_for_run bounds it, and its pid must be the launcher's
+  unbounded_train --updates 1000000 --checkpoint-every 5 --valid-every 100000 --workers 2 --out "$1" "${@:2}" \
     2> "$1.err" &
   RUN=$!
   for _ in $(seq 300); do [ -f "$1/checkpoint.pt" ] && break; sleep 0.1; done

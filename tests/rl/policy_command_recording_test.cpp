@@ -7,13 +7,13 @@
 
 #include "core/error.h"
 #include "core/rng.h"
-#include "cartpole_env.h"
+#include "testing/cartpole_env.h"
 #include "sim/generator.h"
 
 namespace flashnerd::rl {
 namespace {
 
-using testing::CartpoleEnv;
+using flashnerd::testing::CartpoleEnv;
 
 // A random one-hidden-layer policy for the env's widths.
 Policy random_policy(const env::VecEnv& env, uint64_t seed) {

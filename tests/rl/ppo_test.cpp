@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
-#include "cartpole_env.h"
+#include "testing/cartpole_env.h"
 
 namespace flashnerd::rl {
 namespace {
 
-using testing::CartpoleEnv;
+using flashnerd::testing::CartpoleEnv;
 
 PpoRunOptions options(const std::string& dir, int iterations) {
   PpoRunOptions o;

@@ -1,4 +1,5 @@
-// MuJoCo's cartpole with the balance task in a VecEnv: the small environment of the rl tests.
+// MuJoCo's cartpole with the balance task in a VecEnv: the small real environment of the env
+// and rl tests.
 #pragma once
 
 #include <memory>
@@ -8,7 +9,7 @@
 #include "env/mujoco_backend.h"
 #include "env/vec_env.h"
 
-namespace flashnerd::rl::testing {
+namespace flashnerd::testing {
 
 struct CartpoleEnv {
   CartpoleEnv(int envs, uint64_t seed, ThreadPool& pool)
@@ -19,4 +20,4 @@ struct CartpoleEnv {
   env::VecEnv env;
 };
 
-}  // namespace flashnerd::rl::testing
+}  // namespace flashnerd::testing
