@@ -13,12 +13,12 @@ LOCOMOTION_COMMANDS=(--command-process ar1 --ar1-coefficient 0 --ar1-amplitude 0
 # replaces them for an experiment.
 read -ra LOCOMOTION_PPO_FLAGS <<< "${PPO_FLAGS:---penalty-ramp 300 --reward-scale feet_air_time=0}"
 
-# locomotion_ppo OUT RUN SEED BACKEND [MODEL]: PPO with the recipe into OUT/RUN (ENVS x 24
-# steps x ITERS, the mean policy evaluated in MuJoCo every EVAL_EVERY iterations, default 10);
-# resumes a begun run, skips a finished one
+# locomotion_ppo OUT RUN SEED BACKEND [MODEL [PPO_ARGS...]]: PPO with the recipe into OUT/RUN
+# (ENVS x 24 steps x ITERS, the mean policy evaluated in MuJoCo every EVAL_EVERY iterations,
+# default 10), PPO_ARGS added; resumes a begun run, skips a finished one
 locomotion_ppo() {
   local out=$1 run=$2 seed=$3 backend=$4 model=()
-  [ $# -ge 5 ] && model=(--model "$5")
+  [ $# -ge 5 ] && model=(--model "$5" "${@:6}")
   fn_ppo "$out/$run.json" "$out/$run" --task quadruped-velocity --backend "$backend" "${model[@]}" --envs "$ENVS" \
     --iterations "$ITERS" "${LOCOMOTION_PPO_FLAGS[@]}" --eval-every "${EVAL_EVERY:-10}" --eval-envs 64 --eval-steps 500 \
     --seed "$seed"

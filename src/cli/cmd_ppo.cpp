@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/log_number.h"
 #include "core/model_artifact.h"
+#include "env/factory.h"
 #include "core/progress.h"
 #include "env/vec_env.h"
 #include "rl/ppo_runner.h"
@@ -61,6 +62,23 @@ void run_ppo_command(const PpoArgs& a) {
   }
   rl::PpoRunOptions o = a.run;
   o.real.env = real_env.get();
+  if (o.refresh.on()) {
+    FN_CHECK(real_env != nullptr, "ppo: --refresh-every fine-tunes the model on windows the policy explores in "
+             "MuJoCo: add --real-envs N");
+    FN_CHECK(parts.backend->ensemble_size() == 1, "ppo: --refresh-every fine-tunes one model; ", a.env.model,
+             " is an ensemble of ", parts.backend->ensemble_size());
+    o.refresh.model_dir = a.env.model;
+    o.refresh.robot = real_parts.robot;
+    o.refresh.pool = &pool;
+    const bool say = a.run.progress;
+    o.refresh.generate = rl::data_options_for(load_model_config(a.env.model), *real_parts.robot);
+    o.refresh.load = [&a, &parts, say](const std::string& dir) {
+      env::BackendRequest r = backend_request(a.env, a.env.backend, a.env.envs);
+      r.model_dir = dir;
+      env::reload_learned_model(*parts.backend, r);
+      if (say) std::fprintf(stderr, "\nppo: the imagined environments now step %s\n", dir.c_str());
+    };
+  }
   std::vector<int> hidden;
   for (int64_t h : parse_int_list(a.hidden, "--hidden")) {
     FN_CHECK(h >= 1 && h <= 4096, "--hidden widths must be in [1, 4096], got ", h);
@@ -79,9 +97,12 @@ void run_ppo_command(const PpoArgs& a) {
     o.run_info["real"] = {{"envs", a.real_envs}, {"every", o.real.every}, {"steps", o.real.steps},
                           {"branch_fraction", o.real.branch_fraction}, {"branch_steps", o.real.branch_steps},
                           {"buffer_capacity", o.real.buffer_capacity}};
+  if (o.refresh.on())
+    o.run_info["refresh"] = {{"every", o.refresh.every}, {"updates", o.refresh.updates}, {"batch", o.refresh.batch},
+                             {"lr", o.refresh.lr}, {"max_windows", o.refresh.max_windows}};
   const rl::PpoRunResult r = rl::run_ppo(env, o);
   const rl::IterationRow& last = r.rows.back();
-  double dyn = 0, sense = 0, policy = 0, update = 0, task = 0, real = 0;
+  double dyn = 0, sense = 0, policy = 0, update = 0, task = 0, real = 0, refresh = 0;
   for (const auto& row : r.rows) {
     dyn += row.dynamics_s;
     sense += row.sensing_s;
@@ -89,6 +110,7 @@ void run_ppo_command(const PpoArgs& a) {
     update += row.update_s;
     task += row.task_s;
     real += row.real_s;
+    refresh += row.refresh_s;
   }
   nlohmann::json summary = {
       {"task", a.env.task}, {"backend", parts.backend->kind()}, {"iterations", last.iteration},
@@ -101,6 +123,10 @@ void run_ppo_command(const PpoArgs& a) {
   if (real_env) {
     summary["real_transitions"] = last.real_transitions;
     summary["seconds_real"] = real;
+  }
+  if (o.refresh.on()) {
+    summary["refresh_updates"] = last.refresh_updates;
+    summary["seconds_refresh"] = refresh;
   }
   const auto plots = draw_plots({a.run.out_dir + "/reward_vs_time.plot.json", a.run.out_dir + "/reward_vs_transitions.plot.json"});
   if (!plots.empty()) summary["plots"] = plots;
@@ -140,6 +166,18 @@ void register_ppo(CLI::App& app) {
       ->check(at_least(0))->capture_default_str()->needs(real);
   sub.add_option("--start-buffer", r.real.buffer_capacity, "Real starts held (the oldest give way)")
       ->check(in_range(1, 1 << 22))->capture_default_str()->needs(real);
+  sub.add_option("--refresh-every", r.refresh.every,
+                 "Model-based PPO: every N iterations, fine-tune the model on the windows the policy explored in "
+                 "the real environments (0: never)")
+      ->check(at_least(0))->capture_default_str()->needs(real);
+  sub.add_option("--refresh-updates", r.refresh.updates, "Fine-tune updates per refresh")
+      ->check(at_least(1))->capture_default_str()->needs(real);
+  sub.add_option("--refresh-batch", r.refresh.batch, "Windows per fine-tune update")
+      ->check(in_range(1, 65536))->capture_default_str()->needs(real);
+  sub.add_option("--refresh-lr", r.refresh.lr, "Fine-tune learning rate")->check(positive())->capture_default_str()
+      ->needs(real);
+  sub.add_option("--refresh-windows", r.refresh.max_windows, "Explored windows kept for the refreshes")
+      ->check(at_least(2))->capture_default_str()->needs(real);
   sub.add_option("--steps-per-env", r.ppo.steps_per_env, "Steps of every environment per iteration")
       ->check(in_range(1, 10000))->capture_default_str();
   sub.add_option("--seed", r.seed, "Seed of the networks, actions, minibatches and resets")->capture_default_str();

@@ -51,13 +51,7 @@ void check_model_used(const EnvOptions& o) {
            " is not used by --backend mujoco; drop it, or pass --backend flashnerd / nerd");
 }
 
-EnvParts make_env_parts(const EnvOptions& o, env::BackendKind backend, int envs, ThreadPool& pool) {
-  FN_CHECK(backend == env::BackendKind::Mujoco || !o.model.empty(), "--backend ", env::backend_kind_name(backend),
-           " steps a trained model: pass --model DIR (from flashnerd train)");
-  EnvParts p;
-  p.robot = env_robot(o);
-  p.task = env::make_task(o.task, *p.robot);
-  apply_reward_settings(reward_settings(o), *p.task);
+env::BackendRequest backend_request(const EnvOptions& o, env::BackendKind backend, int envs) {
   env::BackendRequest r;
   r.kind = backend;
   r.model_dir = o.model;
@@ -65,8 +59,18 @@ EnvParts make_env_parts(const EnvOptions& o, env::BackendKind backend, int envs,
   r.envs = envs;
   r.ensemble = {o.ensemble_mode, o.ensemble_member, o.ensemble_seed};
   if (backend != env::BackendKind::Mujoco) r.model_options = model_options(o.precision);
+  return r;
+}
+
+EnvParts make_env_parts(const EnvOptions& o, env::BackendKind backend, int envs, ThreadPool& pool) {
+  FN_CHECK(backend == env::BackendKind::Mujoco || !o.model.empty(), "--backend ", env::backend_kind_name(backend),
+           " steps a trained model: pass --model DIR (from flashnerd train)");
+  EnvParts p;
+  p.robot = env_robot(o);
+  p.task = env::make_task(o.task, *p.robot);
+  apply_reward_settings(reward_settings(o), *p.task);
   std::vector<std::string> warnings;
-  p.backend = env::make_backend(r, p.robot, pool, &warnings);
+  p.backend = env::make_backend(backend_request(o, backend, envs), p.robot, pool, &warnings);
   print_warnings(warnings);
   return p;
 }

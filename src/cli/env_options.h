@@ -53,6 +53,8 @@ struct EnvParts {
   std::unique_ptr<env::Task> task;
 };
 // backend: the kind to build (o.backend for the main env, MuJoCo for evaluation envs).
+// What make_env_parts asks the backend factory for (also to reload a refreshed model).
+env::BackendRequest backend_request(const EnvOptions& o, env::BackendKind backend, int envs);
 EnvParts make_env_parts(const EnvOptions& o, env::BackendKind backend, int envs, ThreadPool& pool);
 
 // "vx,vy,yaw_rate" (quadruped-velocity commands) as three numbers; `option` names the flag in errors.

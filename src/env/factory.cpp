@@ -99,6 +99,12 @@ std::unique_ptr<Backend> make_backend(const BackendRequest& r, std::shared_ptr<c
   return std::make_unique<LearnedBackend>(std::move(robot), std::move(members), r.envs, pool, r.ensemble, r.gemm);
 }
 
+void reload_learned_model(Backend& backend, const BackendRequest& r) {
+  auto* learned = dynamic_cast<LearnedBackend*>(&backend);
+  FN_CHECK(learned != nullptr, "the ", backend.kind(), " backend steps no learned model to reload");
+  learned->replace_members(load_checked_members(r, backend.robot(), nullptr));
+}
+
 ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const std::string& preset, bool probes) {
   ModelConfig c;
   c.arch = arch;

@@ -39,6 +39,11 @@ struct BackendRequest {
 std::unique_ptr<Backend> make_backend(const BackendRequest& request, std::shared_ptr<const sim::Robot> robot,
                                       ThreadPool& pool, std::vector<std::string>* warnings);
 
+// A learned backend made by make_backend steps the artifact request.model_dir from now on (a
+// fine-tuned version of its model, checked as make_backend checks it); every environment
+// keeps its state and loses its history: reset them before stepping.
+void reload_learned_model(Backend& backend, const BackendRequest& request);
+
 // A model config of `preset`'s shape for this robot (its layout, control step, MJCF hash;
 // the spec's fixed probes as inputs when `probes`), with identity input normalization and
 // small output scales: random weights then move states little, for throughput benchmarks

@@ -63,14 +63,8 @@ LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
   FN_CHECK(din_ == c.input_dim && dout_ == c.output_dim, "learned backend: model widths (", c.input_dim, " in, ",
            c.output_dim, " out) do not match the robot's frame features (", din_, ", ", dout_, ")");
 
-  engine::ContextOptions opt;
-  opt.max_batch = envs;
-  opt.pool = &pool;
-  opt.gemm = gemm;
-  for (const auto& m : members_) contexts_.push_back(std::make_unique<engine::Context>(*m, opt));
-  opt.max_batch = 1;
-  opt.pool = nullptr;
-  for (const auto& m : members_) history_contexts_.push_back(std::make_unique<engine::Context>(*m, opt));
+  gemm_ = gemm;
+  make_contexts();
   ensemble_size_ = M;
   if (M > 1) disagreement_.assign(size_t(envs), 0.f);
   member_of_.assign(size_t(envs), use.mode == EnsembleMode::Member ? use.member : 0);
@@ -95,6 +89,33 @@ LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
     draw_member(e);
     sense(e, 0);
   }
+}
+
+void LearnedBackend::make_contexts() {
+  engine::ContextOptions opt;
+  opt.max_batch = envs_;
+  opt.pool = pool_;
+  opt.gemm = gemm_;
+  contexts_.clear();
+  history_contexts_.clear();
+  for (const auto& m : members_) contexts_.push_back(std::make_unique<engine::Context>(*m, opt));
+  opt.max_batch = 1;
+  opt.pool = nullptr;
+  for (const auto& m : members_) history_contexts_.push_back(std::make_unique<engine::Context>(*m, opt));
+}
+
+void LearnedBackend::replace_members(std::vector<std::shared_ptr<const engine::Model>> members) {
+  FN_CHECK(members.size() == members_.size(), "learned backend: ", members.size(), " members to replace ",
+           members_.size());
+  for (size_t m = 0; m < members.size(); ++m) {
+    const ModelConfig &a = members_[m]->config(), &b = members[m]->config();
+    FN_CHECK(a.arch == b.arch && a.layout == b.layout && a.input_dim == b.input_dim && a.output_dim == b.output_dim &&
+                 a.probe_dim == b.probe_dim && a.contact.capacity == b.contact.capacity && a.history() == b.history() &&
+                 a.target == b.target,
+             "learned backend: member ", m, " cannot be replaced by a model of other inputs, outputs or history");
+  }
+  members_ = std::move(members);
+  make_contexts();
 }
 
 std::string LearnedBackend::kind() const {

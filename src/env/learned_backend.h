@@ -58,6 +58,10 @@ class LearnedBackend : public Backend, public PlatformScene {
   // is allocated here), sensed as a step senses them, then become env's history.
   void reset_with_history(int env, int frames, const double* q, const double* v, const double* u) override;
   int history_frames() const override;
+  // The backend steps these members from now on (the same number, each reading the same inputs
+  // and histories as the one it replaces: a fine-tuned model). Every environment keeps its
+  // state but loses its history, which the old weights made: reset them before stepping.
+  void replace_members(std::vector<std::shared_ptr<const engine::Model>> members);
   void step_first(const double* u, int count) override;
   void copy_env(int src, int dst) override;
   PlatformScene* platform_scene() override;
@@ -71,9 +75,11 @@ class LearnedBackend : public Backend, public PlatformScene {
   // env's increment from the members' outputs, and its disagreement when there are several
   void combine(int env, double* inc);
   void io_state(StateIo& io, std::vector<std::string>& histories);  // the fields save_state / load_state share
+  void make_contexts();  // every member's step and history contexts, empty
 
   std::vector<std::shared_ptr<const engine::Model>> members_;
   std::vector<std::unique_ptr<engine::Context>> contexts_;  // one per member
+  engine::GemmBackend gemm_ = engine::GemmBackend::Auto;
   std::vector<std::unique_ptr<engine::Context>> history_contexts_;  // one per member, one env: reset_with_history
   std::vector<float> history_input_, history_output_;              // (din), (dout)
   EnsembleUse use_;

@@ -58,6 +58,9 @@ nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
     id["real"] = {{"envs", o.real.env->envs()}, {"backend", o.real.env->backend().kind()}, {"every", o.real.every},
                   {"steps", o.real.steps}, {"branch_fraction", o.real.branch_fraction},
                   {"branch_steps", o.real.branch_steps}, {"buffer_capacity", o.real.buffer_capacity}};
+  if (o.refresh.on())
+    id["refresh"] = {{"every", o.refresh.every}, {"updates", o.refresh.updates}, {"batch", o.refresh.batch},
+                     {"lr", o.refresh.lr}, {"max_windows", o.refresh.max_windows}};
   if (env.uncertainty().any())
     id["uncertainty"] = {{"penalty", env.uncertainty().penalty}, {"truncate_above", env.uncertainty().truncate_above}};
   return id;
@@ -106,6 +109,8 @@ PpoRunner::PpoRunner(env::VecEnv& env, const PpoRunOptions& o)
   ppo_->use_fused_update(o.fused_update);
   for (const auto& t : env.task().reward_terms()) result_.term_names.push_back(t.name);
   identity_ = run_identity(env, o);
+  FN_CHECK(!o.refresh.on() || o.real.env != nullptr, "ppo: model refreshes train on the real environments' windows; "
+           "there are none");
   if (o.real.env != nullptr) set_up_real();
   if (o.resume) {
     restore();
@@ -149,6 +154,10 @@ void PpoRunner::restore() {
            "; resume with the checkpoint's settings, or start a new run (another --out, or --overwrite)");
   ck.module("net", *ppo_->net());
   ck.optimizer("optimizer", ppo_->optimizer());
+  if (o_.refresh.on() && meta.at("model_dir").get<std::string>() != model_dir_) {  // refreshed before the checkpoint
+    model_dir_ = meta.at("model_dir").get<std::string>();
+    o_.refresh.load(model_dir_);
+  }
   env_.load_state(ck.blob("env_state"));
   if (o_.real.env != nullptr) load_real(ck.blob("real_state"));
   start_ = meta.at("iteration");
@@ -159,6 +168,7 @@ void PpoRunner::restore() {
     clock_ = result_.rows.back().seconds;
     transitions_ = result_.rows.back().transitions;
     real_transitions_ = result_.rows.back().real_transitions;
+    refresh_updates_ = result_.rows.back().refresh_updates;
   }
   FN_CHECK(o_.iterations >= start_, "--resume: the checkpoint is at iteration ", start_, ", beyond --iterations ",
            o_.iterations);
@@ -197,6 +207,7 @@ void PpoRunner::save(int iteration) {
                          {"iteration", iteration}, {"learning_rate", ppo_->learning_rate()},
                          {"obs_mean", normalizer_.mean()}, {"obs_var", normalizer_.variance()},
                          {"obs_count", normalizer_.count()}};
+  if (o_.refresh.on()) meta["model_dir"] = model_dir_;
   meta["rows"] = nlohmann::json::array();
   for (const auto& r : result_.rows) meta["rows"].push_back(row_to_json(r));
   train::CheckpointWriter w;
@@ -269,6 +280,7 @@ void PpoRunner::log_iteration(IterationRow& row, double reward_sum, double itera
   row.episodes = ep.episodes;
   row.branched_starts = ep.branched_starts;
   row.real_transitions = real_transitions_;
+  row.refresh_updates = refresh_updates_;
   if (ep.episodes > 0) row.finished_return = ep.mean_return();
   for (double s : ep.term_sums) row.terms.push_back(ep.episodes ? s / double(ep.episodes) : 0.0);
 }
@@ -306,6 +318,15 @@ void PpoRunner::set_up_real() {
   starts_ = std::make_unique<env::StartBuffer>(frames, b.nq(), b.nv(), b.nu(), o_.real.buffer_capacity);
   recorder_ = std::make_unique<env::HistoryRecorder>(real, frames);
   env_.set_branched_starts({starts_.get(), o_.real.branch_fraction, o_.real.branch_steps});
+  if (o_.refresh.on()) {
+    FN_CHECK(o_.refresh.load != nullptr && !o_.refresh.model_dir.empty(), "ppo: a model refresh needs the model's "
+             "directory and a way to reload it");
+    FN_CHECK(o_.refresh.updates >= 1 && o_.refresh.batch >= 1 && o_.refresh.max_windows >= 2 && o_.refresh.lr > 0,
+             "ppo: model refreshes of ", o_.refresh.updates, " updates of ", o_.refresh.batch, " windows, lr ",
+             o_.refresh.lr, ", ", o_.refresh.max_windows, " windows kept (updates and batch >= 1, lr > 0, >= 2 windows)");
+    windows_ = std::make_unique<env::CommandPlanRecorder>(real, o_.real.steps, o_.refresh.max_windows);
+    model_dir_ = o_.refresh.model_dir;
+  }
   real_obs_n_.resize(size_t(real.envs()) * size_t(real.observation_dim()));
   real_actions_.resize(size_t(real.envs()) * size_t(real.action_dim()));
 }
@@ -318,11 +339,13 @@ void PpoRunner::explore_real(IterationRow& row, int iteration) {
   env::VecEnv& real = *o_.real.env;
   const int R = real.envs();
   Rng noise = Rng::stream(o_.seed ^ kRealStreams, uint64_t(iteration));
+  if (windows_) windows_->begin_window();
   for (int t = 0; t < o_.real.steps; ++t) {
     normalizer_.normalize(real.observations(), R, real_obs_n_.data());
     ppo_->explore(R, real_obs_n_.data(), noise, real_actions_.data());
     real.step(real_actions_.data());
     recorder_->after_step();
+    if (windows_) windows_->after_step();
     for (int e = 0; e < R; ++e)
       if (recorder_->recorded(e) > 0) recorder_->add_to(*starts_, e);
   }
@@ -332,6 +355,21 @@ void PpoRunner::explore_real(IterationRow& row, int iteration) {
   row.real_s = seconds_since(t0);
 }
 
+// The model continues training on every window explored so far (the last max_windows), into an
+// artifact of this iteration's own; the imagined environments start again on it (their
+// histories came from the old weights).
+void PpoRunner::refresh(IterationRow& row, int iteration) {
+  const RefreshResult r = refresh_model(o_.refresh, windows_->plan(), model_dir_,
+                                        str_cat(o_.out_dir, "/model_refresh/iteration_", iteration + 1),
+                                        o_.seed + uint64_t(iteration));
+  o_.refresh.load(r.model_dir);
+  model_dir_ = r.model_dir;
+  env_.reset_all();
+  refresh_updates_ += o_.refresh.updates;
+  row.refresh_s = r.seconds;
+  row.model_valid_loss = r.valid_loss;
+}
+
 std::string PpoRunner::save_real() const {
   BlobWriter w;
   StateIo io(w);
@@ -339,6 +377,7 @@ std::string PpoRunner::save_real() const {
   io.io(real);
   recorder_->io_state(io);
   starts_->io_state(io);
+  if (windows_) windows_->io_state(io);
   return w.bytes();
 }
 
@@ -350,6 +389,7 @@ void PpoRunner::load_real(const std::string& bytes) {
   o_.real.env->load_state(real);
   recorder_->io_state(io);
   starts_->io_state(io);
+  if (windows_) windows_->io_state(io);
   r.expect_end();
 }
 
@@ -368,6 +408,7 @@ PpoRunResult PpoRunner::run() {
     Rng noise = Rng::stream(o_.seed, 2 * uint64_t(it));
     Rng order = Rng::stream(o_.seed, 2 * uint64_t(it) + 1);
     if (o_.real.env != nullptr && it % o_.real.every == 0) explore_real(row, it);
+    if (o_.refresh.on() && (it + 1) % o_.refresh.every == 0) refresh(row, it);
     const double reward_sum = collect(row, noise);
     update(row, order);
     stop_unless_finite(it + 1, reward_sum, row.stats, *ppo_->net(), o_.out_dir, last_saved_);

@@ -22,7 +22,9 @@
 #include "env/history_recorder.h"
 #include "env/start_buffer.h"
 #include "env/vec_env.h"
+#include "env/command_plan_recorder.h"
 #include "rl/iteration_log.h"
+#include "rl/model_refresh.h"
 #include "rl/observation_normalizer.h"
 #include "rl/policy.h"
 #include "rl/policy_eval.h"
@@ -77,6 +79,8 @@ struct PpoRunOptions {
   int penalty_ramp = 0;
   int penalty_delay = 0;  // iterations with the shaping terms off before the ramp
   RealEnvOptions real;    // model-based PPO; off without real.env
+  // On-policy refreshes of the learned model from the real environments' windows (needs real.env)
+  ModelRefreshOptions refresh;
 };
 
 struct PpoRunResult {
@@ -109,6 +113,7 @@ class PpoRunner {
   // model-based PPO: the checks and the start buffer; an exploration of the real environments
   void set_up_real();
   void explore_real(IterationRow& row, int iteration);
+  void refresh(IterationRow& row, int iteration);
   std::string save_real() const;
   void load_real(const std::string& bytes);
   Policy current_policy(int iteration, const nlohmann::json& extra) const;
@@ -129,6 +134,10 @@ class PpoRunner {
   std::unique_ptr<env::HistoryRecorder> recorder_;
   std::vector<float> real_obs_n_, real_actions_;
   int64_t real_transitions_ = 0;
+  // on-policy refreshes: the explored windows, the artifact the backend steps, updates so far
+  std::unique_ptr<env::CommandPlanRecorder> windows_;
+  std::string model_dir_;
+  int64_t refresh_updates_ = 0;
   PpoRunResult result_;
   nlohmann::json identity_;
   int start_ = 0, last_saved_ = 0;

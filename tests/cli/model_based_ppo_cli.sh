@@ -2,7 +2,8 @@
 # requires: libtorch (the script trains a policy)
 # flashnerd ppo --real-envs: model-based PPO on the shipped cartpole model with MuJoCo in the
 # loop. The policy balances in MuJoCo, the log counts the real transitions and branched
-# episodes, and the options of the loop are refused without a learned backend and real envs.
+# episodes, on-policy refreshes fine-tune the model and resume bit-exactly, and the options of
+# the loop are refused without a learned backend and real envs.
 # Usage: model_based_ppo_cli.sh PATH/TO/flashnerd
 source "$(dirname "$0")/common.bash" "$1"
 MODEL="$(cd "$(dirname "$0")/../../models/cartpole" && pwd)" || fail "no shipped models/cartpole"
@@ -27,10 +28,37 @@ expect_error "was made with" ppo --task cartpole-balance --backend flashnerd --m
   --steps-per-env 32 --iterations 61 --real-envs 4 --real-steps 32 --real-every 2 --branch-steps 64 --seed 3 \
   --out "$TMP/run" --resume --quiet
 
+# on-policy refreshes: the model is fine-tuned on the explored windows every 10 iterations; a
+# run resumed between two refreshes (its checkpoint names the refreshed model) equals the
+# uninterrupted run bit for bit
+REFRESH=(ppo --task cartpole-balance --backend flashnerd --model "$MODEL" --envs 64 --steps-per-env 16 --real-envs 4
+         --real-steps 16 --branch-steps 32 --refresh-every 10 --refresh-updates 20 --refresh-batch 16 --seed 2
+         --checkpoint-every 5 --quiet --json)
+"$FN" "${REFRESH[@]}" --iterations 20 --out "$TMP/straight" > "$TMP/straight.json" || fail "ppo --refresh-every"
+"$FN" "${REFRESH[@]}" --iterations 15 --out "$TMP/resumed" > /dev/null || fail "ppo --refresh-every, first part"
+"$FN" "${REFRESH[@]}" --iterations 20 --out "$TMP/resumed" --resume > /dev/null || fail "ppo --refresh-every --resume"
+cmp -s "$TMP/straight/policy/policy.safetensors" "$TMP/resumed/policy/policy.safetensors" \
+  || fail "a run resumed between refreshes differs from the uninterrupted run"
+for it in 10 20; do
+  cmp -s "$TMP/straight/model_refresh/iteration_$it/weights.safetensors" "$TMP/resumed/model_refresh/iteration_$it/weights.safetensors" \
+    || fail "refreshed model $it differs between the resumed and the uninterrupted run"
+done
+"$PY" - "$TMP/straight.json" "$TMP/straight/log.csv" "$MODEL/weights.safetensors" "$TMP/straight/model_refresh/iteration_10/weights.safetensors" <<'PY' || fail "the refresh's record"
+import csv, json, sys
+summary = json.load(open(sys.argv[1]))
+assert summary["refresh_updates"] == 40 and summary["seconds_refresh"] > 0, summary
+rows = list(csv.DictReader(open(sys.argv[2])))
+refreshed = [int(r["iteration"]) for r in rows if r["model_valid_loss"] != ""]
+assert refreshed == [10, 20], refreshed
+assert open(sys.argv[3], "rb").read() != open(sys.argv[4], "rb").read(), "the refresh did not change the weights"
+PY
+
 # refusals
 expect_error "already real" ppo --task cartpole-balance --envs 8 --iterations 1 --real-envs 4 --out "$TMP/r1"
 expect_error "requires --real-envs" ppo --task cartpole-balance --backend flashnerd --model "$MODEL" --envs 8 \
   --iterations 1 --branch-fraction 0.5 --out "$TMP/r2"
 expect_error "branch-fraction" ppo --task cartpole-balance --backend flashnerd --model "$MODEL" --envs 8 --iterations 1 \
   --real-envs 4 --branch-fraction 1.5 --out "$TMP/r3"
+expect_error "requires --real-envs" ppo --task cartpole-balance --backend flashnerd --model "$MODEL" --envs 8 \
+  --iterations 1 --refresh-every 2 --out "$TMP/r4"
 echo "model_based_ppo_cli: OK"

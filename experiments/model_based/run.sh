@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Model-based PPO on the quadruped (docs/RL.md, "Model-based PPO"): PPO on the shipped
+# FlashNeRD model alone (the paper's pure setting) and with MuJoCo in the loop, each variant
+# over the given PPO seeds, same recipe and budget as experiments/locomotion (ENVS x 24 steps x
+# ITERS), every final policy judged in MuJoCo (256 envs x 1000 steps, seed 7), then a table
+# with the MuJoCo transitions and seconds each run used. MUJOCO=1 adds the MuJoCo-only PPO
+# baseline (about 22 minutes per seed on 2 cores). Each run resumes where it stopped.
+#
+# Variants (VARIANTS="pure branch ..."):
+#   pure     PPO on the model alone
+#   branch   + 32 MuJoCo envs explored by the policy every iteration; half the imagined
+#            episodes start from their states, with their histories, and time out after 100 steps
+#
+# Usage: [ENVS=1024] [ITERS=400] [VARIANTS="pure branch"] [MODEL=models/quadruped] [MUJOCO=0]
+#        experiments/model_based/run.sh OUT SEED...
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+[ $# -ge 2 ] || { sed -n 2,15p "$0" >&2; exit 2; }
+OUT=$1; shift
+ENVS="${ENVS:-1024}"
+ITERS="${ITERS:-400}"
+MODEL="${MODEL:-models/quadruped}"
+read -ra variants <<< "${VARIANTS:-pure branch}"
+. experiments/lib/pipeline.sh
+. experiments/locomotion/recipe.sh  # locomotion_ppo, locomotion_evaluate
+
+variant_flags() {
+  case $1 in
+    pure) ;;
+    branch) echo --real-envs 32 --real-steps 24 --branch-fraction 0.5 --branch-steps 100 ;;
+    *) echo "unknown variant '$1'" >&2; exit 2 ;;
+  esac
+}
+
+runs=()
+for seed in "$@"; do
+  if [ "${MUJOCO:-0}" = 1 ]; then
+    locomotion_ppo "$OUT" "ppo_mujoco_seed$seed" "$seed" mujoco
+    locomotion_evaluate "$OUT" "ppo_mujoco_seed$seed"
+    runs+=("ppo_mujoco_seed$seed")
+  fi
+  for v in "${variants[@]}"; do
+    run="ppo_${v}_seed$seed"
+    read -ra flags <<< "$(variant_flags "$v")"
+    locomotion_ppo "$OUT" "$run" "$seed" flashnerd "$MODEL" "${flags[@]}"
+    locomotion_evaluate "$OUT" "$run"
+    runs+=("$run")
+  done
+done
+fn_summary experiments/model_based/summary.py "$OUT" "${runs[@]}"

@@ -1,0 +1,66 @@
+#include "rl/model_refresh.h"
+
+#include <filesystem>
+
+#include "core/contact_row.h"
+#include "core/error.h"
+#include "core/stopwatch.h"
+#include "train/trainer.h"
+
+namespace flashnerd::rl {
+
+sim::GenerateOptions data_options_for(const ModelConfig& c, const sim::Robot& robot) {
+  sim::GenerateOptions g;
+  const int probes = c.probe_dim / kProbeFeatureDim;
+  g.probes = probes > 0;
+  g.climbing_probes = probes > 0 && probes != int(robot.probes().size());
+  g.contacts = c.contact.capacity > 0;
+  g.free_dynamics = false;
+  return g;
+}
+
+RefreshResult refresh_model(const ModelRefreshOptions& o, const sim::CommandPlan& plan, const std::string& from_dir,
+                            const std::string& to_dir, uint64_t seed) {
+  FN_CHECK(o.robot != nullptr && o.pool != nullptr, "model refresh: no robot or threads to replay the explored "
+           "windows with");
+  FN_CHECK(plan.trajectories >= 2, "model refresh: ", plan.trajectories, " explored windows; a fine-tune holds some "
+           "out for validation and needs at least 2");
+  const auto t0 = std::chrono::steady_clock::now();
+  sim::GenerateOptions g = o.generate;
+  g.plan = &plan;
+  g.trajectories = plan.trajectories;
+  g.steps = plan.steps;
+  g.first_trajectory = 0;
+  g.total_trajectories = 0;
+  g.seed = seed;
+  g.progress = false;
+  const Dataset data = sim::generate_dataset(*o.robot, g, *o.pool);
+
+  train::TrainOptions t;
+  t.init_from = from_dir;
+  t.out_dir = to_dir;
+  t.data_path = "model-based PPO: explored windows";
+  t.updates = o.updates;
+  t.batch = o.batch;
+  t.lr = o.lr;
+  t.seed = seed;
+  t.overwrite = true;                    // a refresh redone after a resume replaces its own artifact
+  t.valid_every = o.updates;             // one validation, at the end
+  t.valid_windows = 64;
+  t.rollout_count = 8;
+  t.precision = "fp32";                  // the same bits on every run, whatever the start-up timing
+  t.progress = false;
+  t.write_plot = false;
+  std::filesystem::remove_all(std::filesystem::path(to_dir) / "checkpoint.pt");  // never resume a half refresh
+  const train::TrainResult r = train::train_model(data, t);
+  std::filesystem::remove(std::filesystem::path(to_dir) / "checkpoint.pt");  // the artifact is what a run reads
+  RefreshResult out;
+  out.model_dir = r.artifact_dir;
+  out.windows = plan.trajectories;
+  out.transitions = plan.trajectories * plan.steps;
+  out.valid_loss = r.valid_loss;
+  out.seconds = seconds_since(t0);
+  return out;
+}
+
+}  // namespace flashnerd::rl

@@ -1,0 +1,57 @@
+// On-policy refresh of the learned model in model-based PPO (RWM's continual model learning;
+// DAgger against model exploitation). The windows the current policy explored in the real
+// environments (env/command_plan_recorder.h) are replayed by the generator into a dataset, as
+// `gen --policy` does, and the model continues training on it from its current weights with a
+// fresh optimizer: train::train_model with init_from, flashnerd finetune's code. The learned
+// backend then steps the new artifact. Each refresh writes its own artifact, so a resumed run
+// steps the model its checkpoint names.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/model_config.h"
+#include "core/thread_pool.h"
+#include "sim/command_plan.h"
+#include "sim/generator.h"
+#include "sim/robot.h"
+
+namespace flashnerd::rl {
+
+struct ModelRefreshOptions {
+  int every = 0;               // iterations between refreshes (0: never); needs real environments
+  int64_t updates = 500;       // fine-tune updates per refresh
+  int batch = 64;              // windows per update
+  double lr = 3e-4;            // fine-tune learning rate (to a tenth, linearly, within each refresh)
+  int64_t max_windows = 4096;  // explored windows kept for the refreshes (the oldest give way)
+  std::string model_dir;       // the artifact the learned backend steps at the start
+  // how windows become data: probes and contact rows as the model reads them (plan and
+  // trajectories are set per refresh)
+  sim::GenerateOptions generate;
+  std::shared_ptr<const sim::Robot> robot;  // the real robot (MuJoCo)
+  ThreadPool* pool = nullptr;               // the replay's threads
+  // makes the learned backend step the artifact in this directory (env::reload_learned_model)
+  std::function<void(const std::string& model_dir)> load;
+  bool on() const { return every > 0; }
+};
+
+// How explored windows are recorded for a model of config `c`: its fixed probes (or the
+// climbing set) and its contact rows, as its training data had them.
+sim::GenerateOptions data_options_for(const ModelConfig& c, const sim::Robot& robot);
+
+struct RefreshResult {
+  std::string model_dir;   // the new artifact
+  int64_t windows = 0;     // explored windows it trained on
+  int64_t transitions = 0;
+  double valid_loss = 0;   // one-step validation loss on held-out explored windows
+  double seconds = 0;      // replay and fine-tune
+};
+
+// Fine-tunes `from_dir` on `plan` (replayed in MuJoCo) into `to_dir` (replaced when it exists:
+// a refresh redone after a resume), with `seed` for its split and batches.
+RefreshResult refresh_model(const ModelRefreshOptions& options, const sim::CommandPlan& plan,
+                            const std::string& from_dir, const std::string& to_dir, uint64_t seed);
+
+}  // namespace flashnerd::rl
