@@ -10,17 +10,19 @@
 #   pure     PPO on the model alone
 #   branch   + 32 MuJoCo envs explored by the policy every iteration; half the imagined
 #            episodes start from their states, with their histories, and time out after 100 steps
+#   refresh  branch + every 25 iterations the model is fine-tuned (500 updates) on the windows
+#            explored so far (the last 4096)
 #
-# Usage: [ENVS=1024] [ITERS=400] [VARIANTS="pure branch"] [MODEL=models/quadruped] [MUJOCO=0]
+# Usage: [ENVS=1024] [ITERS=400] [VARIANTS="pure branch refresh"] [MODEL=models/quadruped] [MUJOCO=0]
 #        experiments/model_based/run.sh OUT SEED...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -ge 2 ] || { sed -n 2,15p "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,17p "$0" >&2; exit 2; }
 OUT=$1; shift
 ENVS="${ENVS:-1024}"
 ITERS="${ITERS:-400}"
 MODEL="${MODEL:-models/quadruped}"
-read -ra variants <<< "${VARIANTS:-pure branch}"
+read -ra variants <<< "${VARIANTS:-pure branch refresh}"
 . experiments/lib/pipeline.sh
 . experiments/locomotion/recipe.sh  # locomotion_ppo, locomotion_evaluate
 
@@ -28,6 +30,7 @@ variant_flags() {
   case $1 in
     pure) ;;
     branch) echo --real-envs 32 --real-steps 24 --branch-fraction 0.5 --branch-steps 100 ;;
+    refresh) echo "$(variant_flags branch) --refresh-every 25 --refresh-updates 500" ;;
     *) echo "unknown variant '$1'" >&2; exit 2 ;;
   esac
 }

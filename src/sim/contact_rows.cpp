@@ -38,12 +38,17 @@ void robot_base_frame(const Robot& robot, const mjData* d, double pos[3], double
 
 void build_contact_rows(const Robot& robot, const mjModel* m, const mjData* d, int capacity,
                         ContactScratch& scratch, ContactRowsOut& out) {
+  build_contact_rows(robot, m, d, d->contact, d->ncon, capacity, scratch, out);
+}
+
+void build_contact_rows(const Robot& robot, const mjModel* m, const mjData* d, const mjContact* contacts, int ncon,
+                        int capacity, ContactScratch& scratch, ContactRowsOut& out) {
   double base_pos[3], base_mat[9];
   robot_base_frame(robot, d, base_pos, base_mat);
   auto& cand = scratch.candidates;
   cand.clear();
-  for (int i = 0; i < d->ncon; ++i) {
-    const mjContact& c = d->contact[i];
+  for (int i = 0; i < ncon; ++i) {
+    const mjContact& c = contacts[i];
     int bodies[2] = {m->geom_bodyid[c.geom1], m->geom_bodyid[c.geom2]};
     for (int side = 0; side < 2; ++side) {
       int b = bodies[side], other = bodies[1 - side];
@@ -90,10 +95,17 @@ void build_contact_rows(const Robot& robot, const mjModel* m, const mjData* d, i
 }
 
 void detect_contact_rows(const Robot& robot, const mjModel* m, mjData* d, int capacity,
-                         ContactScratch& scratch, ContactRowsOut& out) {
-  const int full_before = d->warning[mjWARN_CONTACTFULL].number;
+                         ContactScratch& scratch, ContactRowsOut& out, const RobotWorldCollider* collider) {
   mj_kinematics(m, d);
   mj_comPos(m, d);
+  if (collider != nullptr && collider->applies()) {
+    collider->collide(m, d, scratch.contacts);
+    mj_comVel(m, d);
+    build_contact_rows(robot, m, d, scratch.contacts.data(), int(scratch.contacts.size()), capacity, scratch, out);
+    out.buffer_full = false;  // the collider's list has no cap
+    return;
+  }
+  const int full_before = d->warning[mjWARN_CONTACTFULL].number;
   mj_collision(m, d);
   mj_comVel(m, d);
   build_contact_rows(robot, m, d, capacity, scratch, out);

@@ -11,6 +11,7 @@
 
 #include "core/dataset.h"
 #include "sim/robot.h"
+#include "sim/robot_world_collider.h"
 
 namespace flashnerd::sim {
 
@@ -30,6 +31,7 @@ struct ContactScratch {
     float gap;
   };
   std::vector<Candidate> candidates;
+  std::vector<mjContact> contacts;  // RobotWorldCollider's
 };
 
 // out = Rᵀ x: a world vector in the base frame whose rotation matrix (row-major, MuJoCo's
@@ -41,13 +43,18 @@ void robot_base_frame(const Robot& robot, const mjData* d, double pos[3], double
 // Builds the rows of the contacts currently in d (needs positions and cvel computed).
 void build_contact_rows(const Robot& robot, const mjModel* m, const mjData* d, int capacity,
                         ContactScratch& scratch, ContactRowsOut& out);
+// The same for `count` contacts of another list than d's.
+void build_contact_rows(const Robot& robot, const mjModel* m, const mjData* d, const mjContact* contacts, int count,
+                        int capacity, ContactScratch& scratch, ContactRowsOut& out);
 
 // The detector at an arbitrary (e.g. predicted) state: runs exactly what the rows read at
 // d->qpos / d->qvel — mj_kinematics, mj_comPos, mj_collision, mj_comVel, no dynamics — then
 // builds the rows. At a recorded state it reproduces the generator's rows bit for bit. When
 // MuJoCo's contact list (nconmax) fills up, out.buffer_full reports it (raise nconmax).
+// With a collider that applies (sim/robot_world_collider.h), its contacts replace
+// mj_collision's: the same rows as a set, in another order.
 void detect_contact_rows(const Robot& robot, const mjModel* m, mjData* d, int capacity,
-                         ContactScratch& scratch, ContactRowsOut& out);
+                         ContactScratch& scratch, ContactRowsOut& out, const RobotWorldCollider* collider = nullptr);
 
 // Raises every geom's margin of `detection_model` (a copy of robot.model(), never stepped) to
 // the spec's contact_margin, so detection reports pairs within it with positive gaps.

@@ -7,7 +7,10 @@
 namespace flashnerd::sim {
 
 ContactSensor::ContactSensor(const Robot& robot)
-    : robot_(&robot), model_(robot.copy_model()), data_(mj_makeData(model_)) {
+    : robot_(&robot),
+      model_(robot.copy_model()),
+      data_(mj_makeData(model_)),
+      collider_(robot, model_) {  // its pairs follow affinities and bodies; margins are read at each call
   apply_contact_margin(robot, model_);  // detection only: probes ignore geom margins
 }
 
@@ -32,7 +35,7 @@ void ContactSensor::set_platform(const Platform& platform) {
 }
 
 void ContactSensor::detect(int capacity, ContactRowsOut& out) {
-  detect_contact_rows(*robot_, model_, data_, capacity, scratch_, out);
+  detect_contact_rows(*robot_, model_, data_, capacity, scratch_, out, reference_ ? nullptr : &collider_);
 }
 
 void ContactSensor::kinematics() { mj_kinematics(model_, data_); }

@@ -9,6 +9,7 @@
 #include <mujoco/mujoco.h>
 
 #include "sim/contact_rows.h"
+#include "sim/robot_world_collider.h"
 #include "sim/robot.h"
 #include "sim/scene.h"
 
@@ -27,8 +28,12 @@ class ContactSensor {
   void set_state(const double* q, const double* v) { robot_->set_state(data_, q, v); }
   // A fixed platform for every later set_state (planning on one terrain).
   void set_platform(const Platform& platform);
-  // Contact rows at the placed state (sim::detect_contact_rows).
+  // Contact rows at the placed state (sim::detect_contact_rows, through the robot-vs-scene
+  // collider where it applies).
   void detect(int capacity, ContactRowsOut& out);
+  // mj_collision for every later detect (the reference the collider is measured against).
+  void use_reference_detection(bool reference) { reference_ = reference; }
+  bool fast_detection() const { return !reference_ && collider_.applies(); }
   // Positions only (mj_kinematics), for probe features.
   void kinematics();
 
@@ -40,6 +45,8 @@ class ContactSensor {
   mjModel* model_;
   mjData* data_;
   ContactScratch scratch_;
+  RobotWorldCollider collider_;
+  bool reference_ = false;
   bool has_scene_ = false;
   uint64_t scene_seed_ = 0;
   int64_t scene_trajectory_ = -1;
