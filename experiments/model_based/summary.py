@@ -20,4 +20,17 @@ for run in runs:
     score = f"{e['episode_reward']:.2f}" if e else "-"
     falls = e["terminations"] if e else "-"
     lines.append(f"| {run} | {score} | {falls} | {p['seconds']:.0f} | {real_s:.0f} | {real:,} | {imagined:,} |")
+# velocity tracking in MuJoCo per fixed command (policy-eval's tracking: 256 robots, 250 steps
+# each after one second of settling): planar speed error (m/s), yaw-rate error (rad/s), falls
+evals = {run: load_if(out, f"policy_eval_{run[len('ppo_'):]}.json") for run in runs}
+commands = next((e["tracking"] for e in evals.values() if e and e.get("tracking")), [])
+if commands:
+    head = " | ".join(f"({c['command'][0]:g}, {c['command'][1]:g}, {c['command'][2]:g})" for c in commands)
+    lines += ["", "Tracking in MuJoCo per command (vx, vy, yaw): planar error m/s / yaw-rate error rad/s / falls", "",
+              f"| PPO run | {head} |", "|---|" + "---:|" * len(commands)]
+    for run, e in evals.items():
+        if not e or not e.get("tracking"):
+            continue
+        cells = " | ".join(f"{t['planar_error']:.2f} / {t['yaw_rate_error']:.2f} / {t['terminations']}" for t in e["tracking"])
+        lines.append(f"| {run} | {cells} |")
 write_summary(out, "\n".join(lines) + "\n", "model_based.md")
