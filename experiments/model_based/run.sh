@@ -12,12 +12,14 @@
 #            episodes start from their states, with their histories, and time out after 100 steps
 #   refresh  branch + every 25 iterations the model is fine-tuned (500 updates) on the windows
 #            explored so far (the last 4096)
+#   refresh10  the same fine-tune budget in smaller, more frequent refreshes (200 updates every
+#            10 iterations)
 #
 # Usage: [ENVS=1024] [ITERS=400] [VARIANTS="pure branch refresh"] [MODEL=models/quadruped] [MUJOCO=0]
 #        experiments/model_based/run.sh OUT SEED...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -ge 2 ] || { sed -n 2,17p "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,19p "$0" >&2; exit 2; }
 OUT=$1; shift
 ENVS="${ENVS:-1024}"
 ITERS="${ITERS:-400}"
@@ -31,6 +33,7 @@ variant_flags() {
     pure) ;;
     branch) echo --real-envs 32 --real-steps 24 --branch-fraction 0.5 --branch-steps 100 ;;
     refresh) echo "$(variant_flags branch) --refresh-every 25 --refresh-updates 500" ;;
+    refresh10) echo "$(variant_flags branch) --refresh-every 10 --refresh-updates 200" ;;
     *) echo "unknown variant '$1'" >&2; exit 2 ;;
   esac
 }
