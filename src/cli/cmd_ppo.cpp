@@ -93,13 +93,6 @@ void run_ppo_command(const PpoArgs& a) {
     o.run_info["ensemble"] = {{"members", parts.backend->ensemble_size()}, {"mode", env::ensemble_mode_name(a.env.ensemble_mode)},
                               {"uncertainty_penalty", a.uncertainty.penalty},
                               {"uncertainty_truncate_above", a.uncertainty.truncate_above}};
-  if (real_env)
-    o.run_info["real"] = {{"envs", a.real_envs}, {"every", o.real.every}, {"steps", o.real.steps},
-                          {"branch_fraction", o.real.branch_fraction}, {"branch_steps", o.real.branch_steps},
-                          {"buffer_capacity", o.real.buffer_capacity}};
-  if (o.refresh.on())
-    o.run_info["refresh"] = {{"every", o.refresh.every}, {"updates", o.refresh.updates}, {"batch", o.refresh.batch},
-                             {"lr", o.refresh.lr}, {"max_windows", o.refresh.max_windows}};
   const rl::PpoRunResult r = rl::run_ppo(env, o);
   const rl::IterationRow& last = r.rows.back();
   double dyn = 0, sense = 0, policy = 0, update = 0, task = 0, real = 0, refresh = 0;

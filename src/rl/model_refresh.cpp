@@ -44,20 +44,17 @@ RefreshResult refresh_model(const ModelRefreshOptions& o, const sim::CommandPlan
   t.batch = o.batch;
   t.lr = o.lr;
   t.seed = seed;
-  t.overwrite = true;                    // a refresh redone after a resume replaces its own artifact
+  t.overwrite = true;  // a new run, even over a half refresh: one redone after a resume replaces its own
   t.valid_every = o.updates;             // one validation, at the end
   t.valid_windows = 64;
   t.rollout_count = 8;
   t.precision = "fp32";                  // the same bits on every run, whatever the start-up timing
   t.progress = false;
   t.write_plot = false;
-  std::filesystem::remove_all(std::filesystem::path(to_dir) / "checkpoint.pt");  // never resume a half refresh
   const train::TrainResult r = train::train_model(data, t);
   std::filesystem::remove(std::filesystem::path(to_dir) / "checkpoint.pt");  // the artifact is what a run reads
   RefreshResult out;
   out.model_dir = r.artifact_dir;
-  out.windows = plan.trajectories;
-  out.transitions = plan.trajectories * plan.steps;
   out.valid_loss = r.valid_loss;
   out.seconds = seconds_since(t0);
   return out;

@@ -43,8 +43,6 @@ sim::GenerateOptions data_options_for(const ModelConfig& c, const sim::Robot& ro
 
 struct RefreshResult {
   std::string model_dir;   // the new artifact
-  int64_t windows = 0;     // explored windows it trained on
-  int64_t transitions = 0;
   double valid_loss = 0;   // one-step validation loss on held-out explored windows
   double seconds = 0;      // replay and fine-tune
 };

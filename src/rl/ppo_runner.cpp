@@ -41,6 +41,20 @@ nlohmann::json reward_curriculum(const PpoRunOptions& o) {
   return j;
 }
 
+// Model-based PPO's settings, only those in use: part of the run's identity and of the
+// policy's training record.
+nlohmann::json model_based_settings(const PpoRunOptions& o) {
+  nlohmann::json j = nlohmann::json::object();
+  if (o.real.env != nullptr)
+    j["real"] = {{"envs", o.real.env->envs()}, {"backend", o.real.env->backend().kind()}, {"every", o.real.every},
+                 {"steps", o.real.steps}, {"branch_fraction", o.real.branch_fraction},
+                 {"branch_steps", o.real.branch_steps}, {"buffer_capacity", o.real.buffer_capacity}};
+  if (o.refresh.on())
+    j["refresh"] = {{"every", o.refresh.every}, {"updates", o.refresh.updates}, {"batch", o.refresh.batch},
+                    {"lr", o.refresh.lr}, {"max_windows", o.refresh.max_windows}};
+  return j;
+}
+
 // The settings a resumed run must share with its checkpoint.
 nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
   const PpoConfig& c = o.ppo;
@@ -54,13 +68,7 @@ nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
       {"actor_hidden", c.actor_hidden}, {"critic_hidden", c.critic_hidden}};
   if (!o.model_fingerprint.empty()) id["model"] = o.model_fingerprint;
   id.update(reward_curriculum(o));
-  if (o.real.env != nullptr)
-    id["real"] = {{"envs", o.real.env->envs()}, {"backend", o.real.env->backend().kind()}, {"every", o.real.every},
-                  {"steps", o.real.steps}, {"branch_fraction", o.real.branch_fraction},
-                  {"branch_steps", o.real.branch_steps}, {"buffer_capacity", o.real.buffer_capacity}};
-  if (o.refresh.on())
-    id["refresh"] = {{"every", o.refresh.every}, {"updates", o.refresh.updates}, {"batch", o.refresh.batch},
-                     {"lr", o.refresh.lr}, {"max_windows", o.refresh.max_windows}};
+  id.update(model_based_settings(o));
   if (env.uncertainty().any())
     id["uncertainty"] = {{"penalty", env.uncertainty().penalty}, {"truncate_above", env.uncertainty().truncate_above}};
   return id;
@@ -189,6 +197,7 @@ Policy PpoRunner::current_policy(int iteration, const nlohmann::json& extra) con
   info.observation_terms = env_.task().observation_terms();
   info.training = o_.run_info;
   info.training.update(reward_curriculum(o_));
+  info.training.update(model_based_settings(o_));
   info.training["backend"] = env_.backend().kind();
   info.training["iterations"] = iteration;
   info.training["transitions"] = transitions_;
