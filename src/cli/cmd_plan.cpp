@@ -131,6 +131,7 @@ void run_plan(const PlanArgs& a) {
     mpc::ClimbOptions co;
     co.action_scale = a.action_scale;
     auto climb = std::make_unique<mpc::ClimbTask>(*robot, co);
+    mpc::check_start_clear(*robot, *terrain, q0.data());
     climb->set_platform(terrain->platform);
     env::platform_scene(*planning).set_platform(terrain->platform);
     world.set_platform(terrain->platform);

@@ -10,6 +10,14 @@
 
 namespace flashnerd::mpc {
 
+void check_start_clear(const sim::Robot& robot, const Terrain& terrain, const double* qpos) {
+  constexpr double kTolerance = 1e-3;  // m: resting contact is not an overlap
+  const sim::PlatformOverlap overlap = sim::platform_overlap(robot, terrain.platform, qpos);
+  FN_CHECK(overlap.depth <= kTolerance, "terrain '", terrain.name, "': the start pose puts ", overlap.geom, " ",
+           overlap.depth, " m into the platform (near edge ", terrain.platform.distance,
+           " m ahead of the base); place the edge farther so the robot starts clear of it");
+}
+
 std::string default_terrains_path() { return sim::robots_directory() + "/terrains/climb.json"; }
 
 TerrainList load_terrains(const std::string& path) {

@@ -4,6 +4,7 @@
 
 #include "core/enum_names.h"
 #include "core/error.h"
+#include "core/scope_exit.h"
 
 namespace flashnerd::sim {
 
@@ -33,6 +34,27 @@ void apply_platform(const Robot& robot, mjModel* m, const Platform& platform) {
   pos[0] = platform.distance + size[0];
   pos[2] = 0.5 * platform.height;
   m->geom_rbound[g] = std::sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
+}
+
+PlatformOverlap platform_overlap(const Robot& robot, const Platform& platform, const double* qpos) {
+  mjModel* m = robot.copy_model();
+  ScopeExit free_model([m] { mj_deleteModel(m); });
+  apply_platform(robot, m, platform);
+  mjData* d = mj_makeData(m);
+  ScopeExit free_data([d] { mj_deleteData(d); });
+  mju_copy(d->qpos, qpos, m->nq);
+  mj_forward(m, d);
+  const int platform_geom = mj_name2id(m, mjOBJ_GEOM, robot.spec().platform->geom.c_str());
+  PlatformOverlap deepest;
+  for (int c = 0; c < d->ncon; ++c) {
+    const mjContact& contact = d->contact[c];
+    if (contact.geom1 != platform_geom && contact.geom2 != platform_geom) continue;
+    if (-contact.dist <= deepest.depth) continue;
+    const int other = contact.geom1 == platform_geom ? contact.geom2 : contact.geom1;
+    const char* name = mj_id2name(m, mjOBJ_GEOM, other);
+    deepest = {-contact.dist, name ? name : str_cat("geom ", other)};
+  }
+  return deepest;
 }
 
 Platform apply_trajectory_scene(const Robot& robot, mjModel* model, uint64_t seed, int64_t trajectory) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include <mujoco/mujoco.h>
 
@@ -30,6 +31,15 @@ Platform apply_scene(const Robot& robot, mjModel* model, Rng& rng);
 // Puts the spec's platform at `platform` in `model` (a private copy of robot.model()); the
 // robot's spec must define a platform.
 void apply_platform(const Robot& robot, mjModel* model, const Platform& platform);
+
+// The deepest overlap of a robot geom with the spec's platform at `qpos` (MuJoCo's collision
+// detection on a private model copy with `platform` applied): depth > 0 m and the geom's name,
+// or depth 0 when the robot is clear of it.
+struct PlatformOverlap {
+  double depth = 0;
+  std::string geom;
+};
+PlatformOverlap platform_overlap(const Robot& robot, const Platform& platform, const double* qpos);
 
 // Height of the ground surface under world x (the platform's top past its near edge, else 0).
 inline double surface_height(const Platform& platform, double x) {

@@ -40,7 +40,7 @@ assert a["ctrl"] != c["ctrl"], "seeds 1 and 2 planned the same"
 PY
 TABLE="$(dirname "$0")/../../experiments/climbing/trial_table.py"
 /usr/bin/python3 "$TABLE" "$TRIALS" > "$TMP/table.md" || fail "trial table"
-grep -q "| MuJoCo | [0-2] / 2 |" "$TMP/table.md" && grep -q "| h150_d40 | 0.150 | 0.40 | [0-2] / 2 |" "$TMP/table.md" ||
+grep -q "| MuJoCo | [0-2] / 2 |" "$TMP/table.md" && grep -q "| h150_d65 | 0.150 | 0.65 | [0-2] / 2 |" "$TMP/table.md" ||
   fail "trial table: $(cat "$TMP/table.md")"
 /usr/bin/python3 - "$TABLE" <<'PY' || fail "trial statistics"
 import importlib.util, sys
@@ -57,6 +57,8 @@ expect_error "--overwrite" plan --task climb --terrain 3 --samples 4 --horizon 4
 expect_error "--terrain 9" plan --task climb --terrain 9
 echo '{"robot": "quadruped_platform", "terrains": [{"height": -0.1, "distance": 0.5}]}' > "$TMP/bad_terrains.json"
 expect_error "\"height\" must be in (0, 10)" plan --task climb --terrains "$TMP/bad_terrains.json" --terrain 0
+echo '{"robot": "quadruped_platform", "terrains": [{"name": "near", "height": 0.15, "distance": 0.4}]}' > "$TMP/near.json"
+expect_error "terrain 'near': the start pose puts" plan --task climb --terrains "$TMP/near.json" --terrain 0
 echo '{"robot": ' > "$TMP/broken.json"
 expect_error "not valid JSON" plan --task climb --terrains "$TMP/broken.json"
 expect_error "--samples" plan --task swingup --samples 1
