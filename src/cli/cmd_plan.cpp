@@ -18,6 +18,7 @@
 #include "env/mujoco_backend.h"
 #include "mpc/cartpole_swingup_task.h"
 #include "mpc/climb_task.h"
+#include "mpc/plan_divergence.h"
 #include "mpc/terrains.h"
 #include "mpc/trial.h"
 
@@ -46,6 +47,8 @@ struct PlanArgs {
   std::string out;
   bool overwrite = false;
   bool progress = true;
+  bool diagnose = false;
+  double diagnose_gap = 0.05;  // m of base position between the model's plan and MuJoCo's
 };
 
 nlohmann::json trial_json(const PlanArgs& a, const mpc::TrialResult& r, const mpc::PlanTask& task,
@@ -67,6 +70,8 @@ nlohmann::json trial_json(const PlanArgs& a, const mpc::TrialResult& r, const mp
       {"rollout_steps", t.rollout_steps},
       {"rollout_steps_per_second", t.total_seconds > 0 ? double(t.rollout_steps) / t.total_seconds : 0.0},
       {"contact_rows_per_step", double(t.contact_rows) / steps},
+      {"contact_rows_max", t.max_contact_rows}, {"contact_capacity", t.contact_capacity},
+      {"contact_rows_dropped", t.contact_rows_dropped},
       {"active_probes_per_step", double(t.active_probes) / steps}, {"reward_terms", terms},
       {"dial",
        {{"samples", a.dial.samples}, {"horizon", a.dial.horizon}, {"knots", a.dial.knots},
@@ -90,10 +95,52 @@ nlohmann::json trial_json(const PlanArgs& a, const mpc::TrialResult& r, const mp
   return j;
 }
 
+// The plan-divergence diagnosis (mpc/plan_divergence.h) in brief for the summary; with the
+// whole trial (--out) also its per-decision arrays. Distances in m for a floating base.
+nlohmann::json diagnosis_json(const mpc::PlanDivergence& d, const mpc::Terrain* terrain, const sim::Robot& robot,
+                              double gap, bool arrays) {
+  const int H = d.horizon;
+  double one_step = 0, one_step_max = 0, at_horizon = 0;
+  for (int k = 0; k < d.decisions; ++k) {
+    one_step += d.one_step_error[size_t(k)] * d.one_step_error[size_t(k)];
+    one_step_max = std::max(one_step_max, d.one_step_error[size_t(k)]);
+    at_horizon += d.gap[size_t(k) * size_t(H) + size_t(H - 1)];
+  }
+  const double n = std::max(1, d.decisions);
+  // a floating base's position in m; a fixed robot's whole qpos
+  nlohmann::json j = {{"gap_threshold", gap},
+                      {"one_step_rmse", std::sqrt(one_step / n)},
+                      {"one_step_max", one_step_max},
+                      {"plan_gap_at_horizon_mean", at_horizon / n}};
+  if (d.first_decision >= 0) {
+    const double* q = d.first_qpos.data();
+    nlohmann::json first = {{"decision", d.first_decision}, {"step", d.first_step}, {"up_z", mpc::up_z(q + 3)}};
+    if (terrain) {
+      first["base_past_edge"] = q[0] - terrain->platform.distance;
+      first["base_above_surface"] = q[2] - sim::surface_height(terrain->platform, q[0]);
+      nlohmann::json touching = nlohmann::json::array();
+      for (const sim::PlatformOverlap& t : sim::platform_contacts(robot, terrain->platform, q))
+        touching.push_back({{"geom", t.geom}, {"depth", t.depth}});
+      first["touching_platform"] = touching;
+    }
+    j["first_divergence"] = first;
+  }
+  if (arrays) {
+    j["one_step_error"] = d.one_step_error;
+    j["plan_gap"] = d.gap;
+    j["position_dims"] = d.dims;
+    j["plan_model_position"] = d.model_position;
+    j["plan_mujoco_position"] = d.mujoco_position;
+  }
+  return j;
+}
+
 void run_plan(const PlanArgs& a) {
   mpc::validate(a.dial);
   FN_CHECK(a.backend != env::BackendKind::Mujoco || a.model.empty(), "--model ", a.model,
            " is not used by --backend mujoco; drop it, or plan with --backend flashnerd / nerd");
+  FN_CHECK(!a.diagnose || a.backend != env::BackendKind::Mujoco,
+           "--diagnose compares a learned planning model's plans with MuJoCo; plan with --backend flashnerd / nerd");
   FN_CHECK(a.task == PlanTaskKind::Climb || !a.terrain_given,
            "--terrain / --terrains belong to --task climb; swingup has no terrain");
   std::optional<OutputLock> lock;
@@ -153,8 +200,17 @@ void run_plan(const PlanArgs& a) {
   progress.finish(r.success ? str_cat("climbed at frame ", r.success_frame) : "");
 
   nlohmann::json summary = trial_json(a, r, *task, terrain, *robot);
+  std::optional<mpc::PlanDivergence> divergence;
+  if (a.diagnose) {
+    env::MujocoBackend reference(robot, planning->envs(), pool);
+    if (terrain) reference.set_platform(terrain->platform);
+    divergence = mpc::measure_plan_divergence(*planning, reference, r, a.dial.horizon, robot->floating_base(),
+                                              a.diagnose_gap);
+    summary["diagnosis"] = diagnosis_json(*divergence, terrain, *robot, a.diagnose_gap, false);
+  }
   if (!a.out.empty()) {
     nlohmann::json full = summary;
+    if (divergence) full["diagnosis"] = diagnosis_json(*divergence, terrain, *robot, a.diagnose_gap, true);
     full["qpos"] = r.qpos;
     full["ctrl"] = r.ctrl;
     full["decision_seconds"] = r.decision_seconds;
@@ -206,6 +262,12 @@ void register_plan(CLI::App& app) {
       ->capture_default_str();
   sub.add_option("--out", a.out, "Write the whole trial as JSON (states, commands, timings)");
   sub.add_flag("--overwrite", a.overwrite, "Replace an existing --out");
+  sub.add_flag("--diagnose", a.diagnose,
+               "After the trial, roll every decision's plan out on the model and on MuJoCo from the executed state: "
+               "where the plans part from MuJoCo (a learned --backend)");
+  sub.add_option("--diagnose-gap", a.diagnose_gap,
+                 "--diagnose: gap that counts as parting (m of base position; a fixed robot's qpos distance)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   add_quiet_flag(sub, a.progress);
 }
 

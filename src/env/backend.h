@@ -25,6 +25,8 @@ struct BackendTimings {
   int64_t env_steps = 0;        // environment transitions stepped
   int64_t contact_rows = 0;     // Σ contact rows detected at the new states (variable-contact models)
   int64_t active_probes = 0;    // Σ fixed probes within threshold at the new states (probe models)
+  int32_t max_contact_rows = 0;     // most contact rows detected at one state
+  int64_t contact_rows_dropped = 0; // Σ rows detected beyond the model's capacity (lost to it)
 };
 
 // A capability: a backend whose scene holds the robot's platform (quadruped_platform) and can
@@ -65,6 +67,8 @@ class Backend {
   // Recorded steps before a state that reset_with_history can use: a learned model's history
   // beyond the current frame, 0 where the state is the whole history (MuJoCo).
   virtual int history_frames() const { return 0; }
+  // Contact rows a variable-contact model reads per state; 0 where the backend reads none.
+  virtual int contact_capacity() const { return 0; }
   // Advances every environment one control step with commands u (envs, nu).
   void step(const double* u) { step_first(u, envs_); }
   // Advances environments 0..count−1 with commands u (count, nu); the rest keep their state

@@ -83,6 +83,7 @@ LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
   contact_rows_.assign(E * size_t(std::max(1, K_)) * kContactRowDim, 0.0f);
   contact_link_.assign(E * size_t(std::max(1, K_)), 0);
   contact_count_.assign(E, 0);
+  contact_dropped_.assign(E, 0);
   contacts_ = {contact_rows_.data(), contact_link_.data(), contact_count_.data()};
   for (int e = 0; e < envs; ++e) {
     std::memcpy(q_.data() + size_t(e) * size_t(nq_), robot_->model()->qpos0, sizeof(double) * size_t(nq_));
@@ -153,6 +154,7 @@ void LearnedBackend::sense(int e, int worker) {
                             contact_link_.data() + size_t(e) * size_t(K_), 0, 0};
     sensor.detect(K_, out);
     contact_count_[size_t(e)] = out.count;
+    contact_dropped_[size_t(e)] = out.overflow;
   } else {
     sensor.kinematics();
   }
@@ -250,7 +252,11 @@ void LearnedBackend::step_first(const double* u, int count) {
   timings_.sensing_seconds += seconds_since(t0);
   timings_.env_steps += count;
   for (int e = 0; e < count; ++e) {
-    if (K_ > 0) timings_.contact_rows += contact_count_[size_t(e)];
+    if (K_ > 0) {
+      timings_.contact_rows += contact_count_[size_t(e)];
+      timings_.max_contact_rows = std::max(timings_.max_contact_rows, contact_count_[size_t(e)] + contact_dropped_[size_t(e)]);
+      timings_.contact_rows_dropped += contact_dropped_[size_t(e)];
+    }
     const float* pf = probe_features_.data() + size_t(e) * size_t(model_probes_) * kProbeFeatureDim;
     for (int k = 0; k < model_probes_; ++k) {  // beyond the threshold every feature is zero
       bool active = false;

@@ -11,6 +11,7 @@
 // disagreement per environment (Backend::disagreement).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,6 +59,7 @@ class LearnedBackend : public Backend, public PlatformScene {
   // is allocated here), sensed as a step senses them, then become env's history.
   void reset_with_history(int env, int frames, const double* q, const double* v, const double* u) override;
   int history_frames() const override;
+  int contact_capacity() const override { return std::max(0, K_); }
   // The backend steps these members from now on (the same number, each reading the same inputs
   // and histories as the one it replaces: a fine-tuned model). Every environment keeps its
   // state but loses its history, which the old weights made: reset them before stepping.
@@ -97,6 +99,7 @@ class LearnedBackend : public Backend, public PlatformScene {
   std::vector<double> q_next_, v_next_, increments_;
   std::vector<float> contact_rows_;
   std::vector<int32_t> contact_link_, contact_count_;
+  std::vector<int32_t> contact_dropped_;  // rows beyond capacity at the last sensing (diagnostics)
   engine::ContactBatch contacts_{};
 };
 

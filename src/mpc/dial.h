@@ -74,6 +74,8 @@ class Dial {
   const double* action() const { return plan_.data(); }
   // The plan's knots (knots, action_dim).
   const double* plan() const { return plan_.data(); }
+  // The plan's controls at steps 0..horizon−1 into out (horizon, action_dim).
+  void plan_controls(double* out) const { spline_.controls(plan_.data(), action_dim_, out); }
   // After the action was applied: the plan moves one control step on.
   void shift() { spline_.shift(plan_.data(), action_dim_, scratch_.data()); }
 

@@ -22,6 +22,13 @@ Planner::Planner(env::Backend& backend, const PlanTask& task, const DialOptions&
   applied_action_.assign(size_t(action_dim_), 0.0);
   step_commands_.assign(size_t(options.samples) * size_t(nu_), 0.0);
   term_scratch_.assign(size_t(pool.size()) * size_t(std::max(1, terms_)), 0.0);
+  plan_controls_.assign(size_t(horizon_) * size_t(action_dim_), 0.0);
+  clear_timings();
+}
+
+void Planner::clear_timings() {
+  timings_ = {};
+  timings_.contact_capacity = backend_->contact_capacity();
 }
 
 void Planner::reset(const double* q, const double* v, uint64_t seed) {
@@ -67,9 +74,17 @@ const DialReport& Planner::optimize() {
   timings_.rollout_steps += after.env_steps - before.env_steps;
   timings_.contact_rows += after.contact_rows - before.contact_rows;
   timings_.active_probes += after.active_probes - before.active_probes;
+  timings_.max_contact_rows = std::max(timings_.max_contact_rows, after.max_contact_rows);
+  timings_.contact_rows_dropped += after.contact_rows_dropped - before.contact_rows_dropped;
   add_backend_time(before, t0);
   ++timings_.decisions;
   return report;
+}
+
+void Planner::plan_commands(double* out) {
+  dial_.plan_controls(plan_controls_.data());
+  for (int h = 0; h < horizon_; ++h)
+    task_->command(plan_controls_.data() + size_t(h) * size_t(action_dim_), out + size_t(h) * size_t(nu_));
 }
 
 void Planner::evaluate(int count, const double* actions, double* returns, uint8_t* diverged) {

@@ -30,6 +30,9 @@ struct PlannerTimings {
   int64_t rollout_steps = 0;   // sample transitions stepped
   int64_t contact_rows = 0;    // Σ contact rows the model read over those steps
   int64_t active_probes = 0;   // Σ fixed probes within threshold over those steps
+  int32_t contact_capacity = 0;      // rows the planning model reads per state (0: none)
+  int32_t max_contact_rows = 0;      // most rows detected at one predicted state
+  int64_t contact_rows_dropped = 0;  // Σ rows detected beyond the model's capacity
   double overhead_seconds() const { return total_seconds - model_seconds - sensing_seconds; }
 };
 
@@ -48,10 +51,13 @@ class Planner : private RolloutEvaluator {
   // The control to apply now: normalized (action_dim) and as backend commands (nu).
   const double* action() const { return dial_.action(); }
   const double* command() const { return command_.data(); }
+  // The current plan over the horizon as backend commands into out (horizon, nu): what the
+  // planner expects to apply, for diagnostics (the first row equals command()).
+  void plan_commands(double* out);
 
   const Dial& dial() const { return dial_; }
   const PlannerTimings& timings() const { return timings_; }
-  void clear_timings() { timings_ = {}; }
+  void clear_timings();
 
  private:
   void evaluate(int count, const double* actions, double* returns, uint8_t* diverged) override;
@@ -64,7 +70,7 @@ class Planner : private RolloutEvaluator {
   ThreadPool* pool_;
   Dial dial_;
   int tracker_, nu_, action_dim_, horizon_, terms_;
-  std::vector<double> command_, applied_action_, step_commands_, term_scratch_;
+  std::vector<double> command_, applied_action_, step_commands_, term_scratch_, plan_controls_;
   bool has_applied_ = false;
   PlannerTimings timings_;
 };

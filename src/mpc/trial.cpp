@@ -23,12 +23,16 @@ TrialResult run_trial(Planner& planner, env::Backend& world, const PlanTask& tas
   r.qpos.assign(world.q(0), world.q(0) + nq);
   r.qvel.assign(world.v(0), world.v(0) + nv);
   SuccessTracker success(rule);
+  const size_t plan_size = size_t(planner.dial().options().horizon) * size_t(nu);
+  r.plan_commands.reserve(size_t(frames) * plan_size);
   for (int f = 0; f < frames; ++f) {
     auto t0 = std::chrono::steady_clock::now();
     if (f > 0) planner.set_state(world.q(0), world.v(0));
     const DialReport& report = planner.optimize();
     r.decision_seconds.push_back(seconds_since(t0));
     r.plan_returns.push_back(report.plan_return);
+    r.plan_commands.resize(r.plan_commands.size() + plan_size);
+    planner.plan_commands(r.plan_commands.data() + r.plan_commands.size() - plan_size);
     world.step(planner.command());
     r.ctrl.insert(r.ctrl.end(), planner.command(), planner.command() + nu);
     r.qpos.insert(r.qpos.end(), world.q(0), world.q(0) + nq);

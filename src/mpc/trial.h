@@ -44,6 +44,7 @@ struct TrialResult {
   std::vector<double> ctrl;             // (frames, nu)
   std::vector<double> decision_seconds; // (frames)
   std::vector<double> plan_returns;     // (frames) the plan's predicted return at each decision
+  std::vector<double> plan_commands;    // (frames, horizon, nu) each decision's plan as commands
   std::vector<double> term_sums;        // executed reward terms (task order), summed over frames
   PlannerTimings timings;
 };

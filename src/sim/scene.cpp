@@ -1,5 +1,6 @@
 #include "sim/scene.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/enum_names.h"
@@ -36,7 +37,7 @@ void apply_platform(const Robot& robot, mjModel* m, const Platform& platform) {
   m->geom_rbound[g] = std::sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
 }
 
-PlatformOverlap platform_overlap(const Robot& robot, const Platform& platform, const double* qpos) {
+std::vector<PlatformOverlap> platform_contacts(const Robot& robot, const Platform& platform, const double* qpos) {
   mjModel* m = robot.copy_model();
   ScopeExit free_model([m] { mj_deleteModel(m); });
   apply_platform(robot, m, platform);
@@ -45,16 +46,24 @@ PlatformOverlap platform_overlap(const Robot& robot, const Platform& platform, c
   mju_copy(d->qpos, qpos, m->nq);
   mj_forward(m, d);
   const int platform_geom = mj_name2id(m, mjOBJ_GEOM, robot.spec().platform->geom.c_str());
-  PlatformOverlap deepest;
+  std::vector<PlatformOverlap> touching;
   for (int c = 0; c < d->ncon; ++c) {
     const mjContact& contact = d->contact[c];
     if (contact.geom1 != platform_geom && contact.geom2 != platform_geom) continue;
-    if (-contact.dist <= deepest.depth) continue;
     const int other = contact.geom1 == platform_geom ? contact.geom2 : contact.geom1;
     const char* name = mj_id2name(m, mjOBJ_GEOM, other);
-    deepest = {-contact.dist, name ? name : str_cat("geom ", other)};
+    const PlatformOverlap found{std::max(0.0, -contact.dist), name ? name : str_cat("geom ", other)};
+    auto same = std::find_if(touching.begin(), touching.end(), [&](const auto& t) { return t.geom == found.geom; });
+    if (same == touching.end()) touching.push_back(found);
+    else same->depth = std::max(same->depth, found.depth);
   }
-  return deepest;
+  std::sort(touching.begin(), touching.end(), [](const auto& a, const auto& b) { return a.depth > b.depth; });
+  return touching;
+}
+
+PlatformOverlap platform_overlap(const Robot& robot, const Platform& platform, const double* qpos) {
+  const std::vector<PlatformOverlap> touching = platform_contacts(robot, platform, qpos);
+  return touching.empty() || touching.front().depth <= 0 ? PlatformOverlap{} : touching.front();
 }
 
 Platform apply_trajectory_scene(const Robot& robot, mjModel* model, uint64_t seed, int64_t trajectory) {

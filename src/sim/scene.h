@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <mujoco/mujoco.h>
 
@@ -32,13 +33,16 @@ Platform apply_scene(const Robot& robot, mjModel* model, Rng& rng);
 // robot's spec must define a platform.
 void apply_platform(const Robot& robot, mjModel* model, const Platform& platform);
 
-// The deepest overlap of a robot geom with the spec's platform at `qpos` (MuJoCo's collision
-// detection on a private model copy with `platform` applied): depth > 0 m and the geom's name,
-// or depth 0 when the robot is clear of it.
+// A robot geom in contact with the platform and how deep it is in (m, ≥ 0; resting contact is
+// about 0).
 struct PlatformOverlap {
   double depth = 0;
   std::string geom;
 };
+// The robot geoms touching the spec's platform at `qpos`, deepest first, one entry per geom
+// (MuJoCo's collision detection on a private model copy with `platform` applied).
+std::vector<PlatformOverlap> platform_contacts(const Robot& robot, const Platform& platform, const double* qpos);
+// The deepest of them, or depth 0 and no geom when the robot is clear of the platform.
 PlatformOverlap platform_overlap(const Robot& robot, const Platform& platform, const double* qpos);
 
 // Height of the ground surface under world x (the platform's top past its near edge, else 0).
