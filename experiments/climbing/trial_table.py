@@ -70,7 +70,11 @@ def table(trials):
         rows[backend] = {"climbs": climbs, "trials": len(ts), "wilson95": wilson(climbs, len(ts)),
                          "per_terrain": per_terrain,
                          "median_decision_ms": statistics.median(s for t in ts for s in t["decision_seconds"]) * 1e3,
-                         "contact_detection_ms": statistics.mean(t["contact_detection_ms_per_decision"] for t in ts)}
+                         "contact_detection_ms": statistics.mean(t["contact_detection_ms_per_decision"] for t in ts),
+                         "contact_rows_mean": statistics.mean(t["contact_rows_per_step"] for t in ts),
+                         "contact_rows_max": max(t.get("contact_rows_max", 0) for t in ts),
+                         "contact_capacity": max(t.get("contact_capacity", 0) for t in ts),
+                         "contact_rows_dropped": sum(t.get("contact_rows_dropped", 0) for t in ts)}
     tests = {}
     order = [b for b in ("flashnerd", "nerd", "mujoco") if b in rows]
     for i, a in enumerate(order):
@@ -82,13 +86,16 @@ def table(trials):
 
 
 def markdown(rows, tests, order, terrains):
-    lines = ["| planning dynamics | climbs | rate (Wilson 95%) | median planning ms / decision | contact detection ms / decision |",
-             "|---|---:|---|---:|---:|"]
+    lines = ["| planning dynamics | climbs | rate (Wilson 95%) | median planning ms / decision | contact detection ms / decision "
+             "| contact rows / predicted state: mean, most (capacity), dropped |",
+             "|---|---:|---|---:|---:|---|"]
     for b in order:
         r = rows[b]
         lo, hi = r["wilson95"]
         lines.append(f"| {NAMES.get(b, b)} | {r['climbs']} / {r['trials']} | {r['climbs'] / r['trials']:.2f} "
-                     f"({lo:.2f}–{hi:.2f}) | {r['median_decision_ms']:.0f} | {r['contact_detection_ms']:.0f} |")
+                     f"({lo:.2f}–{hi:.2f}) | {r['median_decision_ms']:.0f} | {r['contact_detection_ms']:.0f} | "
+                     + (f"{r['contact_rows_mean']:.1f}, {r['contact_rows_max']} ({r['contact_capacity']}), "
+                        f"{r['contact_rows_dropped']} |" if r["contact_capacity"] else "— |"))
     lines += ["", "| terrain | height (m) | edge (m) | " + " | ".join(NAMES.get(b, b) for b in order) + " |",
               "|---|---:|---:|" + "---:|" * len(order)]
     for k in sorted({k for b in order for k in rows[b]["per_terrain"]}):

@@ -18,6 +18,7 @@
 #include "eval/engine_step_model.h"
 #include "eval/metrics.h"
 #include "eval/one_step.h"
+#include "sim/mj_names.h"
 #include "sim/robot.h"
 #include "sim/scene.h"
 
@@ -167,8 +168,22 @@ std::vector<std::string> write_plots(const std::string& dir, const Dataset& data
   return draw_plots(files);
 }
 
+// Names of a floating-base robot's joint coordinates after the free joint (qpos 7..nq−1).
+std::vector<std::string> joint_coordinate_names(const sim::Robot& robot) {
+  const mjModel* m = robot.model();
+  std::vector<std::string> names(size_t(std::max(0, robot.layout().nq - 7)));
+  for (int j = 0; j < m->njnt; ++j) {
+    const int at = m->jnt_qposadr[j] - robot.qpos_offset() - 7;
+    if (at >= 0 && at < int(names.size()) && (m->jnt_type[j] == mjJNT_HINGE || m->jnt_type[j] == mjJNT_SLIDE))
+      names[size_t(at)] = sim::object_name(m, mjOBJ_JOINT, j);
+  }
+  return names;
+}
+
 // --by-start: the same rollouts' errors grouped by where each trajectory started (ground,
-// edge, top), into the model's JSON, the table and the per-start curves.
+// edge, top), into the model's JSON, the table and the per-start curves; for a floating base
+// also the one-step errors of the base and of every joint (which parts of the body a model
+// gets wrong at the edge).
 void report_by_start(const sim::Robot& robot, const Dataset& data, const std::vector<int64_t>& eligible,
                      const eval::RolloutResult& rollout, const ModelConfig& cfg, const std::string& label,
                      const std::vector<int>& horizons, const eval::OneStepErrors& one_step, uint32_t color,
@@ -193,6 +208,10 @@ void report_by_start(const sim::Robot& robot, const Dataset& data, const std::ve
     start_curves[k].push_back(prefix_curve(part.step_nrmse, label, color));
     if (data.layout.floating_base) {
       j["by_start"][name]["one_step_base_rmse_mm"] = one_step.base_rmse_mm(rows);
+      const std::vector<double> joints = one_step.joint_rmse(rows);
+      const std::vector<std::string> joint_names = joint_coordinate_names(robot);
+      for (size_t i = 0; i < joints.size() && i < joint_names.size(); ++i)
+        j["by_start"][name]["one_step_joint_rmse"][joint_names[i]] = joints[i];
       prow.push_back(format_number(one_step.base_rmse_mm(rows)));
     }
     table.push_back(prow);

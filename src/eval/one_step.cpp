@@ -19,6 +19,18 @@ double OneStepErrors::base_rmse_mm(const std::vector<size_t>& rows) const {
   return n ? 1000.0 * std::sqrt(sum / double(n)) : std::nan("");
 }
 
+std::vector<double> OneStepErrors::joint_rmse(const std::vector<size_t>& rows) const {
+  std::vector<double> sum(size_t(joints), 0.0);
+  int64_t n = 0;
+  for (size_t i = 0; i < (rows.empty() ? source.size() : rows.size()); ++i) {
+    const size_t r = rows.empty() ? i : rows[i];
+    for (int j = 0; j < joints; ++j) sum[size_t(j)] += joint_sq_sum[r * size_t(joints) + size_t(j)];
+    n += count[r];
+  }
+  for (double& s : sum) s = n ? std::sqrt(s / double(n)) : std::nan("");
+  return sum;
+}
+
 OneStepErrors one_step_errors(StepModel& model, const Dataset& data,
                               const std::vector<int64_t>& trajectories, int batch) {
   FN_CHECK(data.layout.floating_base, "one-step base-position error needs a floating-base robot");
@@ -31,6 +43,8 @@ OneStepErrors one_step_errors(StepModel& model, const Dataset& data,
   res.source = trajectories;
   res.base_sq_sum.assign(trajectories.size(), 0.0);
   res.count.assign(trajectories.size(), 0);
+  res.joints = nq - 7;
+  res.joint_sq_sum.assign(trajectories.size() * size_t(res.joints), 0.0);
   std::vector<float> outputs(size_t(B) * dout);
   std::vector<double> inc(static_cast<size_t>(dout)), q1(static_cast<size_t>(nq)), v1(static_cast<size_t>(nv)),
       a1(static_cast<size_t>(data.layout.na));
@@ -52,6 +66,8 @@ OneStepErrors one_step_errors(StepModel& model, const Dataset& data,
         for (int i = 0; i < 3; ++i) sq += (q1[size_t(i)] - truth[i]) * (q1[size_t(i)] - truth[i]);
         if (!std::isfinite(sq)) continue;
         res.base_sq_sum[first + size_t(e)] += sq;
+        double* joint_sq = res.joint_sq_sum.data() + (first + size_t(e)) * size_t(res.joints);
+        for (int i = 0; i < res.joints; ++i) joint_sq[i] += (q1[size_t(7 + i)] - truth[7 + i]) * (q1[size_t(7 + i)] - truth[7 + i]);
         ++res.count[first + size_t(e)];
       }
     }

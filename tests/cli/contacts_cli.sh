@@ -31,6 +31,10 @@ assert math.isfinite(flash["one_step_base_rmse_mm"]) and flash["one_step_base_rm
 kinds = flash["by_start"]
 assert sum(k["trajectories"] for k in kinds.values()) == flash["trajectories"], kinds
 assert set(kinds) <= {"ground", "edge", "top"} and len(kinds) >= 2, kinds
+for k in kinds.values():  # one-step error of every joint, by name (the body parts a model gets wrong)
+    joints = k["one_step_joint_rmse"]
+    assert len(joints) == 12 and all(math.isfinite(x) and x > 0 for x in joints.values()), joints
+    assert sum(name.startswith("LF_") for name in joints) == 3, joints
 PY
 "$FN" bench-contacts --model "$TMP/flash" --data "$TMP/test.h5" --batch 8 --groups 1 --json > "$TMP/bench.json" \
   || fail "bench-contacts"
