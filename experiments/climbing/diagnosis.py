@@ -5,7 +5,9 @@ by MuJoCo from the executed state). Per planning model, split by climbed / faile
 model's one-step base error along the executed trajectory, the mean base gap at the end of a
 plan's horizon, how many trials' plans part by more than the threshold, where the base is at
 the first parting (past the edge, above the surface) and which robot parts touch the platform
-there. With --plot TRIAL.json PNG, the picture of one trial's first parting.
+there. With --plot TRIAL.json PNG, the picture of one trial: the executed base, the first plan
+that parts and the plan with the largest gap, each as the model predicted it and as MuJoCo
+executed it, and the gap at every decision.
 
     python3 experiments/climbing/diagnosis.py out/climbing_trials
     python3 experiments/climbing/diagnosis.py --plot out/climbing_trials/flashnerd_t4_s1.json first_divergence.png
@@ -77,23 +79,31 @@ def plot(trial_path, png):
     top.axhline(0, color="gray", lw=0.5)
     top.axhline(height + 0.45, color="green", lw=0.5, ls=":", label="success height (top + 0.45 m)")
     first = d.get("first_divergence")
-    if first:
-        k = first["decision"]
+    gaps = [d["plan_gap"][k * H + H - 1] for k in range(t["frames"])]
+    worst = max(range(t["frames"]), key=lambda k: gaps[k])
+
+    def overlay(k, model_color, mujoco_color, what):
         steps = range(k + 1, k + H + 1)
         at = lambda arr, s, i: arr[(k * H + s) * dims + i]  # noqa: E731
-        top.plot(steps, [at(d["plan_model_position"], s, 0) - edge for s in range(H)], "r-", lw=2,
-                 label=f"plan at decision {k}: the model's prediction")
-        top.plot(steps, [at(d["plan_model_position"], s, 2) for s in range(H)], "r--", lw=2)
-        top.plot(steps, [at(d["plan_mujoco_position"], s, 0) - edge for s in range(H)], "b-", lw=2,
+        top.plot(steps, [at(d["plan_model_position"], s, 0) - edge for s in range(H)], "-", color=model_color, lw=2,
+                 label=f"{what} (decision {k}): the model's prediction of the plan")
+        top.plot(steps, [at(d["plan_model_position"], s, 2) for s in range(H)], "--", color=model_color, lw=2)
+        top.plot(steps, [at(d["plan_mujoco_position"], s, 0) - edge for s in range(H)], "-", color=mujoco_color, lw=2,
                  label="the same plan in MuJoCo")
-        top.plot(steps, [at(d["plan_mujoco_position"], s, 2) for s in range(H)], "b--", lw=2)
-        top.axvline(k + first["step"] + 1, color="r", lw=0.5)
+        top.plot(steps, [at(d["plan_mujoco_position"], s, 2) for s in range(H)], "--", color=mujoco_color, lw=2)
+
+    title = f"{t['backend']} on {t['terrain']['name']}, seed {t['dial']['seed']}, {'climbed' if t['success'] else 'failed'}"
+    if first:
+        overlay(first["decision"], "red", "blue", "first parting")
+        top.axvline(first["decision"] + first["step"] + 1, color="r", lw=0.5)
         parts = ", ".join(g["geom"] for g in first.get("touching_platform", [])) or "nothing"
-        top.set_title(f"{t['backend']} on {t['terrain']['name']}, seed {t['dial']['seed']}: first parting at decision {k}, "
-                      f"step {first['step'] + 1}\ntouching the platform there: {parts}", fontsize=9)
+        title += (f"\nfirst parting (> {d['gap_threshold']:.2f} m) at decision {first['decision']}, step "
+                  f"{first['step'] + 1}; touching the platform there: {parts}")
+    if not first or worst != first["decision"]:
+        overlay(worst, "orange", "navy", "largest gap")
+    top.set_title(title, fontsize=9)
     top.set_ylabel("m")
     top.legend(fontsize=7, loc="upper left")
-    gaps = [d["plan_gap"][k * H + H - 1] for k in range(t["frames"])]
     bottom.plot(range(t["frames"]), gaps, "m-", label=f"plan gap after {H} steps (m)")
     bottom.axhline(d["gap_threshold"], color="m", lw=0.5, ls=":")
     bottom.plot(range(t["frames"]), d["one_step_error"], "c-", label="one-step base error along the executed path (m)")
