@@ -20,6 +20,17 @@ assert abs(j["model_ms_per_decision"] + j["contact_detection_ms_per_decision"] +
   --out "$TMP/video" --json > /dev/null || fail "plan-video"
 [ -s "$TMP/video/plans_strip.png" ] || fail "plan-video wrote no strip"
 
+# --diagnose with the shipped climbing model: every plan rolled out on the model and on MuJoCo
+MODELS="$(dirname "$0")/../../models"
+"$FN" plan --task climb --terrain 3 --backend flashnerd --model "$MODELS/quadruped_platform" --samples 8 --horizon 6 \
+  --knots 3 --first-iterations 1 --frames 5 --quiet --diagnose --out "$TMP/diagnosed.json" --json \
+  > "$TMP/diagnosed_summary.json" || fail "plan --diagnose"
+py "$TMP/diagnosed.json" 'd = j["diagnosis"]
+assert j["contact_capacity"] == 64 and 0 < j["contact_rows_max"] <= 64 and j["contact_rows_dropped"] == 0, j
+assert len(d["plan_gap"]) == 5 * 6 and len(d["plan_model_position"]) == 5 * 6 * 3 and len(d["one_step_error"]) == 5, d
+assert 0 < d["one_step_rmse"] < 0.05 and d["plan_gap_at_horizon_mean"] > 0, d' || fail "diagnosis: $(cat "$TMP/diagnosed_summary.json")"
+expect_error "--diagnose compares" plan --task climb --terrain 3 --diagnose
+
 # a trial is deterministic per planner seed, and another seed plans otherwise; the trial table
 # (experiments/climbing/trial_table.py) counts them with Wilson intervals and Fisher's test
 TRIALS="$TMP/trials"
