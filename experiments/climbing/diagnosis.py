@@ -7,10 +7,12 @@ plan's horizon, how many trials' plans part by more than the threshold, where th
 the first parting (past the edge, above the surface) and which robot parts touch the platform
 there. With --plot TRIAL.json PNG, the picture of one trial: the executed base, the first plan
 that parts and the plan with the largest gap, each as the model predicted it and as MuJoCo
-executed it, and the gap at every decision.
+executed it, and the gap at every decision. With --joints EVAL.json (of `flashnerd eval --by-start`
+on climbing data), the one-step error of every joint per start kind, per model (mrad).
 
     python3 experiments/climbing/diagnosis.py out/climbing_trials
     python3 experiments/climbing/diagnosis.py --plot out/climbing_trials/flashnerd_t4_s1.json first_divergence.png
+    python3 experiments/climbing/diagnosis.py --joints eval.json
 """
 import collections
 import glob
@@ -114,9 +116,24 @@ def plot(trial_path, png):
     fig.savefig(png, dpi=110)
 
 
+def joint_table(eval_path):
+    models = load(eval_path).get("models")
+    joints = list(models[0]["by_start"]["edge"]["one_step_joint_rmse"])
+    lines = ["| model | start | " + " | ".join(joints) + " |", "|---|---|" + "---:|" * len(joints)]
+    for m in models:
+        for kind in ("ground", "edge", "top"):
+            if kind in m["by_start"]:
+                errors = m["by_start"][kind]["one_step_joint_rmse"]
+                lines.append(f"| {m['model']} | {kind} | " + " | ".join(f"{1e3 * errors[j]:.1f}" for j in joints) + " |")
+    return "\n".join(lines)
+
+
 def main(argv):
     if argv and argv[0] == "--plot":
         plot(argv[1], argv[2])
+        return 0
+    if argv and argv[0] == "--joints":
+        print(joint_table(argv[1]))
         return 0
     by = rows(argv[0] if argv else "out/climbing_trials")
     if not by:
