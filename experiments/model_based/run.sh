@@ -14,6 +14,8 @@
 #            explored so far (the last 4096)
 #   refresh10  the same fine-tune budget in smaller, more frequent refreshes (200 updates every
 #            10 iterations)
+#   fast     refresh with bf16 fine-tunes (--refresh-precision bf16) and the fused PPO update
+#            (--fused-update); each refresh replays only the windows explored since the last one
 #
 # Usage: [ENVS=1024] [ITERS=400] [VARIANTS="pure branch refresh"] [MODEL=models/quadruped] [MUJOCO=0]
 #        experiments/model_based/run.sh OUT SEED...
@@ -34,6 +36,7 @@ variant_flags() {
     branch) echo --real-envs 32 --real-steps 24 --branch-fraction 0.5 --branch-steps 100 ;;
     refresh) echo "$(variant_flags branch) --refresh-every 25 --refresh-updates 500" ;;
     refresh10) echo "$(variant_flags branch) --refresh-every 10 --refresh-updates 200" ;;
+    fast) echo "$(variant_flags refresh) --refresh-precision bf16 --fused-update" ;;
     *) echo "unknown variant '$1'" >&2; exit 2 ;;
   esac
 }

@@ -95,7 +95,7 @@ void run_ppo_command(const PpoArgs& a) {
                               {"uncertainty_truncate_above", a.uncertainty.truncate_above}};
   const rl::PpoRunResult r = rl::run_ppo(env, o);
   const rl::IterationRow& last = r.rows.back();
-  double dyn = 0, sense = 0, policy = 0, update = 0, task = 0, real = 0, refresh = 0;
+  double dyn = 0, sense = 0, policy = 0, update = 0, task = 0, real = 0, refresh = 0, replay = 0;
   for (const auto& row : r.rows) {
     dyn += row.dynamics_s;
     sense += row.sensing_s;
@@ -104,6 +104,7 @@ void run_ppo_command(const PpoArgs& a) {
     task += row.task_s;
     real += row.real_s;
     refresh += row.refresh_s;
+    replay += row.refresh_replay_s;
   }
   nlohmann::json summary = {
       {"task", a.env.task}, {"backend", parts.backend->kind()}, {"iterations", last.iteration},
@@ -120,6 +121,7 @@ void run_ppo_command(const PpoArgs& a) {
   if (o.refresh.on()) {
     summary["refresh_updates"] = last.refresh_updates;
     summary["seconds_refresh"] = refresh;
+    summary["seconds_refresh_replay"] = replay;
   }
   const auto plots = draw_plots({a.run.out_dir + "/reward_vs_time.plot.json", a.run.out_dir + "/reward_vs_transitions.plot.json"});
   if (!plots.empty()) summary["plots"] = plots;
@@ -169,6 +171,10 @@ void register_ppo(CLI::App& app) {
       ->check(in_range(1, 65536))->capture_default_str()->needs(real);
   sub.add_option("--refresh-lr", r.refresh.lr, "Fine-tune learning rate")->check(positive())->capture_default_str()
       ->needs(real);
+  sub.add_option("--refresh-precision", r.refresh.precision,
+                 "Matrix products of the fine-tunes: fp32 (the same bits on every run) or bf16 (faster on CPUs with "
+                 "native bf16; parameters, Adam and the loss stay fp32)")
+      ->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str()->needs(real);
   sub.add_option("--refresh-windows", r.refresh.max_windows, "Explored windows kept for the refreshes")
       ->check(at_least(2))->capture_default_str()->needs(real);
   sub.add_option("--steps-per-env", r.ppo.steps_per_env, "Steps of every environment per iteration")

@@ -83,6 +83,45 @@ Dataset concat_datasets(std::vector<Dataset> parts, const std::vector<std::strin
   return out;
 }
 
+namespace {
+
+// Drops the first n trajectories of an array of `per` values per trajectory.
+template <typename T>
+void drop_front(std::vector<T>& v, int64_t n, int64_t per) {
+  v.erase(v.begin(), v.begin() + long(std::min<size_t>(v.size(), size_t(n * per))));
+}
+
+}  // namespace
+
+void append_keeping_newest(Dataset& d, Dataset newer, int64_t keep) {
+  FN_CHECK(keep >= 1, "a rolling dataset keeps at least one trajectory, asked for ", keep);
+  if (d.trajectories == 0) {
+    d = std::move(newer);
+  } else {
+    check_same_recording(d, newer, [](bool equal, const char* what) {
+      FN_CHECK(equal, "appending trajectories: the new ones do not record what the dataset records: their ", what,
+               " differs");
+    });
+    append_arrays(d, newer);
+  }
+  const int64_t n = d.trajectories - keep;
+  if (n <= 0) return;
+  const int64_t F = d.frames(), T = d.steps, K = d.contact_capacity;
+  drop_front(d.qpos, n, F * d.layout.nq);
+  drop_front(d.qvel, n, F * d.layout.nv);
+  drop_front(d.act, n, F * d.layout.na);
+  drop_front(d.ctrl, n, T * d.layout.nu);
+  drop_front(d.valid, n, T);
+  drop_front(d.probes, n, F * d.probe_count * kProbeFeatureDim);
+  drop_front(d.contact_rows, n, F * K * kContactRowDim);
+  drop_front(d.contact_link, n, F * K);
+  drop_front(d.contact_count, n, K > 0 ? F : 0);
+  drop_front(d.contact_overflow, n, K > 0 ? F : 0);
+  drop_front(d.free_dv, n, T * d.layout.nv);
+  d.trajectories = keep;
+  d.validate();
+}
+
 Dataset merge_shards(std::vector<Dataset> shards, const std::vector<std::string>& names) {
   FN_CHECK(!shards.empty(), "merge: no shard given");
   FN_ASSERT(names.size() == shards.size());

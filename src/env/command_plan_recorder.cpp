@@ -62,7 +62,15 @@ void CommandPlanRecorder::after_step() {
 }
 
 sim::CommandPlan CommandPlanRecorder::plan(int64_t limit) const {
-  const int64_t n = limit >= 0 ? std::min(limit, size_) : size_;
+  return plan_of(0, limit >= 0 ? std::min(limit, size_) : size_);
+}
+
+sim::CommandPlan CommandPlanRecorder::plan_newest(int64_t count) const {
+  const int64_t n = std::clamp(count, int64_t(0), size_);
+  return plan_of(size_ - n, n);
+}
+
+sim::CommandPlan CommandPlanRecorder::plan_of(int64_t first, int64_t n) const {
   const size_t T = size_t(steps_);
   sim::CommandPlan p;
   p.trajectories = n;
@@ -72,7 +80,7 @@ sim::CommandPlan CommandPlanRecorder::plan(int64_t limit) const {
   p.ctrl.resize(size_t(n) * T * size_t(nu_));
   const int64_t oldest = size_ < capacity_ ? 0 : next_;
   for (int64_t k = 0; k < n; ++k) {
-    const size_t slot = size_t((oldest + k) % capacity_);
+    const size_t slot = size_t((oldest + first + k) % capacity_);
     std::copy_n(q_.begin() + long(slot) * nq_, nq_, p.qpos.begin() + long(k) * nq_);
     std::copy_n(v_.begin() + long(slot) * nv_, nv_, p.qvel.begin() + long(k) * nv_);
     std::copy_n(u_.begin() + long(slot * T * size_t(nu_)), T * size_t(nu_), p.ctrl.begin() + long(size_t(k) * T * size_t(nu_)));

@@ -34,10 +34,14 @@ class CommandPlanRecorder {
   void after_step();
   // The windows held, oldest first (the first `limit` of them when limit >= 0).
   sim::CommandPlan plan(int64_t limit = -1) const;
+  // The newest `count` windows held (all of them when fewer are held), oldest first.
+  sim::CommandPlan plan_newest(int64_t count) const;
 
   void io_state(StateIo& io);  // windows held and the one in progress, for a run's checkpoint
 
  private:
+  sim::CommandPlan plan_of(int64_t first, int64_t n) const;  // n held windows from the first-oldest
+
   const VecEnv* env_;
   int envs_, nq_, nv_, nu_, steps_;
   int64_t capacity_, size_ = 0, next_ = 0, completed_ = 0;

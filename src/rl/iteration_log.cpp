@@ -24,7 +24,8 @@ nlohmann::json row_to_json(const IterationRow& r) {
           {"real",
            {{"transitions", r.real_transitions}, {"seconds", r.real_s}, {"return", finite_or_null(r.real_return)},
             {"branched_starts", r.branched_starts}, {"refresh_updates", r.refresh_updates},
-            {"refresh_seconds", r.refresh_s}, {"model_valid_loss", finite_or_null(r.model_valid_loss)}}},
+            {"refresh_seconds", r.refresh_s}, {"refresh_replay_seconds", r.refresh_replay_s},
+            {"model_valid_loss", finite_or_null(r.model_valid_loss)}}},
           {"terms", r.terms}};
 }
 
@@ -65,6 +66,7 @@ IterationRow row_from_json(const nlohmann::json& j) {
     r.branched_starts = real.at("branched_starts");
     r.refresh_updates = real.value("refresh_updates", int64_t(0));
     r.refresh_s = real.value("refresh_seconds", 0.0);
+    r.refresh_replay_s = real.value("refresh_replay_seconds", 0.0);
     if (real.contains("model_valid_loss")) r.model_valid_loss = number_or_nan(real.at("model_valid_loss"));
   }
   r.terms = j.at("terms").get<std::vector<double>>();
@@ -76,7 +78,7 @@ void write_iteration_csv(const std::string& path, const std::vector<IterationRow
   std::ostringstream os;
   os << "iteration,transitions,seconds,reward_per_step,episode_reward,finished_return,episodes,eval_reward,"
         "dynamics_s,sensing_s,policy_s,update_s,task_s,learning_rate,kl,value_loss,surrogate_loss,entropy,action_std,"
-        "real_transitions,real_s,real_return,branched_starts,refresh_updates,refresh_s,model_valid_loss";
+        "real_transitions,real_s,real_return,branched_starts,refresh_updates,refresh_s,refresh_replay_s,model_valid_loss";
   for (const auto& t : term_names) os << ",term_" << t;
   os << '\n';
   for (const auto& r : rows) {
@@ -89,7 +91,7 @@ void write_iteration_csv(const std::string& path, const std::vector<IterationRow
       os << ',' << csv_number(v);
     os << ',' << r.real_transitions << ',' << csv_number(r.real_s) << ',' << csv_number(r.real_return) << ','
        << r.branched_starts << ',' << r.refresh_updates << ',' << csv_number(r.refresh_s) << ','
-       << csv_number(r.model_valid_loss);
+       << csv_number(r.refresh_replay_s) << ',' << csv_number(r.model_valid_loss);
     for (double t : r.terms) os << ',' << csv_number(t);
     os << '\n';
   }

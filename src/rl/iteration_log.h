@@ -37,9 +37,11 @@ struct IterationRow {
   double real_return = std::numeric_limits<double>::quiet_NaN();
   int64_t branched_starts = 0;
   // on-policy model refreshes: fine-tune updates so far (cumulative), the seconds of this
-  // iteration's refresh (replay and fine-tune, inside `seconds`), its one-step validation loss
+  // iteration's refresh (replay and fine-tune, inside `seconds`) and of its replay of the new
+  // windows, its one-step validation loss
   int64_t refresh_updates = 0;
   double refresh_s = 0;
+  double refresh_replay_s = 0;
   double model_valid_loss = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> terms;  // mean per-step reward of each term × episode steps
 };

@@ -19,23 +19,11 @@ sim::GenerateOptions data_options_for(const ModelConfig& c, const sim::Robot& ro
   return g;
 }
 
-RefreshResult refresh_model(const ModelRefreshOptions& o, const sim::CommandPlan& plan, const std::string& from_dir,
+RefreshResult refresh_model(const ModelRefreshOptions& o, const Dataset& explored, const std::string& from_dir,
                             const std::string& to_dir, uint64_t seed) {
-  FN_CHECK(o.robot != nullptr && o.pool != nullptr, "model refresh: no robot or threads to replay the explored "
-           "windows with");
-  FN_CHECK(plan.trajectories >= 2, "model refresh: ", plan.trajectories, " explored windows; a fine-tune holds some "
-           "out for validation and needs at least 2");
+  FN_CHECK(explored.trajectories >= 2, "model refresh: ", explored.trajectories, " explored windows; a fine-tune "
+           "holds some out for validation and needs at least 2");
   const auto t0 = std::chrono::steady_clock::now();
-  sim::GenerateOptions g = o.generate;
-  g.plan = &plan;
-  g.trajectories = plan.trajectories;
-  g.steps = plan.steps;
-  g.first_trajectory = 0;
-  g.total_trajectories = 0;
-  g.seed = seed;
-  g.progress = false;
-  const Dataset data = sim::generate_dataset(*o.robot, g, *o.pool);
-
   train::TrainOptions t;
   t.init_from = from_dir;
   t.out_dir = to_dir;
@@ -48,10 +36,10 @@ RefreshResult refresh_model(const ModelRefreshOptions& o, const sim::CommandPlan
   t.valid_every = o.updates;             // one validation, at the end
   t.valid_windows = 64;
   t.rollout_count = 8;
-  t.precision = "fp32";                  // the same bits on every run, whatever the start-up timing
+  t.precision = o.precision;
   t.progress = false;
   t.write_plot = false;
-  const train::TrainResult r = train::train_model(data, t);
+  const train::TrainResult r = train::train_model(explored, t);
   std::filesystem::remove(std::filesystem::path(to_dir) / "checkpoint.pt");  // the artifact is what a run reads
   RefreshResult out;
   out.model_dir = r.artifact_dir;

@@ -1,7 +1,7 @@
 // On-policy refresh of the learned model in model-based PPO (RWM's continual model learning;
 // DAgger against model exploitation). The windows the current policy explored in the real
-// environments (env/command_plan_recorder.h) are replayed by the generator into a dataset, as
-// `gen --policy` does, and the model continues training on it from its current weights with a
+// environments, replayed by the generator into a dataset as `gen --policy` does
+// (rl/explored_data.h), and the model continues training on it from its current weights with a
 // fresh optimizer: train::train_model with init_from, flashnerd finetune's code. The learned
 // backend then steps the new artifact. Each refresh writes its own artifact, so a resumed run
 // steps the model its checkpoint names.
@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
+#include "core/dataset.h"
 #include "core/model_config.h"
 #include "core/thread_pool.h"
-#include "sim/command_plan.h"
 #include "sim/generator.h"
 #include "sim/robot.h"
 
@@ -25,10 +25,13 @@ struct ModelRefreshOptions {
   int64_t updates = 500;       // fine-tune updates per refresh
   int batch = 64;              // windows per update
   double lr = 3e-4;            // fine-tune learning rate (to a tenth, linearly, within each refresh)
+  // matrix products of the fine-tune (train/precision.h): fp32 gives the same bits on every
+  // run; bf16 is faster where the CPU has it natively
+  std::string precision = "fp32";
   int64_t max_windows = 4096;  // explored windows kept for the refreshes (the oldest give way)
   std::string model_dir;       // the artifact the learned backend steps at the start
   // how windows become data: probes and contact rows as the model reads them (plan and
-  // trajectories are set per refresh)
+  // trajectories are set per replay)
   sim::GenerateOptions generate;
   std::shared_ptr<const sim::Robot> robot;  // the real robot (MuJoCo)
   ThreadPool* pool = nullptr;               // the replay's threads
@@ -44,12 +47,12 @@ sim::GenerateOptions data_options_for(const ModelConfig& c, const sim::Robot& ro
 struct RefreshResult {
   std::string model_dir;   // the new artifact
   double valid_loss = 0;   // one-step validation loss on held-out explored windows
-  double seconds = 0;      // replay and fine-tune
+  double seconds = 0;      // the fine-tune
 };
 
-// Fine-tunes `from_dir` on `plan` (replayed in MuJoCo) into `to_dir` (replaced when it exists:
-// a refresh redone after a resume), with `seed` for its split and batches.
-RefreshResult refresh_model(const ModelRefreshOptions& options, const sim::CommandPlan& plan,
-                            const std::string& from_dir, const std::string& to_dir, uint64_t seed);
+// Fine-tunes `from_dir` on `explored` (the replayed windows) into `to_dir` (replaced when it
+// exists: a refresh redone after a resume), with `seed` for its split and batches.
+RefreshResult refresh_model(const ModelRefreshOptions& options, const Dataset& explored, const std::string& from_dir,
+                            const std::string& to_dir, uint64_t seed);
 
 }  // namespace flashnerd::rl

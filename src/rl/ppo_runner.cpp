@@ -49,9 +49,11 @@ nlohmann::json model_based_settings(const PpoRunOptions& o) {
     j["real"] = {{"envs", o.real.env->envs()}, {"backend", o.real.env->backend().kind()}, {"every", o.real.every},
                  {"steps", o.real.steps}, {"branch_fraction", o.real.branch_fraction},
                  {"branch_steps", o.real.branch_steps}, {"buffer_capacity", o.real.buffer_capacity}};
-  if (o.refresh.on())
+  if (o.refresh.on()) {
     j["refresh"] = {{"every", o.refresh.every}, {"updates", o.refresh.updates}, {"batch", o.refresh.batch},
                     {"lr", o.refresh.lr}, {"max_windows", o.refresh.max_windows}};
+    if (o.refresh.precision != "fp32") j["refresh"]["precision"] = o.refresh.precision;  // fp32 runs: as before
+  }
   return j;
 }
 
@@ -334,6 +336,7 @@ void PpoRunner::set_up_real() {
              "ppo: model refreshes of ", o_.refresh.updates, " updates of ", o_.refresh.batch, " windows, lr ",
              o_.refresh.lr, ", ", o_.refresh.max_windows, " windows kept (updates and batch >= 1, lr > 0, >= 2 windows)");
     windows_ = std::make_unique<env::CommandPlanRecorder>(real, o_.real.steps, o_.refresh.max_windows);
+    explored_ = std::make_unique<ExploredData>(o_.refresh.robot, o_.refresh.generate, *o_.refresh.pool);
     model_dir_ = o_.refresh.model_dir;
   }
   real_obs_n_.resize(size_t(real.envs()) * size_t(real.observation_dim()));
@@ -368,14 +371,17 @@ void PpoRunner::explore_real(IterationRow& row, int iteration) {
 // artifact of this iteration's own; the imagined environments start again on it (their
 // histories came from the old weights).
 void PpoRunner::refresh(IterationRow& row, int iteration) {
-  const RefreshResult r = refresh_model(o_.refresh, windows_->plan(), model_dir_,
+  const auto t0 = Clock::now();
+  const Dataset& explored = explored_->update(*windows_);
+  row.refresh_replay_s = seconds_since(t0);
+  const RefreshResult r = refresh_model(o_.refresh, explored, model_dir_,
                                         str_cat(o_.out_dir, "/model_refresh/iteration_", iteration + 1),
                                         o_.seed + uint64_t(iteration));
   o_.refresh.load(r.model_dir);
   model_dir_ = r.model_dir;
   env_.reset_all();
   refresh_updates_ += o_.refresh.updates;
-  row.refresh_s = r.seconds;
+  row.refresh_s = seconds_since(t0);
   row.model_valid_loss = r.valid_loss;
 }
 

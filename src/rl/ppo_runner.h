@@ -23,6 +23,7 @@
 #include "env/start_buffer.h"
 #include "env/vec_env.h"
 #include "env/command_plan_recorder.h"
+#include "rl/explored_data.h"
 #include "rl/iteration_log.h"
 #include "rl/model_refresh.h"
 #include "rl/observation_normalizer.h"
@@ -134,8 +135,9 @@ class PpoRunner {
   std::unique_ptr<env::HistoryRecorder> recorder_;
   std::vector<float> real_obs_n_, real_actions_;
   int64_t real_transitions_ = 0;
-  // on-policy refreshes: the explored windows, the artifact the backend steps, updates so far
+  // on-policy refreshes: the explored windows and their data, the artifact the backend steps, updates so far
   std::unique_ptr<env::CommandPlanRecorder> windows_;
+  std::unique_ptr<ExploredData> explored_;  // the windows replayed so far
   std::string model_dir_;
   int64_t refresh_updates_ = 0;
   PpoRunResult result_;
