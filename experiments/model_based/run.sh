@@ -16,6 +16,7 @@
 #            10 iterations)
 #   fast     refresh with bf16 fine-tunes (--refresh-precision bf16) and the fused PPO update
 #            (--fused-update); each refresh replays only the windows explored since the last one
+#   fast250  fast with half the fine-tune per refresh (250 updates every 25 iterations)
 #
 # Usage: [ENVS=1024] [ITERS=400] [VARIANTS="pure branch refresh"] [MODEL=models/quadruped] [MUJOCO=0]
 #        experiments/model_based/run.sh OUT SEED...
@@ -27,6 +28,9 @@ ENVS="${ENVS:-1024}"
 ITERS="${ITERS:-400}"
 MODEL="${MODEL:-models/quadruped}"
 read -ra variants <<< "${VARIANTS:-pure branch refresh}"
+# the summary's time-to-threshold reference without a MuJoCo run here: MuJoCo-only PPO's final
+# MuJoCo evaluation, seed 1 (docs/results/POLICY_LEARNING.md)
+export MUJOCO_FINAL_EVAL="${MUJOCO_FINAL_EVAL:-11.19}"
 . experiments/lib/pipeline.sh
 . experiments/locomotion/recipe.sh  # locomotion_ppo, locomotion_evaluate
 
@@ -37,6 +41,7 @@ variant_flags() {
     refresh) echo "$(variant_flags branch) --refresh-every 25 --refresh-updates 500" ;;
     refresh10) echo "$(variant_flags branch) --refresh-every 10 --refresh-updates 200" ;;
     fast) echo "$(variant_flags refresh) --refresh-precision bf16 --fused-update" ;;
+    fast250) echo "$(variant_flags branch) --refresh-every 25 --refresh-updates 250 --refresh-precision bf16 --fused-update" ;;
     *) echo "unknown variant '$1'" >&2; exit 2 ;;
   esac
 }
