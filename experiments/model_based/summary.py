@@ -5,12 +5,12 @@ evaluation) first reached 95% of MuJoCo-only PPO's final one: the final evaluati
 ppo_mujoco runs listed, else MUJOCO_FINAL_EVAL (11.19 for the seed-1 run of
 docs/results/POLICY_LEARNING.md). Usage: [MUJOCO_FINAL_EVAL=X] summary.py OUT RUN..."""
 import csv
+import math
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from summaries import load, load_if, write_summary  # noqa: E402
-
 
 
 def evaluations(run_dir):
@@ -40,7 +40,7 @@ for run in runs:
     imagined = 0 if mujoco_only else p["transitions"]
     score = f"{e['episode_reward']:.2f}" if e else "-"
     falls = e["terminations"] if e else "-"
-    crossing = first_crossing(os.path.join(out, run), threshold) if threshold == threshold else "-"
+    crossing = first_crossing(os.path.join(out, run), threshold) if not math.isnan(threshold) else "-"
     lines.append(f"| {run} | {score} | {falls} | {p['seconds']:.0f} | {real_s:.0f} | {p.get('seconds_refresh', 0.0):.0f} | "
                  f"{real:,} | {imagined:,} | {crossing} |")
 # velocity tracking in MuJoCo per fixed command (policy-eval's tracking: 256 robots, 250 steps

@@ -4,7 +4,6 @@
 
 #include "core/contact_row.h"
 #include "core/error.h"
-#include "core/stopwatch.h"
 #include "train/trainer.h"
 
 namespace flashnerd::rl {
@@ -23,7 +22,6 @@ RefreshResult refresh_model(const ModelRefreshOptions& o, const Dataset& explore
                             const std::string& to_dir, uint64_t seed) {
   FN_CHECK(explored.trajectories >= 2, "model refresh: ", explored.trajectories, " explored windows; a fine-tune "
            "holds some out for validation and needs at least 2");
-  const auto t0 = std::chrono::steady_clock::now();
   train::TrainOptions t;
   t.init_from = from_dir;
   t.out_dir = to_dir;
@@ -44,7 +42,6 @@ RefreshResult refresh_model(const ModelRefreshOptions& o, const Dataset& explore
   RefreshResult out;
   out.model_dir = r.artifact_dir;
   out.valid_loss = r.valid_loss;
-  out.seconds = seconds_since(t0);
   return out;
 }
 

@@ -47,7 +47,6 @@ sim::GenerateOptions data_options_for(const ModelConfig& c, const sim::Robot& ro
 struct RefreshResult {
   std::string model_dir;   // the new artifact
   double valid_loss = 0;   // one-step validation loss on held-out explored windows
-  double seconds = 0;      // the fine-tune
 };
 
 // Fine-tunes `from_dir` on `explored` (the replayed windows) into `to_dir` (replaced when it
