@@ -24,6 +24,17 @@ std::string widths_text(const std::vector<int>& widths) {
   return s;
 }
 
+// "500:1000": from the refresh at iteration 500 on, 1000 updates per refresh.
+rl::RefreshUpdatesFrom parse_updates_from(const std::string& text) {
+  const size_t colon = text.find(':');
+  FN_CHECK(colon != std::string::npos, "--refresh-updates-from takes ITERATION:UPDATES, got '", text, "'");
+  const std::vector<int64_t> from = parse_int_list(text.substr(0, colon), "--refresh-updates-from's iteration");
+  const std::vector<int64_t> updates = parse_int_list(text.substr(colon + 1), "--refresh-updates-from's updates");
+  FN_CHECK(from.size() == 1 && updates.size() == 1 && from[0] <= (1 << 30),
+           "--refresh-updates-from takes ITERATION:UPDATES, got '", text, "'");
+  return {int(from[0]), updates[0]};
+}
+
 // The flags bind straight to the library's run options, so each default is declared once.
 struct PpoArgs {
   CommonOptions common;
@@ -33,6 +44,7 @@ struct PpoArgs {
   std::string hidden = widths_text(rl::PpoConfig{}.actor_hidden);  // actor and critic
   int eval_envs = 64;
   int real_envs = 0;  // model-based PPO: MuJoCo environments the policy explores (0: none)
+  std::vector<std::string> refresh_updates_from;  // "ITERATION:UPDATES", each
   env::UncertaintyOptions uncertainty;
 };
 
@@ -62,6 +74,7 @@ void run_ppo_command(const PpoArgs& a) {
   }
   rl::PpoRunOptions o = a.run;
   o.real.env = real_env.get();
+  for (const std::string& text : a.refresh_updates_from) o.refresh.updates_from.push_back(parse_updates_from(text));
   if (o.refresh.on()) {
     FN_CHECK(real_env != nullptr, "ppo: --refresh-every fine-tunes the model on windows the policy explores in "
              "MuJoCo: add --real-envs N");
@@ -167,6 +180,10 @@ void register_ppo(CLI::App& app) {
       ->check(at_least(0))->capture_default_str()->needs(real);
   sub.add_option("--refresh-updates", r.refresh.updates, "Fine-tune updates per refresh")
       ->check(at_least(1))->capture_default_str()->needs(real);
+  sub.add_option("--refresh-updates-from", a.refresh_updates_from,
+                 "ITERATION:UPDATES, repeatable: from the refresh at that iteration on, that many updates per "
+                 "refresh (a budget that grows with the run)")
+      ->needs(real);
   sub.add_option("--refresh-batch", r.refresh.batch, "Windows per fine-tune update")
       ->check(in_range(1, 65536))->capture_default_str()->needs(real);
   sub.add_option("--refresh-lr", r.refresh.lr, "Fine-tune learning rate")->check(positive())->capture_default_str()

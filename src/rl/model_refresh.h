@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/dataset.h"
 #include "core/model_config.h"
@@ -20,9 +21,18 @@
 
 namespace flashnerd::rl {
 
+// From the refresh at iteration `from` on, `updates` fine-tune updates per refresh.
+struct RefreshUpdatesFrom {
+  int from = 1;
+  int64_t updates = 1;
+};
+
 struct ModelRefreshOptions {
   int every = 0;               // iterations between refreshes (0: never); needs real environments
   int64_t updates = 500;       // fine-tune updates per refresh
+  // A budget that grows with the run (ascending `from`): cheap refreshes early, while the
+  // policy changes fast, full ones late, when what remains of its falls are the model's errors.
+  std::vector<RefreshUpdatesFrom> updates_from;
   int batch = 64;              // windows per update
   double lr = 3e-4;            // fine-tune learning rate (to a tenth, linearly, within each refresh)
   // matrix products of the fine-tune (train/precision.h): fp32 gives the same bits on every
@@ -38,6 +48,10 @@ struct ModelRefreshOptions {
   // makes the learned backend step the artifact in this directory (env::reload_learned_model)
   std::function<void(const std::string& model_dir)> load;
   bool on() const { return every > 0; }
+  // the fine-tune updates of the refresh at `iteration` (1-based, the iteration it precedes)
+  int64_t updates_at(int iteration) const;
+  // a clear error for a schedule out of order or with a count below 1
+  void check_schedule() const;
 };
 
 // How explored windows are recorded for a model of config `c`: its fixed probes (or the
@@ -49,9 +63,10 @@ struct RefreshResult {
   double valid_loss = 0;   // one-step validation loss on held-out explored windows
 };
 
-// Fine-tunes `from_dir` on `explored` (the replayed windows) into `to_dir` (replaced when it
-// exists: a refresh redone after a resume), with `seed` for its split and batches.
-RefreshResult refresh_model(const ModelRefreshOptions& options, const Dataset& explored, const std::string& from_dir,
-                            const std::string& to_dir, uint64_t seed);
+// Fine-tunes `from_dir` on `explored` (the replayed windows) for `updates` updates into
+// `to_dir` (replaced when it exists: a refresh redone after a resume), with `seed` for its
+// split and batches.
+RefreshResult refresh_model(const ModelRefreshOptions& options, const Dataset& explored, int64_t updates,
+                            const std::string& from_dir, const std::string& to_dir, uint64_t seed);
 
 }  // namespace flashnerd::rl

@@ -53,6 +53,8 @@ nlohmann::json model_based_settings(const PpoRunOptions& o) {
     j["refresh"] = {{"every", o.refresh.every}, {"updates", o.refresh.updates}, {"batch", o.refresh.batch},
                     {"lr", o.refresh.lr}, {"max_windows", o.refresh.max_windows}};
     if (o.refresh.precision != "fp32") j["refresh"]["precision"] = o.refresh.precision;  // fp32 runs: as before
+    for (const RefreshUpdatesFrom& s : o.refresh.updates_from)  // a fixed budget: as before
+      j["refresh"]["updates_from"].push_back({s.from, s.updates});
   }
   return j;
 }
@@ -335,6 +337,7 @@ void PpoRunner::set_up_real() {
     FN_CHECK(o_.refresh.updates >= 1 && o_.refresh.batch >= 1 && o_.refresh.max_windows >= 2 && o_.refresh.lr > 0,
              "ppo: model refreshes of ", o_.refresh.updates, " updates of ", o_.refresh.batch, " windows, lr ",
              o_.refresh.lr, ", ", o_.refresh.max_windows, " windows kept (updates and batch >= 1, lr > 0, >= 2 windows)");
+    o_.refresh.check_schedule();
     windows_ = std::make_unique<env::CommandPlanRecorder>(real, o_.real.steps, o_.refresh.max_windows);
     explored_ = std::make_unique<ExploredData>(o_.refresh.robot, o_.refresh.generate, *o_.refresh.pool);
     model_dir_ = o_.refresh.model_dir;
@@ -374,13 +377,14 @@ void PpoRunner::refresh(IterationRow& row, int iteration) {
   const auto t0 = Clock::now();
   const Dataset& explored = explored_->update(*windows_);
   row.refresh_replay_s = seconds_since(t0);
-  const RefreshResult r = refresh_model(o_.refresh, explored, model_dir_,
+  const int64_t updates = o_.refresh.updates_at(iteration + 1);
+  const RefreshResult r = refresh_model(o_.refresh, explored, updates, model_dir_,
                                         str_cat(o_.out_dir, "/model_refresh/iteration_", iteration + 1),
                                         o_.seed + uint64_t(iteration));
   o_.refresh.load(r.model_dir);
   model_dir_ = r.model_dir;
   env_.reset_all();
-  refresh_updates_ += o_.refresh.updates;
+  refresh_updates_ += updates;
   row.refresh_s = seconds_since(t0);
   row.model_valid_loss = r.valid_loss;
 }

@@ -28,12 +28,12 @@ expect_error "was made with" ppo --task cartpole-balance --backend flashnerd --m
   --steps-per-env 32 --iterations 101 --real-envs 4 --real-steps 32 --real-every 2 --branch-steps 64 --seed 3 \
   --out "$TMP/run" --resume --quiet
 
-# on-policy refreshes: the model is fine-tuned on the explored windows every 10 iterations; a
-# run resumed between two refreshes (its checkpoint names the refreshed model) equals the
-# uninterrupted run bit for bit
+# on-policy refreshes: the model is fine-tuned on the explored windows every 10 iterations, 20
+# updates and from iteration 20 on 30; a run resumed between two refreshes (its checkpoint
+# names the refreshed model) equals the uninterrupted run bit for bit
 REFRESH=(ppo --task cartpole-balance --backend flashnerd --model "$MODEL" --envs 64 --steps-per-env 16 --real-envs 4
-         --real-steps 16 --branch-steps 32 --refresh-every 10 --refresh-updates 20 --refresh-batch 16 --seed 2
-         --checkpoint-every 5 --quiet --json)
+         --real-steps 16 --branch-steps 32 --refresh-every 10 --refresh-updates 20 --refresh-updates-from 20:30
+         --refresh-batch 16 --seed 2 --checkpoint-every 5 --quiet --json)
 "$FN" "${REFRESH[@]}" --iterations 20 --out "$TMP/straight" > "$TMP/straight.json" || fail "ppo --refresh-every"
 "$FN" "${REFRESH[@]}" --iterations 15 --out "$TMP/resumed" > /dev/null || fail "ppo --refresh-every, first part"
 "$FN" "${REFRESH[@]}" --iterations 20 --out "$TMP/resumed" --resume > /dev/null || fail "ppo --refresh-every --resume"
@@ -46,7 +46,7 @@ done
 "$PY" - "$TMP/straight.json" "$TMP/straight/log.csv" "$MODEL/weights.safetensors" "$TMP/straight/model_refresh/iteration_10/weights.safetensors" <<'PY' || fail "the refresh's record"
 import csv, json, sys
 summary = json.load(open(sys.argv[1]))
-assert summary["refresh_updates"] == 40 and 0 < summary["seconds_refresh_replay"] < summary["seconds_refresh"], summary
+assert summary["refresh_updates"] == 20 + 30 and 0 < summary["seconds_refresh_replay"] < summary["seconds_refresh"], summary
 rows = list(csv.DictReader(open(sys.argv[2])))
 refreshed = [int(r["iteration"]) for r in rows if r["model_valid_loss"] != ""]
 assert refreshed == [10, 20], refreshed
@@ -61,4 +61,9 @@ expect_error "branch-fraction" ppo --task cartpole-balance --backend flashnerd -
   --real-envs 4 --branch-fraction 1.5 --out "$TMP/r3"
 expect_error "requires --real-envs" ppo --task cartpole-balance --backend flashnerd --model "$MODEL" --envs 8 \
   --iterations 1 --refresh-every 2 --out "$TMP/r4"
+expect_error "ITERATION:UPDATES" ppo --task cartpole-balance --backend flashnerd --model "$MODEL" --envs 8 \
+  --iterations 1 --real-envs 4 --refresh-every 2 --refresh-updates-from 500 --out "$TMP/r5"
+expect_error "must ascend" ppo --task cartpole-balance --backend flashnerd --model "$MODEL" --envs 8 \
+  --iterations 1 --real-envs 4 --refresh-every 2 --refresh-updates-from 500:10 --refresh-updates-from 400:20 \
+  --out "$TMP/r6"
 echo "model_based_ppo_cli: OK"
