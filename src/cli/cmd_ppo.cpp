@@ -172,6 +172,10 @@ void register_ppo(CLI::App& app) {
   sub.add_option("--branch-steps", r.real.branch_steps,
                  "Steps after which a branched imagined episode times out (0: the task's episode)")
       ->check(at_least(0))->capture_default_str()->needs(real);
+  sub.add_flag("--real-in-batch", r.real.in_batch,
+               "The real environments' transitions join the PPO batch beside the imagined ones (needs "
+               "--real-every 1 and --real-steps equal to --steps-per-env)")
+      ->needs(real);
   sub.add_option("--start-buffer", r.real.buffer_capacity, "Real starts held (the oldest give way)")
       ->check(in_range(1, 1 << 22))->capture_default_str()->needs(real);
   sub.add_option("--refresh-every", r.refresh.every,

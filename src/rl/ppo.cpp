@@ -54,11 +54,12 @@ Ppo::Sample Ppo::sample(const torch::Tensor& o, Rng& rng) {
   return {mu, sigma, mu + sigma * noise};
 }
 
-void Ppo::act(int t, const float* obs, Rng& rng, float* actions) {
+void Ppo::act(int t, int first_env, int rows, const float* obs, Rng& rng, float* actions) {
   torch::NoGradGuard no_grad;
-  const torch::Tensor o = torch::from_blob(const_cast<float*>(obs), {envs_, obs_dim_}, torch::kFloat32);
+  const torch::Tensor o = torch::from_blob(const_cast<float*>(obs), {rows, obs_dim_}, torch::kFloat32);
   const Sample s = sample(o, rng);
-  storage_.add_step(t, o, s.action, s.mean, s.std, net_->value(o), gaussian_log_prob(s.action, s.mean, s.std));
+  storage_.add_step(t, first_env, o, s.action, s.mean, s.std, net_->value(o),
+                    gaussian_log_prob(s.action, s.mean, s.std));
   std::memcpy(actions, s.action.data_ptr<float>(), sizeof(float) * size_t(s.action.numel()));
 }
 
@@ -68,9 +69,9 @@ void Ppo::explore(int rows, const float* obs, Rng& rng, float* actions) {
   std::memcpy(actions, s.action.data_ptr<float>(), sizeof(float) * size_t(s.action.numel()));
 }
 
-void Ppo::record(int t, const float* rewards, const uint8_t* terminated, const uint8_t* timed_out,
-                 const float* bootstrap) {
-  storage_.add_outcome(t, rewards, terminated, timed_out, bootstrap);
+void Ppo::record(int t, int first_env, int rows, const float* rewards, const uint8_t* terminated,
+                 const uint8_t* timed_out, const float* bootstrap) {
+  storage_.add_outcome(t, first_env, rows, rewards, terminated, timed_out, bootstrap);
 }
 
 void Ppo::values(const float* obs, int rows, float* out) {

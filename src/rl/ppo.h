@@ -51,7 +51,10 @@ class Ppo {
 
   // Step t of the rollout: samples actions (envs, action_dim) for normalized observations
   // (envs, obs_dim) with noise from rng, recording what the update needs.
-  void act(int t, const float* obs, Rng& rng, float* actions);
+  void act(int t, const float* obs, Rng& rng, float* actions) { act(t, 0, envs_, obs, rng, actions); }
+  // The same for the storage's environments [first_env, first_env + rows): environment sets
+  // stepped apart (the real ones of model-based PPO) fill their own columns of one batch.
+  void act(int t, int first_env, int rows, const float* obs, Rng& rng, float* actions);
   // Actions (rows, action_dim) sampled as act() samples them, for normalized observations
   // (rows, obs_dim), without recording: the policy explores another set of environments (the
   // real ones of model-based PPO).
@@ -59,10 +62,14 @@ class Ppo {
   // Rewards and episode ends of step t; bootstrap (envs): γ·V(final observation) already
   // computed for timed-out environments (0 elsewhere), added to their rewards.
   void record(int t, const float* rewards, const uint8_t* terminated, const uint8_t* timed_out,
-              const float* bootstrap);
+              const float* bootstrap) {
+    record(t, 0, envs_, rewards, terminated, timed_out, bootstrap);
+  }
+  void record(int t, int first_env, int rows, const float* rewards, const uint8_t* terminated,
+              const uint8_t* timed_out, const float* bootstrap);
   // V of normalized observations (rows, obs_dim) into out (rows).
   void values(const float* obs, int rows, float* out);
-  // GAE from the last observations' values, then epochs × minibatches of updates.
+  // GAE from the last observations' values (envs, obs_dim), then epochs × minibatches of updates.
   PpoUpdateStats update(const float* last_obs, Rng& rng);
   // Minibatch gradients by rl/fused_ppo_update.h instead of libtorch's autograd (the default
   // and the reference). Equal to float tolerance per update; over a run, rounding-sized KL

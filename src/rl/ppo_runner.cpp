@@ -49,6 +49,7 @@ nlohmann::json model_based_settings(const PpoRunOptions& o) {
     j["real"] = {{"envs", o.real.env->envs()}, {"backend", o.real.env->backend().kind()}, {"every", o.real.every},
                  {"steps", o.real.steps}, {"branch_fraction", o.real.branch_fraction},
                  {"branch_steps", o.real.branch_steps}, {"buffer_capacity", o.real.buffer_capacity}};
+  if (o.real.env != nullptr && o.real.in_batch) j["real"]["in_batch"] = true;  // absent: as before
   if (o.refresh.on()) {
     j["refresh"] = {{"every", o.refresh.every}, {"updates", o.refresh.updates}, {"batch", o.refresh.batch},
                     {"lr", o.refresh.lr}, {"max_windows", o.refresh.max_windows}};
@@ -108,8 +109,9 @@ PpoRunner::PpoRunner(env::VecEnv& env, const PpoRunOptions& o)
   check_output();
   update_threads_ = o.update_threads > 0 ? o.update_threads : int(std::max(1u, std::thread::hardware_concurrency()));
   const int E = env.envs(), D = env.observation_dim(), A = env.action_dim();
-  check_memory_fits(RolloutStorage::bytes_needed(o.ppo.steps_per_env, E, D, A),
-                    str_cat("ppo: the rollout storage of ", E, " envs x ", o.ppo.steps_per_env, " steps"),
+  const int R = o.real.env != nullptr ? o.real.env->envs() : 0, batch_envs = E + (o.real.in_batch ? R : 0);
+  check_memory_fits(RolloutStorage::bytes_needed(o.ppo.steps_per_env, batch_envs, D, A),
+                    str_cat("ppo: the rollout storage of ", batch_envs, " envs x ", o.ppo.steps_per_env, " steps"),
                     "use fewer --envs or --steps-per-env");
   lock_ = std::make_unique<OutputLock>(o.out_dir, "ppo: --out");
   ensure_writable_directory(o.out_dir);
@@ -117,7 +119,7 @@ PpoRunner::PpoRunner(env::VecEnv& env, const PpoRunOptions& o)
   if (o.overwrite) std::filesystem::remove_all(best_dir_);  // a new run: the old run's best is not its
 
   torch::manual_seed(o.seed);
-  ppo_ = std::make_unique<Ppo>(o.ppo, D, A, E);
+  ppo_ = std::make_unique<Ppo>(o.ppo, D, A, batch_envs);
   ppo_->use_fused_update(o.fused_update);
   for (const auto& t : env.task().reward_terms()) result_.term_names.push_back(t.name);
   identity_ = run_identity(env, o);
@@ -134,11 +136,13 @@ PpoRunner::PpoRunner(env::VecEnv& env, const PpoRunOptions& o)
     }
   }
   last_saved_ = start_;
-  obs_n_.resize(size_t(E) * size_t(D));
-  final_n_.resize(size_t(E) * size_t(D));
-  actions_.resize(size_t(E) * size_t(A));
-  bootstrap_.resize(size_t(E));
-  final_values_.resize(size_t(E));
+  const size_t rows = size_t(std::max(E, R));  // the step buffers serve both sets
+  obs_n_.resize(rows * size_t(D));
+  final_n_.resize(rows * size_t(D));
+  actions_.resize(rows * size_t(A));
+  bootstrap_.resize(rows);
+  final_values_.resize(rows);
+  if (o.real.in_batch) last_obs_n_.resize(size_t(batch_envs) * size_t(D));
 }
 
 PpoRunner::~PpoRunner() = default;
@@ -236,23 +240,26 @@ void PpoRunner::save(int iteration) {
   current_policy(iteration, nlohmann::json::object()).save(policy_dir_);
 }
 
-double PpoRunner::collect(IterationRow& row, Rng& noise) {
-  const int E = env_.envs(), D = env_.observation_dim();
+double PpoRunner::collect(env::VecEnv& env, int first_env, Rng& noise, double& policy_seconds,
+                          const std::function<void()>& after_step) {
+  const int E = env.envs(), D = env.observation_dim();
+  const bool imagined = &env == &env_;
   double reward_sum = 0;
   for (int t = 0; t < o_.ppo.steps_per_env; ++t) {
     auto t0 = Clock::now();
-    normalizer_.update(env_.observations(), E);
-    normalizer_.normalize(env_.observations(), E, obs_n_.data());
-    ppo_->act(t, obs_n_.data(), noise, actions_.data());
-    row.policy_s += seconds_since(t0);
-    env_.step(actions_.data());
+    if (imagined) normalizer_.update(env.observations(), E);
+    normalizer_.normalize(env.observations(), E, obs_n_.data());
+    ppo_->act(t, first_env, E, obs_n_.data(), noise, actions_.data());
+    policy_seconds += seconds_since(t0);
+    env.step(actions_.data());
+    if (after_step) after_step();
     t0 = Clock::now();
     int timeouts = 0;
     for (int e = 0; e < E; ++e) {
-      reward_sum += env_.rewards()[e];
+      reward_sum += env.rewards()[e];
       bootstrap_[size_t(e)] = 0;
-      if (env_.timed_out()[e]) {  // gather, evaluate together
-        std::memcpy(final_n_.data() + size_t(timeouts) * size_t(D), env_.final_observations() + size_t(e) * size_t(D),
+      if (env.timed_out()[e]) {  // gather, evaluate together
+        std::memcpy(final_n_.data() + size_t(timeouts) * size_t(D), env.final_observations() + size_t(e) * size_t(D),
                     sizeof(float) * size_t(D));
         ++timeouts;
       }
@@ -261,20 +268,25 @@ double PpoRunner::collect(IterationRow& row, Rng& noise) {
       normalizer_.normalize(final_n_.data(), timeouts, final_n_.data());
       ppo_->values(final_n_.data(), timeouts, final_values_.data());
       for (int e = 0, k = 0; e < E; ++e)
-        if (env_.timed_out()[e]) bootstrap_[size_t(e)] = float(o_.ppo.gamma * final_values_[size_t(k++)]);
+        if (env.timed_out()[e]) bootstrap_[size_t(e)] = float(o_.ppo.gamma * final_values_[size_t(k++)]);
     }
-    ppo_->record(t, env_.rewards(), env_.terminated(), env_.timed_out(), bootstrap_.data());
-    row.policy_s += seconds_since(t0);
+    ppo_->record(t, first_env, E, env.rewards(), env.terminated(), env.timed_out(), bootstrap_.data());
+    policy_seconds += seconds_since(t0);
   }
   return reward_sum;
 }
 
 void PpoRunner::update(IterationRow& row, Rng& order) {
   const auto t0 = Clock::now();
-  normalizer_.normalize(env_.observations(), env_.envs(), obs_n_.data());
+  const int E = env_.envs();
+  float* last = o_.real.in_batch ? last_obs_n_.data() : obs_n_.data();
+  normalizer_.normalize(env_.observations(), E, last);
+  if (o_.real.in_batch)  // the real environments' observations after their last step
+    normalizer_.normalize(o_.real.env->observations(), o_.real.env->envs(),
+                          last + size_t(E) * size_t(env_.observation_dim()));
   {
     const ScopeExit blas = engine::blas_threads(update_threads_);
-    row.stats = ppo_->update(obs_n_.data(), order);
+    row.stats = ppo_->update(last, order);
   }
   row.update_s = seconds_since(t0);
 }
@@ -323,6 +335,9 @@ void PpoRunner::set_up_real() {
   FN_CHECK(o_.real.every >= 1 && o_.real.steps >= 1 && o_.real.buffer_capacity >= 1, "ppo: real environments every ",
            o_.real.every, " iterations for ", o_.real.steps, " steps, ", o_.real.buffer_capacity,
            " starts held (each must be >= 1)");
+  FN_CHECK(!o_.real.in_batch || (o_.real.every == 1 && o_.real.steps == o_.ppo.steps_per_env),
+           "ppo: real transitions in the PPO batch need an exploration every iteration (now every ", o_.real.every,
+           ") of PPO's ", o_.ppo.steps_per_env, " steps per environment (now ", o_.real.steps, ")");
   const env::Backend& b = real.backend();
   const int frames = env_.backend().history_frames();
   check_memory_fits(uint64_t(o_.real.buffer_capacity) * uint64_t(frames + 1) * uint64_t(b.nq() + b.nv() + b.nu()) * 8,
@@ -355,14 +370,22 @@ void PpoRunner::explore_real(IterationRow& row, int iteration) {
   const int R = real.envs();
   Rng noise = Rng::stream(o_.seed ^ kRealStreams, uint64_t(iteration));
   if (windows_) windows_->begin_window();
-  for (int t = 0; t < o_.real.steps; ++t) {
-    normalizer_.normalize(real.observations(), R, real_obs_n_.data());
-    ppo_->explore(R, real_obs_n_.data(), noise, real_actions_.data());
-    real.step(real_actions_.data());
+  const std::function<void()> record_starts = [&] {
     recorder_->after_step();
     if (windows_) windows_->after_step();
     for (int e = 0; e < R; ++e)
       if (recorder_->recorded(e) > 0) recorder_->add_to(*starts_, e);
+  };
+  if (o_.real.in_batch) {  // into the storage's columns after the imagined environments'
+    double policy_seconds = 0;
+    collect(real, env_.envs(), noise, policy_seconds, record_starts);
+  } else {
+    for (int t = 0; t < o_.real.steps; ++t) {
+      normalizer_.normalize(real.observations(), R, real_obs_n_.data());
+      ppo_->explore(R, real_obs_n_.data(), noise, real_actions_.data());
+      real.step(real_actions_.data());
+      record_starts();
+    }
   }
   real_transitions_ += int64_t(R) * o_.real.steps;
   const env::EpisodeStats ep = real.take_episode_stats();
@@ -417,8 +440,12 @@ PpoRunResult PpoRunner::run() {
                         o_.progress);
   progress.resume_from(start_);
   PenaltyRamp ramp(env_.task(), o_.penalty_ramp, o_.penalty_delay);  // the full scales come back when the run ends
+  std::unique_ptr<PenaltyRamp> real_ramp;  // real rewards that train the policy follow the same curriculum
+  if (o_.real.env != nullptr && o_.real.in_batch)
+    real_ramp = std::make_unique<PenaltyRamp>(o_.real.env->task(), o_.penalty_ramp, o_.penalty_delay);
   for (int it = start_; it < o_.iterations; ++it) {
     ramp.apply(it);
+    if (real_ramp) real_ramp->apply(it);
     IterationRow row;
     row.iteration = it + 1;
     const auto t_iter = Clock::now();
@@ -428,7 +455,7 @@ PpoRunResult PpoRunner::run() {
     Rng order = Rng::stream(o_.seed, 2 * uint64_t(it) + 1);
     if (o_.real.env != nullptr && it % o_.real.every == 0) explore_real(row, it);
     if (o_.refresh.on() && (it + 1) % o_.refresh.every == 0) refresh(row, it);
-    const double reward_sum = collect(row, noise);
+    const double reward_sum = collect(env_, 0, noise, row.policy_s, nullptr);
     update(row, order);
     stop_unless_finite(it + 1, reward_sum, row.stats, *ppo_->net(), o_.out_dir, last_saved_);
     row.task_s = env_.task_seconds() - task_before;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -46,6 +47,10 @@ struct RealEnvOptions {
   double branch_fraction = 0.5;  // share of imagined episodes that start from a real state
   int branch_steps = 0;          // steps after which a branched episode times out (0: the task's)
   int buffer_capacity = 4096;    // real starts held (the oldest give way)
+  // The real transitions join the PPO batch beside the imagined ones (RWM's MBPO-PPO): the
+  // policy then also learns from what the real system does. Needs every 1 and steps equal to
+  // PPO's steps per environment; the penalty ramp applies to the real rewards too.
+  bool in_batch = false;
 };
 
 struct PpoRunOptions {
@@ -105,9 +110,11 @@ class PpoRunner {
  private:
   void check_output() const;
   void restore();
-  // steps_per_env steps of every environment with the current policy into the storage;
-  // returns the sum of their rewards
-  double collect(IterationRow& row, Rng& noise);
+  // steps_per_env steps of every environment of `env` with the current policy into the
+  // storage's environments from `first_env` on (the imagined ones update the observation
+  // statistics); `after_step` runs after each step; returns the sum of their rewards
+  double collect(env::VecEnv& env, int first_env, Rng& noise, double& policy_seconds,
+                 const std::function<void()>& after_step);
   void update(IterationRow& row, Rng& order);
   void log_iteration(IterationRow& row, double reward_sum, double iteration_seconds);
   void evaluate(IterationRow& row);
@@ -130,6 +137,7 @@ class PpoRunner {
   // per step: normalized observations, final observations of timed-out environments, actions,
   // and the time-out bootstrap
   std::vector<float> obs_n_, final_n_, actions_, bootstrap_, final_values_;
+  std::vector<float> last_obs_n_;  // real transitions in the batch: the last observations of both sets
   // model-based PPO (real.env set): the starts, the real environments' histories, their buffers
   std::unique_ptr<env::StartBuffer> starts_;
   std::unique_ptr<env::HistoryRecorder> recorder_;

@@ -1,5 +1,7 @@
 #include "rl/rollout_storage.h"
 
+#include "core/error.h"
+
 namespace flashnerd::rl {
 
 RolloutStorage::RolloutStorage(int steps_per_env, int envs, int observation_dim, int action_dim)
@@ -23,21 +25,27 @@ double RolloutStorage::bytes_needed(int steps_per_env, int envs, int observation
   return 2.0 * double(envs) * steps_per_env * (observation_dim + 2.0 * action_dim + 8) * sizeof(float);
 }
 
-void RolloutStorage::add_step(int t, const torch::Tensor& obs, const torch::Tensor& actions, const torch::Tensor& mu,
-                              const torch::Tensor& sigma, const torch::Tensor& values, const torch::Tensor& log_prob) {
-  obs_[t].copy_(obs);
-  actions_[t].copy_(actions);
-  mu_[t].copy_(mu);
-  sigma_[t].copy_(sigma);
-  values_[t].copy_(values);
-  logp_[t].copy_(log_prob);
+void RolloutStorage::add_step(int t, int first_env, const torch::Tensor& obs, const torch::Tensor& actions,
+                              const torch::Tensor& mu, const torch::Tensor& sigma, const torch::Tensor& values,
+                              const torch::Tensor& log_prob) {
+  const int64_t rows = obs.size(0);
+  FN_CHECK(first_env >= 0 && first_env + rows <= E_, "rollout storage: environments [", first_env, ", ",
+           first_env + rows, ") beyond its ", E_);
+  obs_[t].narrow(0, first_env, rows).copy_(obs);
+  actions_[t].narrow(0, first_env, rows).copy_(actions);
+  mu_[t].narrow(0, first_env, rows).copy_(mu);
+  sigma_[t].narrow(0, first_env, rows).copy_(sigma);
+  values_[t].narrow(0, first_env, rows).copy_(values);
+  logp_[t].narrow(0, first_env, rows).copy_(log_prob);
 }
 
-void RolloutStorage::add_outcome(int t, const float* rewards, const uint8_t* terminated, const uint8_t* timed_out,
-                                 const float* bootstrap) {
-  float* r = rewards_[t].data_ptr<float>();
-  float* d = dones_[t].data_ptr<float>();
-  for (int e = 0; e < E_; ++e) {
+void RolloutStorage::add_outcome(int t, int first_env, int rows, const float* rewards, const uint8_t* terminated,
+                                 const uint8_t* timed_out, const float* bootstrap) {
+  FN_CHECK(first_env >= 0 && first_env + rows <= E_, "rollout storage: environments [", first_env, ", ",
+           first_env + rows, ") beyond its ", E_);
+  float* r = rewards_[t].data_ptr<float>() + first_env;
+  float* d = dones_[t].data_ptr<float>() + first_env;
+  for (int e = 0; e < rows; ++e) {
     r[e] = rewards[e] + (timed_out[e] ? bootstrap[e] : 0.0f);
     d[e] = (terminated[e] || timed_out[e]) ? 1.0f : 0.0f;
   }

@@ -24,14 +24,15 @@ class RolloutStorage {
   int envs() const { return E_; }
   int64_t transitions() const { return int64_t(T_) * E_; }
 
-  // Step t: normalized observations (E, obs), sampled actions, the policy's mean, std and value,
-  // and the actions' log-probability.
-  void add_step(int t, const torch::Tensor& obs, const torch::Tensor& actions, const torch::Tensor& mu,
+  // Step t of the environments [first_env, first_env + rows): normalized observations (rows,
+  // obs), sampled actions, the policy's mean, std and value, and the actions' log-probability.
+  void add_step(int t, int first_env, const torch::Tensor& obs, const torch::Tensor& actions, const torch::Tensor& mu,
                 const torch::Tensor& sigma, const torch::Tensor& values, const torch::Tensor& log_prob);
-  // Step t's rewards and ends; bootstrap (E): γ·V(final observation) for environments cut by
-  // the time limit (0 elsewhere), added to their rewards.
-  void add_outcome(int t, const float* rewards, const uint8_t* terminated, const uint8_t* timed_out,
-                   const float* bootstrap);
+  // Step t's rewards and ends of environments [first_env, first_env + rows); bootstrap (rows):
+  // γ·V(final observation) for environments cut by the time limit (0 elsewhere), added to
+  // their rewards.
+  void add_outcome(int t, int first_env, int rows, const float* rewards, const uint8_t* terminated,
+                   const uint8_t* timed_out, const float* bootstrap);
   // GAE(γ, λ) from the values of the observations after the last step (E), then the returns
   // and the advantages normalized over the whole batch.
   void compute_returns(const torch::Tensor& last_values, double gamma, double lambda);

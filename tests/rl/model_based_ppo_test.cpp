@@ -1,10 +1,12 @@
 // Model-based PPO (PpoRunOptions::real): MuJoCo's cartpole explored by the current policy
 // beside imagined environments on a learned model. With no branched episodes the real
 // environments change nothing, bit for bit; the explorations follow their schedule; a run
-// resumed between explorations equals the uninterrupted run.
+// resumed between explorations equals the uninterrupted run; real transitions in the PPO batch
+// train the policy and resume bit-exactly.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "testing/cartpole_env.h"
@@ -45,6 +47,21 @@ PpoRunOptions options(const std::string& dir, int iterations) {
 }
 
 std::string weights(const std::string& dir) { return read_file(dir + "/policy/policy.safetensors"); }
+
+// `iterations` of PPO into dir on 8 imagined cartpoles with 4 of MuJoCo's in the loop, as
+// `configure` sets it; with resume, continuing dir's checkpoint
+PpoRunResult run_with_real(ThreadPool& pool, const std::string& dir, int iterations, bool resume,
+                           const std::function<void(PpoRunOptions&)>& configure) {
+  ImaginedCartpole imagined(8, pool);
+  CartpoleEnv real(4, 2, pool);
+  PpoRunOptions o = options(resume ? ::testing::TempDir() + "/unused" : dir, iterations);
+  o.out_dir = dir;
+  o.resume = resume;
+  o.checkpoint_every = 1;
+  o.real.env = &real.env;
+  configure(o);
+  return run_ppo(imagined.env, o);
+}
 
 TEST(ModelBasedPpo, WithoutBranchedEpisodesTheRealEnvironmentsChangeNothing) {
   ThreadPool pool(1);
@@ -97,24 +114,51 @@ TEST(ModelBasedPpo, ExplorationsFollowTheirScheduleAndBranchesFollowThem) {
 TEST(ModelBasedPpo, ResumeBetweenExplorationsEqualsUninterruptedRun) {
   ThreadPool pool(1);
   const std::string a = ::testing::TempDir() + "/mbppo_straight", b = ::testing::TempDir() + "/mbppo_resumed";
-  auto run = [&](const std::string& dir, int iterations, bool resume) {
-    ImaginedCartpole imagined(8, pool);
-    CartpoleEnv real(4, 2, pool);
-    PpoRunOptions o = options(resume ? ::testing::TempDir() + "/unused" : dir, iterations);
-    o.out_dir = dir;
-    o.resume = resume;
-    o.checkpoint_every = 1;
-    o.real.env = &real.env;
+  auto loop = [](PpoRunOptions& o) {
     o.real.every = 2;
     o.real.steps = 10;
     o.real.branch_fraction = 0.5;
     o.real.branch_steps = 6;
-    run_ppo(imagined.env, o);
   };
-  run(a, 5, false);
-  run(b, 3, false);
-  run(b, 5, true);
+  run_with_real(pool, a, 5, false, loop);
+  run_with_real(pool, b, 3, false, loop);
+  run_with_real(pool, b, 5, true, loop);
   EXPECT_EQ(weights(a), weights(b));
+}
+
+TEST(ModelBasedPpo, RealTransitionsInTheBatchTrainThePolicyAndResumeBitExactly) {
+  ThreadPool pool(1);
+  const std::string apart = ::testing::TempDir() + "/mbppo_apart", straight = ::testing::TempDir() + "/mbppo_batch",
+                    resumed = ::testing::TempDir() + "/mbppo_batch_resumed";
+  auto loop = [](bool in_batch) {
+    return [in_batch](PpoRunOptions& o) {
+      o.penalty_ramp = 3;
+      o.real.steps = o.ppo.steps_per_env;
+      o.real.branch_fraction = 0;  // the real environments reach the policy only through the batch
+      o.real.in_batch = in_batch;
+    };
+  };
+  const PpoRunResult r = run_with_real(pool, straight, 4, false, loop(true));
+  run_with_real(pool, apart, 4, false, loop(false));
+  EXPECT_NE(weights(straight), weights(apart));  // the real transitions joined the batch
+  EXPECT_EQ(r.rows.back().real_transitions, 4 * 4 * 16);
+  run_with_real(pool, resumed, 2, false, loop(true));
+  run_with_real(pool, resumed, 4, true, loop(true));
+  EXPECT_EQ(weights(straight), weights(resumed));
+}
+
+TEST(ModelBasedPpo, RefusesRealTransitionsInTheBatchOnAnotherSchedule) {
+  ThreadPool pool(1);
+  ImaginedCartpole imagined(8, pool);
+  CartpoleEnv real(4, 2, pool);
+  PpoRunOptions o = options(::testing::TempDir() + "/mbppo_batch_refused", 1);
+  o.real.env = &real.env;
+  o.real.in_batch = true;
+  o.real.steps = 10;  // PPO steps 16 per environment
+  EXPECT_THROW(run_ppo(imagined.env, o), Error);
+  o.real.steps = 16;
+  o.real.every = 2;
+  EXPECT_THROW(run_ppo(imagined.env, o), Error);
 }
 
 TEST(ModelBasedPpo, RefusesRealEnvironmentsOfAnotherTask) {
