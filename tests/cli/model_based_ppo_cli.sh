@@ -66,4 +66,6 @@ expect_error "ITERATION:UPDATES" ppo --task cartpole-balance --backend flashnerd
 expect_error "must ascend" ppo --task cartpole-balance --backend flashnerd --model "$MODEL" --envs 8 \
   --iterations 1 --real-envs 4 --refresh-every 2 --refresh-updates-from 500:10 --refresh-updates-from 400:20 \
   --out "$TMP/r6"
+expect_error "every iteration" ppo --task cartpole-balance --backend flashnerd --model "$MODEL" --envs 8 \
+  --iterations 1 --real-envs 4 --real-every 2 --real-in-batch --out "$TMP/r7"
 echo "model_based_ppo_cli: OK"
