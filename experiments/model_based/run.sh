@@ -17,12 +17,16 @@
 #   fast     refresh with bf16 fine-tunes (--refresh-precision bf16) and the fused PPO update
 #            (--fused-update); each refresh replays only the windows explored since the last one
 #   fast250  fast with half the fine-tune per refresh (250 updates every 25 iterations)
+#   grow     fast250 whose fine-tune grows to 1000 updates per refresh from iteration 500 on
+#            (--refresh-updates-from 500:1000): cheap refreshes while the policy learns to walk,
+#            thorough ones once the model's errors are what it exploits; run with ITERS=800
+#   batch    fast with the explored MuJoCo transitions in the PPO batch (--real-in-batch)
 #
 # Usage: [ENVS=1024] [ITERS=400] [VARIANTS="pure branch refresh"] [MODEL=models/quadruped] [MUJOCO=0]
 #        experiments/model_based/run.sh OUT SEED...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -ge 2 ] || { sed -n 2,19p "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,26p "$0" >&2; exit 2; }
 OUT=$1; shift
 ENVS="${ENVS:-1024}"
 ITERS="${ITERS:-400}"
@@ -42,6 +46,8 @@ variant_flags() {
     refresh10) echo "$(variant_flags branch) --refresh-every 10 --refresh-updates 200" ;;
     fast) echo "$(variant_flags refresh) --refresh-precision bf16 --fused-update" ;;
     fast250) echo "$(variant_flags branch) --refresh-every 25 --refresh-updates 250 --refresh-precision bf16 --fused-update" ;;
+    grow) echo "$(variant_flags fast250) --refresh-updates-from 500:1000" ;;
+    batch) echo "$(variant_flags fast) --real-in-batch" ;;
     *) echo "unknown variant '$1'" >&2; exit 2 ;;
   esac
 }
