@@ -31,15 +31,17 @@ class Run:
         self.variant = re.sub(r"_seed\d+$", "", self.name)[len("ppo_"):]
         self.summary = load(folder, f"{self.name}.json")
         self.policy_eval = load_if(folder, f"policy_eval_{self.name[len('ppo_'):]}.json")
-        with open(os.path.join(folder, self.name, "log.csv")) as f:
-            # (iteration, wall s, MuJoCo-evaluated return) of every in-training evaluation
-            self.evaluations = [(int(r["iteration"]), float(r["seconds"]), float(r["eval_reward"]))
-                                for r in csv.DictReader(f) if r["eval_reward"]]
         self.mujoco_only = self.summary["backend"] == "mujoco"
+        with open(os.path.join(folder, self.name, "log.csv")) as f:
+            # (iteration, wall s, MuJoCo-evaluated return, MuJoCo transitions so far) of every
+            # in-training evaluation
+            real = "transitions" if self.mujoco_only else "real_transitions"
+            self.evaluations = [(int(r["iteration"]), float(r["seconds"]), float(r["eval_reward"]), int(r[real]))
+                                for r in csv.DictReader(f) if r["eval_reward"]]
 
     def crossing(self, threshold):
         """(iteration, wall s) of the first evaluation at or above threshold, or None."""
-        return next(((it, s) for it, s, e in self.evaluations if e >= threshold), None)
+        return next(((it, s) for it, s, e, _ in self.evaluations if e >= threshold), None)
 
     def mujoco_transitions(self):
         return self.summary["transitions"] if self.mujoco_only else self.summary.get("real_transitions", 0)
@@ -117,6 +119,41 @@ def tracking_table(runs):
     return lines
 
 
+def plot_curves(runs, threshold, out):
+    """The MuJoCo-evaluated return of every run against wall time and against MuJoCo
+    transitions, one colour per variant, the threshold drawn."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not importable: no plot")
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    colours = {}
+    for r in runs:
+        colour = colours.setdefault(r.variant, f"C{len(colours)}")
+        label = r.variant if sum(q.variant == r.variant for q in runs[:runs.index(r) + 1]) == 1 else None
+        xs = [(s, n) for _, s, _, n in r.evaluations]
+        ys = [e for _, _, e, _ in r.evaluations]
+        axes[0].plot([x[0] for x in xs], ys, color=colour, lw=1.2, label=label)
+        axes[1].plot([max(x[1], 1) for x in xs], ys, color=colour, lw=1.2)
+    for ax in axes:
+        if not math.isnan(threshold):
+            ax.axhline(threshold, color="k", ls="--", lw=0.8)
+        ax.grid(alpha=0.3)
+    axes[0].set_xlabel("training wall time, s (MuJoCo, refreshes and PPO included)")
+    axes[1].set_xlabel("MuJoCo transitions")
+    axes[1].set_xscale("log")
+    axes[0].set_ylabel("return of the mean policy in MuJoCo (64 envs x 500 steps)")
+    axes[0].legend()
+    fig.suptitle(f"Quadruped velocity: MuJoCo-evaluated return; dashed: {threshold:.2f}, 95% of MuJoCo-only PPO's final")
+    fig.tight_layout()
+    path = os.path.join(out, "model_based_curves.png")
+    fig.savefig(path, dpi=110)
+    print(f"plot: {path}")
+
+
 out = sys.argv[1]
 runs = [Run(out, path) for path in sys.argv[2:]]
 finals = [r.evaluations[-1][2] for r in runs if r.mujoco_only]
@@ -124,3 +161,4 @@ reference = mean(finals) if finals else float(os.environ.get("MUJOCO_FINAL_EVAL"
 threshold = 0.95 * reference
 lines = runs_table(runs, threshold) + targets_table(runs, threshold) + tracking_table(runs)
 write_summary(out, "\n".join(lines) + "\n", "model_based.md")
+plot_curves(runs, threshold, out)
