@@ -5,6 +5,7 @@
 #include "cli/env_options.h"
 #include "cli/option_values.h"
 #include "cli/plot_drawing.h"
+#include "core/ensemble_manifest.h"
 #include "core/error.h"
 #include "core/log_number.h"
 #include "core/model_artifact.h"
@@ -78,13 +79,12 @@ void run_ppo_command(const PpoArgs& a) {
   if (o.refresh.on()) {
     FN_CHECK(real_env != nullptr, "ppo: --refresh-every fine-tunes the model on windows the policy explores in "
              "MuJoCo: add --real-envs N");
-    FN_CHECK(parts.backend->ensemble_size() == 1, "ppo: --refresh-every fine-tunes one model; ", a.env.model,
-             " is an ensemble of ", parts.backend->ensemble_size());
     o.refresh.model_dir = a.env.model;
     o.refresh.robot = real_parts.robot;
     o.refresh.pool = &pool;
     const bool say = a.run.progress;
-    o.refresh.generate = rl::data_options_for(load_model_config(a.env.model), *real_parts.robot);
+    o.refresh.generate = rl::data_options_for(load_model_config(model_member_dirs(a.env.model).front()),
+                                              *real_parts.robot);
     o.refresh.load = [&a, &parts, say](const std::string& dir) {
       env::BackendRequest r = backend_request(a.env, a.env.backend, a.env.envs);
       r.model_dir = dir;

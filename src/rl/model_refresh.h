@@ -4,7 +4,8 @@
 // (rl/explored_data.h), and the model continues training on it from its current weights with a
 // fresh optimizer: train::train_model with init_from, flashnerd finetune's code. The learned
 // backend then steps the new artifact. Each refresh writes its own artifact, so a resumed run
-// steps the model its checkpoint names.
+// steps the model its checkpoint names. An ensemble (core/ensemble_manifest.h) is refreshed
+// member by member, each with its own seed, into an ensemble artifact of the same shape.
 #pragma once
 
 #include <cstdint>
@@ -60,7 +61,7 @@ sim::GenerateOptions data_options_for(const ModelConfig& c, const sim::Robot& ro
 
 struct RefreshResult {
   std::string model_dir;   // the new artifact
-  double valid_loss = 0;   // one-step validation loss on held-out explored windows
+  double valid_loss = 0;   // one-step validation loss on held-out explored windows (an ensemble: the members' mean)
 };
 
 // Fine-tunes `from_dir` on `explored` (the replayed windows) for `updates` updates into

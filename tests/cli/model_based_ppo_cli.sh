@@ -2,8 +2,8 @@
 # requires: libtorch (the script trains a policy)
 # flashnerd ppo --real-envs: model-based PPO on the shipped cartpole model with MuJoCo in the
 # loop. The policy balances in MuJoCo, the log counts the real transitions and branched
-# episodes, on-policy refreshes fine-tune the model and resume bit-exactly, and the options of
-# the loop are refused without a learned backend and real envs.
+# episodes, on-policy refreshes fine-tune the model (an ensemble member by member) and resume
+# bit-exactly, and the options of the loop are refused without a learned backend and real envs.
 # Usage: model_based_ppo_cli.sh PATH/TO/flashnerd
 source "$(dirname "$0")/common.bash" "$1"
 MODEL="$(cd "$(dirname "$0")/../../models/cartpole" && pwd)" || fail "no shipped models/cartpole"
@@ -52,6 +52,22 @@ refreshed = [int(r["iteration"]) for r in rows if r["model_valid_loss"] != ""]
 assert refreshed == [10, 20], refreshed
 assert open(sys.argv[3], "rb").read() != open(sys.argv[4], "rb").read(), "the refresh did not change the weights"
 PY
+
+# an ensemble refreshes member by member: two copies of the shipped model, each fine-tuned with
+# a seed of its own, stepped with their disagreement penalized
+ENS="$TMP/ensemble"
+mkdir -p "$ENS"
+cp -r "$MODEL" "$ENS/member_0"
+cp -r "$MODEL" "$ENS/member_1"
+printf '{"format": "flashnerd-ensemble", "version": 1, "members": ["member_0", "member_1"]}\n' > "$ENS/ensemble.json"
+"$FN" ppo --task cartpole-balance --backend flashnerd --model "$ENS" --envs 32 --steps-per-env 16 --real-envs 4 \
+  --real-steps 16 --branch-steps 32 --refresh-every 5 --refresh-updates 10 --refresh-batch 16 --uncertainty-penalty 1 \
+  --iterations 5 --seed 2 --quiet --json --out "$TMP/ensemble_run" > /dev/null || fail "ppo --refresh-every on an ensemble"
+REFRESHED="$TMP/ensemble_run/model_refresh/iteration_5"
+[ -f "$REFRESHED/ensemble.json" ] || fail "the refreshed ensemble has no manifest"
+cmp -s "$REFRESHED/member_0/weights.safetensors" "$REFRESHED/member_1/weights.safetensors" \
+  && fail "the refreshed members are equal: they did not train with seeds of their own"
+cmp -s "$REFRESHED/member_0/weights.safetensors" "$MODEL/weights.safetensors" && fail "the refresh left member 0 as it was"
 
 # refusals
 expect_error "already real" ppo --task cartpole-balance --envs 8 --iterations 1 --real-envs 4 --out "$TMP/r1"
