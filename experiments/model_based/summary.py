@@ -132,12 +132,11 @@ def plot_curves(runs, threshold, out):
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     colours = {}
     for r in runs:
+        first = r.variant not in colours  # one legend entry per variant
         colour = colours.setdefault(r.variant, f"C{len(colours)}")
-        label = r.variant if sum(q.variant == r.variant for q in runs[:runs.index(r) + 1]) == 1 else None
-        xs = [(s, n) for _, s, _, n in r.evaluations]
-        ys = [e for _, _, e, _ in r.evaluations]
-        axes[0].plot([x[0] for x in xs], ys, color=colour, lw=1.2, label=label)
-        axes[1].plot([max(x[1], 1) for x in xs], ys, color=colour, lw=1.2)
+        _, seconds, returns, transitions = zip(*r.evaluations)
+        axes[0].plot(seconds, returns, color=colour, lw=1.2, label=r.variant if first else None)
+        axes[1].plot([max(n, 1) for n in transitions], returns, color=colour, lw=1.2)
     for ax in axes:
         if not math.isnan(threshold):
             ax.axhline(threshold, color="k", ls="--", lw=0.8)

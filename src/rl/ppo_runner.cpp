@@ -142,7 +142,7 @@ PpoRunner::PpoRunner(env::VecEnv& env, const PpoRunOptions& o)
   actions_.resize(rows * size_t(A));
   bootstrap_.resize(rows);
   final_values_.resize(rows);
-  if (o.real.in_batch) last_obs_n_.resize(size_t(batch_envs) * size_t(D));
+  last_obs_n_.resize(size_t(batch_envs) * size_t(D));
 }
 
 PpoRunner::~PpoRunner() = default;
@@ -279,7 +279,7 @@ double PpoRunner::collect(env::VecEnv& env, int first_env, Rng& noise, double& p
 void PpoRunner::update(IterationRow& row, Rng& order) {
   const auto t0 = Clock::now();
   const int E = env_.envs();
-  float* last = o_.real.in_batch ? last_obs_n_.data() : obs_n_.data();
+  float* last = last_obs_n_.data();
   normalizer_.normalize(env_.observations(), E, last);
   if (o_.real.in_batch)  // the real environments' observations after their last step
     normalizer_.normalize(o_.real.env->observations(), o_.real.env->envs(),
@@ -357,8 +357,6 @@ void PpoRunner::set_up_real() {
     explored_ = std::make_unique<ExploredData>(o_.refresh.robot, o_.refresh.generate, *o_.refresh.pool);
     model_dir_ = o_.refresh.model_dir;
   }
-  real_obs_n_.resize(size_t(real.envs()) * size_t(real.observation_dim()));
-  real_actions_.resize(size_t(real.envs()) * size_t(real.action_dim()));
 }
 
 // The current policy explores the real environments (exploration noise, observations
@@ -381,9 +379,9 @@ void PpoRunner::explore_real(IterationRow& row, int iteration) {
     collect(real, env_.envs(), noise, policy_seconds, record_starts);
   } else {
     for (int t = 0; t < o_.real.steps; ++t) {
-      normalizer_.normalize(real.observations(), R, real_obs_n_.data());
-      ppo_->explore(R, real_obs_n_.data(), noise, real_actions_.data());
-      real.step(real_actions_.data());
+      normalizer_.normalize(real.observations(), R, obs_n_.data());  // the step buffers hold max(E, R) rows
+      ppo_->explore(R, obs_n_.data(), noise, actions_.data());
+      real.step(actions_.data());
       record_starts();
     }
   }

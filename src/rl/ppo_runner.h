@@ -137,11 +137,10 @@ class PpoRunner {
   // per step: normalized observations, final observations of timed-out environments, actions,
   // and the time-out bootstrap
   std::vector<float> obs_n_, final_n_, actions_, bootstrap_, final_values_;
-  std::vector<float> last_obs_n_;  // real transitions in the batch: the last observations of both sets
-  // model-based PPO (real.env set): the starts, the real environments' histories, their buffers
+  std::vector<float> last_obs_n_;  // the observations after the last step (imagined, then real ones in the batch)
+  // model-based PPO (real.env set): the starts and the real environments' histories
   std::unique_ptr<env::StartBuffer> starts_;
   std::unique_ptr<env::HistoryRecorder> recorder_;
-  std::vector<float> real_obs_n_, real_actions_;
   int64_t real_transitions_ = 0;
   // on-policy refreshes: the explored windows and their data, the artifact the backend steps, updates so far
   std::unique_ptr<env::CommandPlanRecorder> windows_;
