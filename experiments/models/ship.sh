@@ -8,12 +8,14 @@
 # Usage: experiments/models/ship.sh NAME [UPDATES] [BATCH]
 #   NAME: cartpole | quadruped | quadruped_platform | quadruped_platform_nerd
 #   UPDATES: this run's updates      BATCH: windows per update
-# Environment: OUT (default out/models/NAME), TRAIN_FLAGS (default --precision auto).
+# Environment: OUT (default out/models/NAME), TRAIN_FLAGS (default --precision auto; e.g. a
+# continuation's learning rates or --unroll), SEED (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NAME="$1"
 UPDATES="${2:-20000}"
 BATCH="${3:-128}"
+SEED="${SEED:-1}"
 OUT="${OUT:-out/models/$NAME}"
 read -ra TRAIN_FLAGS <<< "${TRAIN_FLAGS:---precision auto}"
 . experiments/lib/pipeline.sh
@@ -52,7 +54,7 @@ init=()
 resume=()
 [ -f "$OUT/model/checkpoint.pt" ] && resume=(--resume)
 TRAIN_CMD=("$FN" train --data "$OUT/train.h5" "${TRAIN_ARGS[@]}" "${init[@]}" --updates "$UPDATES" --batch "$BATCH"
-  --seed 1 --valid-every 1000 "${TRAIN_FLAGS[@]}" --out "$OUT/model")
+  --seed "$SEED" --valid-every 1000 "${TRAIN_FLAGS[@]}" --out "$OUT/model")
 OPENBLAS_NUM_THREADS=1 step "$OUT/train.json" -- "${TRAIN_CMD[@]}" "${resume[@]}" --json
 # the record's figures are of these weights
 invalidate "$OUT/eval.json" "$OUT/model/weights.safetensors"

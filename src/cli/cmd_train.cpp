@@ -39,6 +39,10 @@ void add_run_options(CLI::App& sub, RunArgs& r, const std::string& data_help, co
   sub.add_option("--updates", r.o.updates, "Total updates of the run (a resume continues to it)")->capture_default_str();
   sub.add_option("--batch", r.o.batch, "Windows per update")->capture_default_str();
   sub.add_option("--lr", r.o.lr, "Initial learning rate (linear decay to lr/10)")->capture_default_str();
+  sub.add_option("--lr-warmup", r.o.lr_warmup,
+                 "Updates over which the learning rate rises linearly to --lr before its decay (0: none); for "
+                 "continuing trained weights with a fresh optimizer")
+      ->check(at_least(0))->capture_default_str();
   sub.add_option("--seed", r.o.seed, "Seed of initialization, split, batches (and dropout)")->capture_default_str();
   sub.add_flag("--resume", r.o.resume, "Continue the checkpoint in --out");
   sub.add_flag("--overwrite", r.o.overwrite,

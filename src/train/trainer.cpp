@@ -52,6 +52,8 @@ void check_options(const TrainOptions& o) {
   FN_CHECK(o.batch > 0, "train: --batch must be positive, got ", o.batch);
   FN_CHECK(o.lr > 0 && std::isfinite(o.lr), "train: --lr must be positive, got ", o.lr);
   FN_CHECK(o.lr_final >= 0, "train: final learning rate must be >= 0, got ", o.lr_final);
+  FN_CHECK(o.lr_warmup >= 0 && o.lr_warmup < o.updates, "train: --lr-warmup must be in [0, --updates), got ",
+           o.lr_warmup);
   FN_CHECK(o.valid_every >= 0, "train: --valid-every must be >= 0, got ", o.valid_every);
   FN_CHECK(o.checkpoint_every >= 0, "train: checkpoint period must be >= 0");
   FN_CHECK(o.valid_fraction >= 0 && o.valid_fraction < 1, "train: validation fraction must be in [0, 1), got ",
@@ -327,6 +329,7 @@ void Trainer::setup_data() {
                {"window", window_}, {"valid_fraction", opts_.valid_fraction}, {"workers", dp_.world_size()},
                {"train_trajectories", train_traj.size()}, {"valid_trajectories", valid_traj.size()},
                {"loss", "masked mse on standardized increments, every window position"}};
+  if (opts_.lr_warmup > 0) settings_["lr_warmup"] = opts_.lr_warmup;  // absent when 0: older runs resume
   if (opts_.own.any()) settings_["own_states"] = own_state_settings(opts_.own);
   if (!opts_.init_from.empty()) {
     settings_["finetune"] = {{"parent_model", std::filesystem::absolute(opts_.init_from).string()},
@@ -350,7 +353,7 @@ void Trainer::setup_model() {
     settings_["finetune"] = ck_->meta().at("settings").at("finetune");  // the parent recorded at the start
   params_ = model_->parameters();
   dp_.broadcast_parameters(params_);  // every rank starts from rank 0's weights
-  schedule_ = LinearSchedule{opts_.lr, opts_.lr_final, opts_.updates};
+  schedule_ = LinearSchedule{opts_.lr, opts_.lr_final, opts_.updates, opts_.lr_warmup};
   const int64_t width = config_.arch == Arch::FlashNeRD ? config_.flash.d_model : config_.nerd.d_model;
   const int64_t ffn = config_.arch == Arch::FlashNeRD ? config_.flash.ffn_hidden : config_.nerd.mlp_hidden;
   precision_ = choose_precision(opts_.precision, int64_t(opts_.batch / dp_.world_size()) * window_, width, ffn);

@@ -41,6 +41,7 @@ struct TrainOptions {
   int batch = 64;                   // windows per update
   double lr = 1e-3;                 // initial learning rate
   double lr_final = 0;              // final learning rate; 0 = lr / 10
+  int64_t lr_warmup = 0;            // updates of linear warm-up to lr (train/lr_schedule.h)
   uint64_t seed = 0;                // initialization, split and batch sampling
   bool resume = false;              // continue <out>/checkpoint.pt
   bool overwrite = false;           // start a new run even when <out> holds a checkpoint
