@@ -6,7 +6,7 @@
 #   onestep  teacher forcing only
 #   unroll   --unroll K (ramped in over the first 10%), half of each batch ending in the
 #            model's own predictions, contacts detected again by MuJoCo at every predicted state
-# Fresh Adam warmed up over 500 updates to lr 2e-4, then 2e-4 -> 2e-5 (the shipped run ended at
+# Fresh Adam warmed up over 500 updates to lr LR, then LR -> LR / 10 (the shipped run ended at
 # 1e-4), one core each, concurrently.
 # Then held-out error by start (ground / edge / top) of the three models, and the climbing
 # trials of experiments/climbing/trials.sh (SEEDS planner seeds x 6 terrains) planning with
@@ -14,7 +14,7 @@
 #
 # Usage: experiments/climbing/finetune.sh [TRAJECTORIES] [UPDATES] [K] [SEEDS]
 #   e.g. experiments/climbing/finetune.sh 10000 16000 8 5 (30 000 trajectories would need 32 GB in gen)
-# Environment: OUT (default out/climb_ft), VARIANTS (default "onestep unroll").
+# Environment: OUT (default out/climb_ft), VARIANTS (default "onestep unroll"), LR (default 2e-4).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TRAJECTORIES="${1:-10000}"
@@ -23,6 +23,7 @@ K="${3:-8}"
 SEEDS="${4:-5}"
 OUT="${OUT:-out/climb_ft}"
 VARIANTS="${VARIANTS:-onestep unroll}"
+LR="${LR:-2e-4}"
 SHIPPED=models/quadruped_platform
 . experiments/lib/pipeline.sh
 
@@ -34,7 +35,7 @@ for variant in $VARIANTS; do
   extra=()
   [ "$variant" = unroll ] && extra=(--unroll "$K" --unroll-ramp $((UPDATES / 10)))
   OPENBLAS_NUM_THREADS=1 fn_train "$OUT/train_$variant.json" "$OUT/$variant" --data "$OUT/train_more.h5" --init-from "$SHIPPED" \
-    --updates "$UPDATES" --batch 64 --seed 3 --lr 2e-4 --lr-final 2e-5 --lr-warmup 500 --valid-every 2000 --precision auto "${extra[@]}" &
+    --updates "$UPDATES" --batch 64 --seed 3 --lr "$LR" --lr-warmup 500 --valid-every 2000 --precision auto "${extra[@]}" &
   pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
@@ -45,7 +46,7 @@ fn_eval "$OUT/eval.json" "${models[@]}" --data "$OUT/test.h5" --horizons 1,24,10
 
 pids=()
 for variant in $VARIANTS; do
-  OUT="$OUT/trials_$variant" FLASHNERD_MODEL="$OUT/$variant" FN="$FN" \
+  FLASHNERD_MODEL="$OUT/$variant" OUT="$OUT/trials_$variant" FN="$FN" \
     experiments/climbing/trials.sh "$SEEDS" flashnerd --threads 1 > "$OUT/trials_$variant.log" 2>&1 &
   pids+=($!)
 done

@@ -9,34 +9,36 @@
 #   NAME: cartpole | quadruped | quadruped_platform | quadruped_platform_nerd
 #   UPDATES: this run's updates      BATCH: windows per update
 # Environment: OUT (default out/models/NAME), TRAIN_FLAGS (default --precision auto; e.g. a
-# continuation's learning rates or --unroll), SEED (default 1).
+# continuation's learning rates or --unroll), SEED (default 1), VALID_EVERY (default 1000),
+# TRAIN_TRAJECTORIES and TRAIN_DATA_SEED (the training data; defaults per model below).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NAME="$1"
 UPDATES="${2:-20000}"
 BATCH="${3:-128}"
 SEED="${SEED:-1}"
+VALID_EVERY="${VALID_EVERY:-1000}"
 OUT="${OUT:-out/models/$NAME}"
 read -ra TRAIN_FLAGS <<< "${TRAIN_FLAGS:---precision auto}"
 . experiments/lib/pipeline.sh
 . experiments/locomotion/recipe.sh  # LOCOMOTION_COMMANDS
 case "$NAME" in
   cartpole)
-    GEN_TRAIN=(--robot cartpole --trajectories 8000 --steps 100 --seed 1)
+    GEN_TRAIN=(--robot cartpole --trajectories "${TRAIN_TRAJECTORIES:-8000}" --steps 100 --seed "${TRAIN_DATA_SEED:-1}")
     GEN_TEST=(--robot cartpole --trajectories 512 --steps 220 --seed 2)
     GEN_CHECK=(--robot cartpole --trajectories 64 --steps 120 --seed 3)
     TRAIN_ARGS=(--arch flashnerd --preset small)
     HORIZONS=1,15,100,200 CHECK_HORIZONS=1,15,100 ;;
   quadruped)  # locomotion (paper IV-B): 4 foot probes, the recipe's random joint targets
     LOCO=(--robot quadruped --contacts off "${LOCOMOTION_COMMANDS[@]}")
-    GEN_TRAIN=("${LOCO[@]}" --trajectories 20000 --steps 100 --seed 1)
+    GEN_TRAIN=("${LOCO[@]}" --trajectories "${TRAIN_TRAJECTORIES:-20000}" --steps 100 --seed "${TRAIN_DATA_SEED:-1}")
     GEN_TEST=("${LOCO[@]}" --trajectories 256 --steps 220 --seed 2)
     GEN_CHECK=("${LOCO[@]}" --trajectories 32 --steps 70 --seed 3)
     TRAIN_ARGS=(--arch flashnerd --preset small)
     HORIZONS=1,15,50,100,200 CHECK_HORIZONS=1,15,50 ;;
   quadruped_platform|quadruped_platform_nerd)  # climbing (paper IV-C): contact rows and 20 probes recorded
     CLIMB=(--robot quadruped_platform --climbing-probes)
-    GEN_TRAIN=("${CLIMB[@]}" --trajectories 3000 --steps 100 --seed 11)
+    GEN_TRAIN=("${CLIMB[@]}" --trajectories "${TRAIN_TRAJECTORIES:-3000}" --steps 100 --seed "${TRAIN_DATA_SEED:-11}")
     GEN_TEST=("${CLIMB[@]}" --trajectories 300 --steps 120 --seed 12)
     GEN_CHECK=("${CLIMB[@]}" --trajectories 32 --steps 60 --seed 13)
     if [ "$NAME" = quadruped_platform ]; then TRAIN_ARGS=(--arch flashnerd --preset small --variable-contacts)
@@ -54,7 +56,7 @@ init=()
 resume=()
 [ -f "$OUT/model/checkpoint.pt" ] && resume=(--resume)
 TRAIN_CMD=("$FN" train --data "$OUT/train.h5" "${TRAIN_ARGS[@]}" "${init[@]}" --updates "$UPDATES" --batch "$BATCH"
-  --seed "$SEED" --valid-every 1000 "${TRAIN_FLAGS[@]}" --out "$OUT/model")
+  --seed "$SEED" --valid-every "$VALID_EVERY" "${TRAIN_FLAGS[@]}" --out "$OUT/model")
 OPENBLAS_NUM_THREADS=1 step "$OUT/train.json" -- "${TRAIN_CMD[@]}" "${resume[@]}" --json
 # the record's figures are of these weights
 invalidate "$OUT/eval.json" "$OUT/model/weights.safetensors"

@@ -13,7 +13,8 @@
 # locomotion recipe's PPO settings, 1024 envs); the policy of (c) trains on models/ROBOT.
 # Environment: POLICY_MODEL (the model PPO trains on for (c); default models/ROBOT), MEMBERS
 # (default 4; 0 skips the ensemble and calibration), POLICIES (default
-# "mujoco model"; the policies whose data is measured).
+# "mujoco model"; the policies whose data is measured), VARIANTS (default "onestep unroll noise";
+# the compare run's models measured in 4).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROBOT="$1"
@@ -22,6 +23,7 @@ ITERS="${3:-40}"
 OUT="${OUT:-out/own_states/$ROBOT}"
 MEMBERS="${MEMBERS:-4}"
 POLICIES="${POLICIES:-mujoco model}"
+VARIANTS="${VARIANTS:-onestep unroll noise}"
 . experiments/lib/pipeline.sh
 . experiments/locomotion/recipe.sh  # LOCOMOTION_PPO_FLAGS
 case "$ROBOT" in
@@ -57,30 +59,30 @@ for data in "${datas[@]}"; do
     step "$OUT/calibrate_$data.json" -- "$FN" calibrate --model "$OUT/ensemble" --data "$OUT/$data.h5" \
       --out "$OUT/calibrate_$data" --json
   fi
-  for variant in onestep unroll noise; do
+  for variant in $VARIANTS; do
     fn_eval "$OUT/errors_${variant}_$data.json" --model "$OUT/$variant" --data "$OUT/$data.h5" --horizons "1,$H" \
       --precision fp32
   done
 done
-fn_summary - "$OUT" <<'PY'
+fn_summary - "$OUT" $VARIANTS <<'PY'
 import os, sys
 import summaries
-out = sys.argv[1]
+out, variants = sys.argv[1], sys.argv[2:]
 load = lambda f: summaries.load(out, f)
 kinds = [(k, l) for k, l in (("test", "(a) random commands"), ("policy_mujoco", "(b) MuJoCo-trained policy"),
-                             ("policy_model", "(c) model-trained policy")) if os.path.exists(os.path.join(out, "errors_onestep_%s.json" % k))]
-print("| data | frames | Spearman | " + " | ".join("%s H=1 / H=50" % v for v in ("onestep", "unroll", "noise")) + " |")
-print("|---|---:|---:|" + "---:|" * 3)
+                             ("policy_model", "(c) model-trained policy")) if os.path.exists(os.path.join(out, "errors_%s_%s.json" % (variants[0], k)))]
+print("| data | frames | Spearman | " + " | ".join("%s H=1 / H=50" % v for v in variants) + " |")
+print("|---|---:|---:|" + "---:|" * len(variants))
 for key, label in kinds:
     f = "calibrate_%s.json" % key
     c = load(f) if os.path.exists(os.path.join(out, f)) else {"frames": 0, "spearman": float("nan")}
     cells = []
-    for v in ("onestep", "unroll", "noise"):
+    for v in variants:
         n = load("errors_%s_%s.json" % (v, key))["nrmse"]
         cells.append("%.4f / %.4f" % (n[0], n[1]))
     print("| %s | %d | %.3f | %s |" % (label, c["frames"], c["spearman"], " | ".join(cells)))
 print()
-for v in ("onestep", "unroll", "noise"):
+for v in variants:
     a = load("errors_%s_test.json" % v)["nrmse"][0]
     print(v + ": one-step error " + ", ".join("on %s / on (a) = %.2f" % (label[:3], load("errors_%s_%s.json" % (v, key))["nrmse"][0] / a)
                                              for key, label in kinds[1:]))

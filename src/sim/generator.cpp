@@ -161,8 +161,9 @@ class TrajectoryWriter {
     mj_step1(m_, md_);  // positions, collisions and velocities of this exact state
     if (K > 0) {
       ContactRowsOut out{d_.contact_rows.data() + f * K * kContactRowDim, d_.contact_link.data() + f * K, 0, 0};
-      if (w_.margin_sensor) {  // the recorded state, detected with the contact margin
-        w_.margin_sensor->place(o_.seed, n, d_.qpos.data() + f * nq_, d_.qvel.data() + f * nv_);
+      if (w_.margin_sensor) {  // the recorded state, detected with the contact margin in the
+        // scene of this trajectory's index in the run (a shard's or block's n counts from its first)
+        w_.margin_sensor->place(o_.seed, o_.first_trajectory + n, d_.qpos.data() + f * nq_, d_.qvel.data() + f * nv_);
         w_.margin_sensor->detect(K, out);
       } else {
         build_contact_rows(robot_, m_, md_, K, w_.scratch, out);

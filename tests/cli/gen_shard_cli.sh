@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # flashnerd gen --shard i/n + flashnerd merge: the shards of a run, merged in any order, are
-# the file one run writes, byte for byte; a missing, repeated or foreign shard is refused.
+# the file one run writes, byte for byte, also for a robot that draws its scene per trajectory
+# (and so are gen's resumable blocks); a missing, repeated or foreign shard is refused.
 # Usage: gen_shard_cli.sh PATH/TO/flashnerd
 source "$(dirname "$0")/common.bash" "$1"
 
@@ -11,6 +12,14 @@ for i in 0 1 2; do gen --shard $i/3 --out "$TMP/s$i.h5" || fail "gen --shard $i/
 cmp "$TMP/whole.h5" "$TMP/merged.h5" || fail "merged shards differ from the single run"
 # the shards really are parts: each is smaller than the run and they differ from each other
 cmp -s "$TMP/s0.h5" "$TMP/s1.h5" && fail "two shards are identical"
+# a robot whose scene is drawn per trajectory (the platform, contact rows detected in it)
+climb() { "$FN" gen --robot quadruped_platform --climbing-probes --trajectories 6 --steps 8 --seed 4 --threads 1 --json "$@" > /dev/null; }
+climb --out "$TMP/climb_whole.h5" || fail "gen quadruped_platform, one run"
+for i in 0 1 2; do climb --shard $i/3 --out "$TMP/climb_s$i.h5" || fail "gen quadruped_platform --shard $i/3"; done
+"$FN" merge "$TMP/climb_s0.h5" "$TMP/climb_s1.h5" "$TMP/climb_s2.h5" --out "$TMP/climb_merged.h5" > /dev/null || fail "merge climb"
+cmp "$TMP/climb_whole.h5" "$TMP/climb_merged.h5" || fail "merged climbing shards differ from the single run"
+climb --checkpoint-every 2 --out "$TMP/climb_blocks.h5" || fail "gen quadruped_platform in blocks"
+cmp "$TMP/climb_whole.h5" "$TMP/climb_blocks.h5" || fail "climbing data generated in blocks differ from one run"
 
 SEED=5 gen --shard 1/3 --out "$TMP/other_seed.h5" || fail "gen, other seed"
 expect_error "2 given" merge "$TMP/s0.h5" "$TMP/s1.h5" --out "$TMP/m1.h5"
