@@ -118,19 +118,19 @@ class TrajectoryWriter {
 
   // Trajectory n of this file, from the stream of its index in the run.
   void write(int64_t n) {
-    Rng rng = Rng::stream(o_.seed, uint64_t(o_.first_trajectory + n));
+    const int64_t run_index = o_.first_trajectory + n;  // its index in the run: a shard's n counts from its first
+    Rng rng = Rng::stream(o_.seed, uint64_t(run_index));
     // first draws of the stream: see sim/scene.h
     const Platform platform = r_.randomized ? apply_scene(robot_, m_, rng) : Platform{};
-    const int64_t planned = o_.first_trajectory + n;  // this trajectory's row of the plan
-    restart(rng, platform, planned);
+    restart(rng, platform, run_index);
     for (int t = 0; t <= r_.steps; ++t) {
-      record_frame(n, n * (r_.steps + 1) + t);
+      record_frame(run_index, n * (r_.steps + 1) + t);
       if (t == r_.steps) break;
       const int64_t tr = n * r_.steps + t;  // transition index
-      send_command(rng, planned, t, d_.ctrl.data() + tr * nu_);
+      send_command(rng, run_index, t, d_.ctrl.data() + tr * nu_);
       const bool ok = advance(tr);
       d_.valid[size_t(tr)] = ok ? 1 : 0;
-      if (!ok) restart(rng, platform, planned);  // a reset: the next frame starts a new stretch
+      if (!ok) restart(rng, platform, run_index);  // a reset: the next frame starts a new stretch
     }
   }
 
@@ -154,16 +154,16 @@ class TrajectoryWriter {
     ring_ = 0;
   }
 
-  // Frame f of trajectory n: the state, then contact rows and probe features at exactly it.
-  void record_frame(int64_t n, int64_t f) {
+  // Frame f of this file, of the run's trajectory run_index: the state, then contact rows and
+  // probe features at exactly it.
+  void record_frame(int64_t run_index, int64_t f) {
     const int K = d_.contact_capacity, P = d_.probe_count;
     robot_.get_state(md_, d_.qpos.data() + f * nq_, d_.qvel.data() + f * nv_, d_.act.data() + f * na_);
     mj_step1(m_, md_);  // positions, collisions and velocities of this exact state
     if (K > 0) {
       ContactRowsOut out{d_.contact_rows.data() + f * K * kContactRowDim, d_.contact_link.data() + f * K, 0, 0};
-      if (w_.margin_sensor) {  // the recorded state, detected with the contact margin in the
-        // scene of this trajectory's index in the run (a shard's or block's n counts from its first)
-        w_.margin_sensor->place(o_.seed, o_.first_trajectory + n, d_.qpos.data() + f * nq_, d_.qvel.data() + f * nv_);
+      if (w_.margin_sensor) {  // the recorded state, detected with the contact margin in its trajectory's scene
+        w_.margin_sensor->place(o_.seed, run_index, d_.qpos.data() + f * nq_, d_.qvel.data() + f * nv_);
         w_.margin_sensor->detect(K, out);
       } else {
         build_contact_rows(robot_, m_, md_, K, w_.scratch, out);
