@@ -6,6 +6,7 @@
 
 #include "engine/engine.h"
 #include "rl/ppo.h"
+#include "train/torch_threads.h"
 
 namespace {
 
@@ -14,11 +15,12 @@ constexpr int kObs = 48, kAct = 12;
 void BM_PpoUpdate(benchmark::State& state) {
   const int envs = int(state.range(0));
   const bool reference = state.range(1) != 0;
+  flashnerd::train::configure_threads();  // libtorch's threads and heap settings, as ppo runs them
   const flashnerd::ScopeExit blas = flashnerd::engine::blas_threads(int(state.range(2)));
   flashnerd::rl::PpoConfig c;  // rsl_rl's defaults: 24 steps, 5 epochs, 4 minibatches, 128-64-32
   torch::manual_seed(1);
   flashnerd::rl::Ppo ppo(c, kObs, kAct, envs);
-  ppo.use_fused_update(!reference);
+  ppo.use_fused_update(!reference, int(state.range(2)));
   flashnerd::Rng rng(3);
   const size_t E = size_t(envs);
   std::vector<float> obs(E * kObs), actions(E * kAct), rewards(E), zeros(E);

@@ -5,6 +5,8 @@ find_package(CLI11 REQUIRED)
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(PNG REQUIRED)
 find_package(HDF5 REQUIRED COMPONENTS C)
+# OpenMP: the runtime oneDNN threads through (engine::sgemm sets its team size), GCC's libgomp
+find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(ZLIB REQUIRED)  # datasets: chunks are inflated by the reader itself (src/core/hdf5_chunks.h)
 
 # MuJoCo 2.2.2 (libmujoco-dev); its exported target needs qhull.

@@ -217,7 +217,7 @@ void register_ppo(CLI::App& app) {
                "Minibatch gradients by the fused update instead of libtorch's autograd (equal per update to "
                "float tolerance; experimental, docs/RL.md)");
   sub.add_option("--update-threads", r.update_threads,
-                 "BLAS threads of the PPO update (0: all cores); the same for every backend")
+                 "Threads of the PPO update (0: all cores; BLAS threads, or the fused update's parts); the same for every backend")
       ->capture_default_str();
   sub.add_option("--eval-every", r.eval_every,
                  "Evaluate the mean policy in MuJoCo every K iterations (0: never; off the training clock)")

@@ -269,6 +269,16 @@ void prime(const Model& model, Context& ctx, int batch, int frames, const float*
 // (a libtorch training update) raises it for a scope: the returned guard restores it.
 ScopeExit blas_threads(int threads);
 
+// C (M, N; ldc) = alpha · op(A) · op(B) + beta · C, row-major, op(X) = Xᵀ where trans_x:
+// A is (M, K) or (K, M) with leading dimension lda, B (K, N) or (N, K). oneDNN's sgemm (the
+// CPU's widest vector ISA) on `threads` threads, for products outside a step (the fused PPO
+// update). With beta 0, C is never read. The same bits for the same inputs and thread count.
+// sgemm_naive: the reference (double accumulation).
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc, int threads = 1);
+void sgemm_naive(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                 int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+
 // Environment env starts a new, empty history; every other environment is untouched.
 void reset_env(Context& ctx, int env);
 void reset_all(Context& ctx);

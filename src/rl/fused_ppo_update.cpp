@@ -1,16 +1,43 @@
 #include "rl/fused_ppo_update.h"
 
+#include <Eigen/Core>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/error.h"
+#include "engine/engine.h"
 
 namespace flashnerd::rl {
 
 namespace {
 
 constexpr double kHalfLog2Pi = 0.91893853320467274178;
+
+using Packet = Eigen::internal::packet_traits<float>::type;
+constexpr int kLanes = Eigen::internal::packet_traits<float>::size;
+
+// h = ELU(z) = z for z > 0, exp(z) − 1 otherwise (libtorch's formula), as max(z, 0) +
+// exp(min(z, 0)) − 1, where one side is exactly 0. Every element, the tail included, goes
+// through the same packet exp: the bits depend neither on n nor on the buffers' alignment
+// (Eigen's array expressions peel unaligned heads off to its scalar exp).
+void elu_forward(const float* z, float* h, int64_t n) {
+  using namespace Eigen::internal;
+  const Packet zero = pset1<Packet>(0.0f), one = pset1<Packet>(1.0f);
+  auto elu = [&](const float* in, float* out) {
+    const Packet x = ploadu<Packet>(in);
+    pstoreu(out, padd(pmax(x, zero), psub(pexp(pmin(x, zero)), one)));
+  };
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) elu(z + i, h + i);
+  if (i == n) return;
+  float in[kLanes] = {}, out[kLanes];
+  std::copy(z + i, z + n, in);
+  elu(in, out);
+  std::copy(out, out + (n - i), h + i);
+}
 
 // dz = dh · ELU'(z), with ELU'(z) = 1 for z > 0 and exp(z) = ELU(z) + 1 otherwise: branch-free
 // (the signs of z are random, a branch mispredicts half the time) and vectorized.
@@ -27,94 +54,120 @@ inline double max_share(double a, double b) { return a > b ? 1.0 : a < b ? 0.0 :
 
 }  // namespace
 
-FusedPpoUpdate::FusedPpoUpdate(ActorCritic& net, int observation_dim, int action_dim, int64_t minibatch)
+FusedPpoUpdate::FusedPpoUpdate(ActorCritic& net, int observation_dim, int action_dim, int64_t minibatch, int threads)
     : net_(net), obs_dim_(observation_dim), act_dim_(action_dim), mb_(minibatch) {
   FN_CHECK(minibatch >= 1, "ppo: empty minibatch");
-  prepare(actor_, net_->actor_layers());
-  prepare(critic_, net_->critic_layers());
-  obs_ = torch::empty({mb_, obs_dim_});
-  sigma_.resize(size_t(action_dim));
+  FN_CHECK(threads >= 1, "ppo: the fused update needs at least one thread, got ", threads);
+  actor_ = parameters_of(net_->actor_layers());
+  critic_ = parameters_of(net_->critic_layers());
+  const int parts = int(std::min<int64_t>(threads, minibatch));
+  parts_.resize(size_t(parts));
+  for (int k = 0; k < parts; ++k) {
+    Part& p = parts_[size_t(k)];
+    p.first = minibatch * k / parts;
+    p.rows = minibatch * (k + 1) / parts - p.first;
+    p.obs.resize(size_t(p.rows * obs_dim_));
+    allocate(actor_, p.actor, p.rows);
+    allocate(critic_, p.critic, p.rows);
+    p.dlog_std.resize(size_t(action_dim));
+    p.sigma_old_seen.resize(size_t(action_dim));
+    p.log_sigma_old.resize(size_t(action_dim));
+  }
+  if (parts > 1) pool_ = std::make_unique<ThreadPool>(parts);
   sigma_f_ = torch::empty({action_dim});
+  sigma_.resize(size_t(action_dim));
   log_sigma_.resize(size_t(action_dim));
-  dlog_std_.resize(size_t(action_dim));
+  log_sigma_f_.resize(size_t(action_dim));
   params_ = net_->parameters();
 }
 
-void FusedPpoUpdate::prepare(Mlp& mlp, const std::vector<torch::nn::Linear>& layers) {
+FusedPpoUpdate::Mlp FusedPpoUpdate::parameters_of(const std::vector<torch::nn::Linear>& layers) {
+  Mlp mlp;
   for (const auto& layer : layers) {
     mlp.weight.push_back(layer->weight);
     mlp.bias.push_back(layer->bias);
-    const int64_t out = layer->weight.size(0);
-    for (auto* v : {&mlp.z, &mlp.h, &mlp.dz, &mlp.dh}) v->push_back(torch::empty({mb_, out}));
+  }
+  return mlp;
+}
+
+void FusedPpoUpdate::allocate(const Mlp& mlp, MlpBuffers& b, int64_t rows) const {
+  for (size_t l = 0; l < mlp.weight.size(); ++l) {
+    const size_t out = size_t(mlp.weight[l].size(0)), in = size_t(mlp.weight[l].size(1));
+    for (auto* v : {&b.z, &b.h, &b.dz, &b.dh}) v->emplace_back(size_t(rows) * out);
+    b.dweight.emplace_back(out * in);
+    b.dbias.emplace_back(out);
   }
 }
 
-const torch::Tensor& FusedPpoUpdate::forward(Mlp& mlp, const torch::Tensor& input) {
+const float* FusedPpoUpdate::forward(const Mlp& mlp, MlpBuffers& b, int64_t rows, const float* input) const {
   const size_t L = mlp.weight.size();
-  const torch::Tensor* x = &input;
+  const float* x = input;
   for (size_t l = 0; l < L; ++l) {
-    at::addmm_out(mlp.z[l], mlp.bias[l], *x, mlp.weight[l].t());
+    // z = x · Wᵀ + b: the bias rows first, then the product added onto them
+    const int64_t out = mlp.weight[l].size(0), in = mlp.weight[l].size(1);
+    float* z = b.z[l].data();
+    const float* bias = mlp.bias[l].data_ptr<float>();
+    for (int64_t r = 0; r < rows; ++r) std::memcpy(z + r * out, bias, sizeof(float) * size_t(out));
+    engine::sgemm(false, true, rows, out, in, 1.f, x, in, mlp.weight[l].data_ptr<float>(), in, 1.f, z, out);
     if (l + 1 == L) break;
-    at::elu_out(mlp.h[l], mlp.z[l]);
-    x = &mlp.h[l];
+    elu_forward(z, b.h[l].data(), rows * out);
+    x = b.h[l].data();
   }
-  return mlp.z[L - 1];
+  return b.z[L - 1].data();
 }
 
-void FusedPpoUpdate::backward(Mlp& mlp, const torch::Tensor& input) {
+void FusedPpoUpdate::backward(const Mlp& mlp, MlpBuffers& b, int64_t rows, const float* input) const {
   for (size_t l = mlp.weight.size(); l-- > 0;) {
-    const torch::Tensor& x = l > 0 ? mlp.h[l - 1] : input;
-    at::mm_out(mlp.weight[l].mutable_grad(), mlp.dz[l].t(), x);
-    at::sum_out(mlp.bias[l].mutable_grad(), mlp.dz[l], {0});
+    const float* x = l > 0 ? b.h[l - 1].data() : input;
+    const float* dz = b.dz[l].data();
+    const int64_t out = mlp.weight[l].size(0), in = mlp.weight[l].size(1);
+    // ∂W = dzᵀ · x, ∂b = the column sums of dz, ∂x = dz · W
+    engine::sgemm(true, false, out, in, rows, 1.f, dz, out, x, in, 0.f, b.dweight[l].data(), in);
+    float* db = b.dbias[l].data();
+    std::fill(db, db + out, 0.0f);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < out; ++j) db[j] += dz[r * out + j];
     if (l == 0) break;
-    at::mm_out(mlp.dh[l - 1], mlp.dz[l], mlp.weight[l]);
-    elu_backward(mlp.z[l - 1].data_ptr<float>(), mlp.h[l - 1].data_ptr<float>(), mlp.dh[l - 1].data_ptr<float>(),
-                 mlp.dz[l - 1].data_ptr<float>(), mlp.dz[l - 1].numel());
+    engine::sgemm(false, false, rows, in, out, 1.f, dz, out, mlp.weight[l].data_ptr<float>(), in, 0.f,
+                  b.dh[l - 1].data(), in);
+    elu_backward(b.z[l - 1].data(), b.h[l - 1].data(), b.dh[l - 1].data(), b.dz[l - 1].data(), rows * in);
   }
 }
 
-PpoMinibatchResult FusedPpoUpdate::forward_backward(const PpoBatchView& b, const int64_t* idx, const PpoLossSettings& s) {
-  torch::NoGradGuard no_grad;
-  for (auto& p : params_)
-    if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+void FusedPpoUpdate::run_part(Part& p, const PpoBatchView& b, const int64_t* idx, const PpoLossSettings& s) {
   const int A = act_dim_;
-  float* o = obs_.data_ptr<float>();
-  for (int64_t r = 0; r < mb_; ++r) std::memcpy(o + r * obs_dim_, b.obs + idx[r] * obs_dim_, sizeof(float) * size_t(obs_dim_));
-  const float* mu = forward(actor_, obs_).data_ptr<float>();
-  const float* v = forward(critic_, obs_).data_ptr<float>();
-  // σ by libtorch's exp, bit for bit the σ the rollout stored while the weights are those of
-  // the rollout: the KL of the first minibatch is then exactly that of the reference (≥ 0,
-  // typically a rounding-sized positive), and so is the learning-rate decision it drives.
-  at::exp_out(sigma_f_, net_->log_std());
+  const int64_t* rows = idx + p.first;
+  for (int64_t r = 0; r < p.rows; ++r)
+    std::memcpy(p.obs.data() + r * obs_dim_, b.obs + rows[r] * obs_dim_, sizeof(float) * size_t(obs_dim_));
+  const float* mu = forward(actor_, p.actor, p.rows, p.obs.data());
+  const float* v = forward(critic_, p.critic, p.rows, p.obs.data());
   const float* sigma_f = sigma_f_.data_ptr<float>();
-  std::vector<double>& sigma = sigma_;
-  std::vector<double>& log_sigma = log_sigma_;
-  std::vector<double>& dlog_std = dlog_std_;
-  std::fill(dlog_std.begin(), dlog_std.end(), 0.0);
-  double entropy = 0;
-  for (int j = 0; j < A; ++j) {
-    sigma[size_t(j)] = sigma_f[j];
-    log_sigma[size_t(j)] = std::log(sigma[size_t(j)]);
-    entropy += 0.5 + kHalfLog2Pi + log_sigma[size_t(j)];
-  }
-  float* dmu = actor_.dz.back().data_ptr<float>();
-  float* dv = critic_.dz.back().data_ptr<float>();
+  float* dmu = p.actor.dz.back().data();
+  float* dv = p.critic.dz.back().data();
+  std::fill(p.dlog_std.begin(), p.dlog_std.end(), 0.0);
   const double inv = 1.0 / double(mb_), lo = 1.0 - s.clip, hi = 1.0 + s.clip;
-  PpoMinibatchResult out;
-  for (int64_t r = 0; r < mb_; ++r) {
-    const int64_t i = idx[r];
+  PpoMinibatchResult& out = p.sums;
+  out = PpoMinibatchResult{};
+  // σ does not depend on the state, so the rollout's σ repeats from row to row: its log is
+  // taken again only when it changes
+  float* sg0_seen = p.sigma_old_seen.data();
+  float* log_sg0 = p.log_sigma_old.data();
+  std::fill(sg0_seen, sg0_seen + A, std::numeric_limits<float>::quiet_NaN());
+  for (int64_t r = 0; r < p.rows; ++r) {
+    const int64_t i = rows[r];
     const float* a = b.actions + i * A;
     const float* m = mu + r * A;
     const float* mu0 = b.mu_old + i * A;
     const float* sg0 = b.sigma_old + i * A;
     double logp = 0, kl = 0;
     for (int j = 0; j < A; ++j) {
-      const double sg = sigma[size_t(j)], u = (double(a[j]) - m[j]) / sg;
-      logp += -0.5 * u * u - log_sigma[size_t(j)] - kHalfLog2Pi;
+      const double sg = sigma_[size_t(j)], u = (double(a[j]) - m[j]) / sg;
+      logp += -0.5 * u * u - log_sigma_[size_t(j)] - kHalfLog2Pi;
       // in float, as the reference: a mean that moved by less than σ's rounding gives exactly
       // 0, and 0 leaves the learning rate alone where a rounding-sized KL would raise it
+      if (!(sg0[j] == sg0_seen[j])) sg0_seen[j] = sg0[j], log_sg0[j] = std::log(sg0[j]);
       const float sf = sigma_f[j], d0 = mu0[j] - m[j];
-      kl += double(std::log(sf) - std::log(sg0[j]) + (sg0[j] * sg0[j] + d0 * d0) / (2.0f * sf * sf) - 0.5f);
+      kl += double(log_sigma_f_[size_t(j)] - log_sg0[j] + (sg0[j] * sg0[j] + d0 * d0) / (2.0f * sf * sf) - 0.5f);
     }
     out.kl += kl * inv;
     // clipped surrogate: max(−A·ratio, −A·clamp(ratio, 1 − clip, 1 + clip))
@@ -126,9 +179,9 @@ PpoMinibatchResult FusedPpoUpdate::forward_backward(const PpoBatchView& b, const
     const double d_ratio = inv * (max_share(s1, s2) * -adv + max_share(s2, s1) * -adv * inside);
     const double d_logp = d_ratio * ratio;
     for (int j = 0; j < A; ++j) {
-      const double sg = sigma[size_t(j)], diff = double(a[j]) - m[j];
+      const double sg = sigma_[size_t(j)], diff = double(a[j]) - m[j];
       dmu[r * A + j] = float(d_logp * diff / (sg * sg));
-      dlog_std[size_t(j)] += d_logp * (diff * diff / (sg * sg) - 1.0);
+      p.dlog_std[size_t(j)] += d_logp * (diff * diff / (sg * sg) - 1.0);
     }
     // clipped value loss: max((v − R)², (v0 + clamp(v − v0, ±clip) − R)²)
     const double value = v[r], v0 = b.values_old[i], ret = b.returns[i];
@@ -139,11 +192,60 @@ PpoMinibatchResult FusedPpoUpdate::forward_backward(const PpoBatchView& b, const
     dv[r] = float(s.value_coef * inv *
                   (max_share(l1, l2) * 2 * (value - ret) + max_share(l2, l1) * 2 * (vc - ret) * in_range));
   }
+  backward(actor_, p.actor, p.rows, p.obs.data());
+  backward(critic_, p.critic, p.rows, p.obs.data());
+}
+
+void FusedPpoUpdate::add_parts_into_grads(const Mlp& mlp, MlpBuffers Part::*buffers) {
+  for (size_t l = 0; l < mlp.weight.size(); ++l)
+    for (auto [param, grads] : {std::pair{mlp.weight[l], &MlpBuffers::dweight}, std::pair{mlp.bias[l], &MlpBuffers::dbias}}) {
+      float* g = param.mutable_grad().data_ptr<float>();
+      const int64_t n = param.numel();
+      std::memcpy(g, ((parts_[0].*buffers).*grads)[l].data(), sizeof(float) * size_t(n));
+      for (size_t k = 1; k < parts_.size(); ++k) {
+        const float* share = ((parts_[k].*buffers).*grads)[l].data();
+        for (int64_t i = 0; i < n; ++i) g[i] += share[i];
+      }
+    }
+}
+
+PpoMinibatchResult FusedPpoUpdate::forward_backward(const PpoBatchView& b, const int64_t* idx, const PpoLossSettings& s) {
+  torch::NoGradGuard no_grad;
+  for (auto& p : params_)
+    if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+  // σ by libtorch's exp, bit for bit the σ the rollout stored while the weights are those of
+  // the rollout: the KL of the first minibatch is then exactly that of the reference (≥ 0,
+  // typically a rounding-sized positive), and so is the learning-rate decision it drives.
+  at::exp_out(sigma_f_, net_->log_std());
+  const float* sigma_f = sigma_f_.data_ptr<float>();
+  double entropy = 0;
+  for (int j = 0; j < act_dim_; ++j) {
+    sigma_[size_t(j)] = sigma_f[j];
+    log_sigma_[size_t(j)] = std::log(sigma_[size_t(j)]);
+    log_sigma_f_[size_t(j)] = std::log(sigma_f[j]);
+    entropy += 0.5 + kHalfLog2Pi + log_sigma_[size_t(j)];
+  }
+  if (pool_)
+    pool_->parallel_for(int64_t(parts_.size()), [&](int64_t begin, int64_t end, int) {
+      for (int64_t k = begin; k < end; ++k) run_part(parts_[size_t(k)], b, idx, s);
+    });
+  else
+    run_part(parts_[0], b, idx, s);
+  PpoMinibatchResult out;
+  for (const Part& p : parts_) {
+    out.kl += p.sums.kl;
+    out.surrogate += p.sums.surrogate;
+    out.value_loss += p.sums.value_loss;
+  }
   out.entropy = entropy;
-  backward(actor_, obs_);
-  backward(critic_, obs_);
+  add_parts_into_grads(actor_, &Part::actor);
+  add_parts_into_grads(critic_, &Part::critic);
   float* g = net_->log_std().mutable_grad().data_ptr<float>();
-  for (int j = 0; j < A; ++j) g[j] = float(dlog_std[size_t(j)] - s.entropy_coef);
+  for (int j = 0; j < act_dim_; ++j) {
+    double d = 0;
+    for (const Part& p : parts_) d += p.dlog_std[size_t(j)];
+    g[j] = float(d - s.entropy_coef);
+  }
   return out;
 }
 

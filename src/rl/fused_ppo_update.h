@@ -1,17 +1,24 @@
 // One PPO minibatch update of the actor-critic with few, large operations: the gather, both
-// MLPs' forward passes (addmm + ELU), the clipped surrogate, clipped value loss and entropy, and
-// their gradients written straight into the parameters' .grad(), computed by hand in loops
-// over preallocated buffers and a handful of matrix products; then the gradient-norm clip and
-// the caller's Adam step. It computes what the autograd reference (Ppo::reference_minibatch)
-// computes, to floating-point tolerance (tests/rl/fused_ppo_update_test.cpp), without
-// libtorch's per-operation overhead, which dominated the update at rsl_rl's sizes.
+// MLPs' forward passes (bias + product + ELU), the clipped surrogate, clipped value loss and
+// entropy, and their gradients, computed by hand in loops over preallocated buffers and a
+// handful of matrix products (engine::sgemm: oneDNN on the CPU's widest vector ISA); then the
+// gradient-norm clip and the caller's Adam step. It computes what the autograd reference
+// (Ppo::reference_minibatch) computes, to floating-point tolerance
+// (tests/rl/fused_ppo_update_test.cpp), without libtorch's per-operation overhead, which
+// dominated the update at rsl_rl's sizes.
+//
+// Threads: the minibatch's rows are cut into one contiguous part per thread; each part runs
+// the whole forward and backward pass on its rows into its own gradient buffers, and the parts'
+// gradients and loss sums are added in part order. The same bits for the same thread count.
 #pragma once
 
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "rl/actor_critic.h"
 
 namespace flashnerd::rl {
@@ -32,7 +39,8 @@ struct PpoMinibatchResult {
 
 class FusedPpoUpdate {
  public:
-  FusedPpoUpdate(ActorCritic& net, int observation_dim, int action_dim, int64_t minibatch);
+  // threads: parts the minibatch is cut into, each on its own thread (>= 1).
+  FusedPpoUpdate(ActorCritic& net, int observation_dim, int action_dim, int64_t minibatch, int threads = 1);
 
   // The KL divergence of the current policy from the rollout's on rows idx (the adaptive
   // learning rate reads it before the step), and the minibatch's losses; the gradients of
@@ -40,24 +48,42 @@ class FusedPpoUpdate {
   PpoMinibatchResult forward_backward(const PpoBatchView& batch, const int64_t* idx, const PpoLossSettings& s);
   // Scales every gradient so their joint norm is at most max_norm (torch's clip_grad_norm_).
   void clip_grad_norm(double max_norm);
+  int threads() const { return int(parts_.size()); }
 
  private:
+  // One MLP's parameters (shared) and one part's buffers for it.
   struct Mlp {
-    std::vector<torch::Tensor> weight, bias;   // parameters (out, in), (out)
-    std::vector<torch::Tensor> z, h, dz, dh;   // per layer: pre-activation, activation, their gradients
+    std::vector<torch::Tensor> weight, bias;  // (out, in), (out)
   };
-  void prepare(Mlp& mlp, const std::vector<torch::nn::Linear>& layers);
-  const torch::Tensor& forward(Mlp& mlp, const torch::Tensor& input);
-  void backward(Mlp& mlp, const torch::Tensor& input);  // from mlp.dz.back()
+  struct MlpBuffers {
+    std::vector<std::vector<float>> z, h, dz, dh;  // per layer (rows, out): pre-activation, ELU, their gradients
+    std::vector<std::vector<float>> dweight, dbias;  // this part's share of the parameters' gradients
+  };
+  struct Part {
+    int64_t first = 0, rows = 0;  // rows [first, first + rows) of the minibatch
+    std::vector<float> obs;       // (rows, obs_dim) gathered
+    MlpBuffers actor, critic;
+    std::vector<double> dlog_std;  // per action
+    std::vector<float> sigma_old_seen, log_sigma_old;  // per action: the rollout's σ last seen, its log
+    PpoMinibatchResult sums;       // entropy unused
+  };
+  static Mlp parameters_of(const std::vector<torch::nn::Linear>& layers);
+  void allocate(const Mlp& mlp, MlpBuffers& buffers, int64_t rows) const;
+  const float* forward(const Mlp& mlp, MlpBuffers& buffers, int64_t rows, const float* input) const;
+  void backward(const Mlp& mlp, MlpBuffers& buffers, int64_t rows, const float* input) const;  // from dz.back()
+  void run_part(Part& p, const PpoBatchView& b, const int64_t* idx, const PpoLossSettings& s);
+  void add_parts_into_grads(const Mlp& mlp, MlpBuffers Part::*buffers);
 
   ActorCritic net_;
   int obs_dim_, act_dim_;
   int64_t mb_;
   Mlp actor_, critic_;
-  torch::Tensor obs_;  // (mb, obs_dim) gathered rows
-  torch::Tensor sigma_f_;  // (action_dim) σ as libtorch computes it
+  std::vector<Part> parts_;
+  std::unique_ptr<ThreadPool> pool_;  // threads > 1
+  torch::Tensor sigma_f_;             // (action_dim) σ as libtorch computes it
   std::vector<torch::Tensor> params_;
-  std::vector<double> sigma_, log_sigma_, dlog_std_;  // per action: σ, log σ, ∂loss/∂log σ
+  std::vector<double> sigma_, log_sigma_;  // per action: σ, log σ (double)
+  std::vector<float> log_sigma_f_;         // log σ in float, as the reference's KL takes it
 };
 
 }  // namespace flashnerd::rl

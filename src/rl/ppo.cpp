@@ -122,6 +122,13 @@ PpoMinibatchResult Ppo::reference_minibatch(const int64_t* order, int64_t mb) {
   return r;
 }
 
+void Ppo::use_fused_update(bool fused, int threads) {
+  FN_CHECK(threads >= 1, "ppo: the fused update needs at least one thread, got ", threads);
+  if (threads != fused_threads_) fused_.reset();
+  fused_update_ = fused;
+  fused_threads_ = threads;
+}
+
 PpoUpdateStats Ppo::update(const float* last_obs, Rng& rng) {
   {
     torch::NoGradGuard no_grad;
@@ -132,7 +139,7 @@ PpoUpdateStats Ppo::update(const float* last_obs, Rng& rng) {
   const PpoLossSettings loss{c_.clip, c_.value_coef, c_.entropy_coef};
   std::vector<int64_t> order(static_cast<size_t>(N));
   const int64_t mb = N / c_.minibatches;
-  if (fused_update_ && !fused_) fused_ = std::make_unique<FusedPpoUpdate>(net_, obs_dim_, act_dim_, mb);
+  if (fused_update_ && !fused_) fused_ = std::make_unique<FusedPpoUpdate>(net_, obs_dim_, act_dim_, mb, fused_threads_);
   PpoUpdateStats s;
   int updates = 0;
   for (int epoch = 0; epoch < c_.epochs; ++epoch) {

@@ -75,7 +75,8 @@ class Ppo {
   // and the reference). Equal to float tolerance per update; over a run, rounding-sized KL
   // values take rsl_rl's adaptive learning rate ("kl > 0") another way, so runs part like two
   // seeds do. Opt-in until its learning outcomes are measured over enough seeds.
-  void use_fused_update(bool fused) { fused_update_ = fused; }
+  // threads: the fused update's parts (rl/fused_ppo_update.h); the bits depend on it.
+  void use_fused_update(bool fused, int threads = 1);
 
  private:
   struct Sample {
@@ -93,6 +94,7 @@ class Ppo {
   std::unique_ptr<torch::optim::Adam> optimizer_;
   double lr_;
   bool fused_update_ = false;
+  int fused_threads_ = 1;
   std::unique_ptr<FusedPpoUpdate> fused_;
   RolloutStorage storage_;
 };

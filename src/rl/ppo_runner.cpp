@@ -120,7 +120,7 @@ PpoRunner::PpoRunner(env::VecEnv& env, const PpoRunOptions& o)
 
   torch::manual_seed(o.seed);
   ppo_ = std::make_unique<Ppo>(o.ppo, D, A, batch_envs);
-  ppo_->use_fused_update(o.fused_update);
+  ppo_->use_fused_update(o.fused_update, update_threads_);
   for (const auto& t : env.task().reward_terms()) result_.term_names.push_back(t.name);
   identity_ = run_identity(env, o);
   FN_CHECK(!o.refresh.on() || o.real.env != nullptr, "ppo: model refreshes train on the real environments' windows; "

@@ -35,10 +35,10 @@ void record_rollout(Ppo& ppo, std::vector<float>& last_obs) {
   for (auto& x : last_obs) x = float(rng.normal());
 }
 
-void expect_same_update(PpoConfig c) {
+void expect_same_update(PpoConfig c, int threads = 1) {
   torch::manual_seed(3);
   Ppo fused(c, kObs, kAct, kEnvs);
-  fused.use_fused_update(true);
+  fused.use_fused_update(true, threads);
   torch::manual_seed(3);
   Ppo reference(c, kObs, kAct, kEnvs);
   std::vector<float> last_a, last_b;
@@ -104,6 +104,28 @@ PpoConfig small_config() {
 
 TEST(FusedPpoUpdate, EqualsAutogradWithRslRlDefaults) { expect_same_update(small_config()); }
 
+// The minibatch's rows cut into three parts on three threads (96 rows: parts of 32).
+TEST(FusedPpoUpdate, EqualsAutogradOnThreeThreads) { expect_same_update(small_config(), 3); }
+
+// Parts add their gradients in part order: a thread count gives the same bits every time.
+TEST(FusedPpoUpdate, SameBitsForTheSameThreadCount) {
+  const PpoConfig c = small_config();
+  std::vector<torch::Tensor> first;
+  for (int run = 0; run < 2; ++run) {
+    torch::manual_seed(3);
+    Ppo ppo(c, kObs, kAct, kEnvs);
+    ppo.use_fused_update(true, 2);
+    std::vector<float> last;
+    record_rollout(ppo, last);
+    Rng order(5);
+    ppo.update(last.data(), order);
+    const auto params = ppo.net()->parameters();
+    for (size_t i = 0; i < params.size(); ++i)
+      if (run == 0) first.push_back(params[i].clone());
+      else EXPECT_TRUE(torch::equal(first[i], params[i])) << "parameter " << i;
+  }
+}
+
 TEST(FusedPpoUpdate, EqualsAutogradWhereTheClipsBind) {
   PpoConfig c = small_config();
   c.clip = 0.02;  // ratios and values leave the clip range within the first epoch
@@ -112,6 +134,7 @@ TEST(FusedPpoUpdate, EqualsAutogradWhereTheClipsBind) {
   c.max_grad_norm = 0.05;  // every step's gradient is scaled down
   c.entropy_coef = 0.01;
   expect_same_update(c);
+  expect_same_update(c, 2);
 }
 
 }  // namespace
