@@ -25,7 +25,7 @@ install(FILES ${PROJECT_BINARY_DIR}/flashnerdConfig.cmake ${PROJECT_BINARY_DIR}/
 # pkg-config: static libraries, so Libs lists their dependencies too; paths are relative to
 # the .pc file, so an installed tree can move
 set(FLASHNERD_PC_DEPS "")
-foreach(lib ${DNNL_LIBRARY} ${OPENBLAS_LIBRARY} ${HDF5_C_LIBRARIES} ${ZLIB_LIBRARIES} ${PNG_LIBRARIES})
+foreach(lib ${DNNL_LIBRARY} ${OpenMP_gomp_LIBRARY} ${OPENBLAS_LIBRARY} ${HDF5_C_LIBRARIES} ${ZLIB_LIBRARIES} ${PNG_LIBRARIES})
   string(APPEND FLASHNERD_PC_DEPS " ${lib}")
 endforeach()
 string(REGEX REPLACE "[^/]+" ".." FLASHNERD_PC_UP "${CMAKE_INSTALL_LIBDIR}/pkgconfig")  # back to the prefix

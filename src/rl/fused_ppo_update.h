@@ -48,6 +48,11 @@ class FusedPpoUpdate {
   PpoMinibatchResult forward_backward(const PpoBatchView& batch, const int64_t* idx, const PpoLossSettings& s);
   // Scales every gradient so their joint norm is at most max_norm (torch's clip_grad_norm_).
   void clip_grad_norm(double max_norm);
+  // torch's Adam step (no weight decay, no AMSGrad) in one pass per parameter, on the
+  // optimizer's own state, so checkpoints and resumes are unchanged. False, with nothing done,
+  // where the state does not exist yet (before the first step) or the options differ: the
+  // caller then steps the optimizer itself.
+  bool adam_step(torch::optim::Adam& adam);
   int threads() const { return int(parts_.size()); }
 
  private:
@@ -56,12 +61,12 @@ class FusedPpoUpdate {
     std::vector<torch::Tensor> weight, bias;  // (out, in), (out)
   };
   struct MlpBuffers {
-    std::vector<std::vector<float>> z, h, dz, dh;  // per layer (rows, out): pre-activation, ELU, their gradients
+    std::vector<std::vector<float>> z, h, dz, dh;  // per layer (chunk rows, out): pre-activation, ELU, their gradients
     std::vector<std::vector<float>> dweight, dbias;  // this part's share of the parameters' gradients
   };
   struct Part {
     int64_t first = 0, rows = 0;  // rows [first, first + rows) of the minibatch
-    std::vector<float> obs;       // (rows, obs_dim) gathered
+    std::vector<float> obs;       // (chunk rows, obs_dim) gathered
     MlpBuffers actor, critic;
     std::vector<double> dlog_std;  // per action
     std::vector<float> sigma_old_seen, log_sigma_old;  // per action: the rollout's σ last seen, its log
@@ -70,8 +75,11 @@ class FusedPpoUpdate {
   static Mlp parameters_of(const std::vector<torch::nn::Linear>& layers);
   void allocate(const Mlp& mlp, MlpBuffers& buffers, int64_t rows) const;
   const float* forward(const Mlp& mlp, MlpBuffers& buffers, int64_t rows, const float* input) const;
-  void backward(const Mlp& mlp, MlpBuffers& buffers, int64_t rows, const float* input) const;  // from dz.back()
+  // From dz.back(); accumulate: add this chunk's parameter gradients to the part's.
+  void backward(const Mlp& mlp, MlpBuffers& buffers, int64_t rows, const float* input, bool accumulate) const;
   void run_part(Part& p, const PpoBatchView& b, const int64_t* idx, const PpoLossSettings& s);
+  void run_chunk(Part& p, const PpoBatchView& b, const int64_t* rows, int64_t n, bool accumulate,
+                 const PpoLossSettings& s);
   void add_parts_into_grads(const Mlp& mlp, MlpBuffers Part::*buffers);
 
   ActorCritic net_;
@@ -82,7 +90,7 @@ class FusedPpoUpdate {
   std::unique_ptr<ThreadPool> pool_;  // threads > 1
   torch::Tensor sigma_f_;             // (action_dim) σ as libtorch computes it
   std::vector<torch::Tensor> params_;
-  std::vector<double> sigma_, log_sigma_;  // per action: σ, log σ (double)
+  std::vector<double> sigma_, inv_sigma_, log_sigma_;  // per action: σ, 1/σ, log σ (double)
   std::vector<float> log_sigma_f_;         // log σ in float, as the reference's KL takes it
 };
 

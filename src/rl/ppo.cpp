@@ -152,7 +152,7 @@ PpoUpdateStats Ppo::update(const float* last_obs, Rng& rng) {
       adapt_learning_rate(r.kl);
       if (fused_update_) fused_->clip_grad_norm(c_.max_grad_norm);
       else torch::nn::utils::clip_grad_norm_(net_->parameters(), c_.max_grad_norm);
-      optimizer_->step();
+      if (!(fused_update_ && fused_->adam_step(*optimizer_))) optimizer_->step();
       if (c_.adaptive_lr) s.kl += r.kl;
       s.value_loss += r.value_loss;
       s.surrogate_loss += r.surrogate;

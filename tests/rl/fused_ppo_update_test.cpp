@@ -16,14 +16,15 @@ constexpr int kObs = 7, kAct = 3, kEnvs = 24;
 
 // A rollout of random observations and rewards with some ends, the same for every Ppo given
 // the same weights.
-void record_rollout(Ppo& ppo, std::vector<float>& last_obs) {
+void record_rollout(Ppo& ppo, std::vector<float>& last_obs, int envs = kEnvs) {
   Rng rng(11);
-  std::vector<float> obs(size_t(kEnvs * kObs)), actions(size_t(kEnvs * kAct)), rewards(kEnvs), bootstrap(kEnvs);
-  std::vector<uint8_t> terminated(kEnvs), timed_out(kEnvs);
+  const size_t E = size_t(envs);
+  std::vector<float> obs(E * kObs), actions(E * kAct), rewards(E), bootstrap(E);
+  std::vector<uint8_t> terminated(E), timed_out(E);
   for (int t = 0; t < ppo.config().steps_per_env; ++t) {
     for (auto& x : obs) x = float(rng.normal());
     ppo.act(t, obs.data(), rng, actions.data());
-    for (int e = 0; e < kEnvs; ++e) {
+    for (int e = 0; e < envs; ++e) {
       rewards[size_t(e)] = float(rng.normal() + actions[size_t(e * kAct)]);
       terminated[size_t(e)] = rng.uniform() < 0.05;
       timed_out[size_t(e)] = !terminated[size_t(e)] && rng.uniform() < 0.05;
@@ -35,15 +36,15 @@ void record_rollout(Ppo& ppo, std::vector<float>& last_obs) {
   for (auto& x : last_obs) x = float(rng.normal());
 }
 
-void expect_same_update(PpoConfig c, int threads = 1) {
+void expect_same_update(PpoConfig c, int threads = 1, int envs = kEnvs) {
   torch::manual_seed(3);
-  Ppo fused(c, kObs, kAct, kEnvs);
+  Ppo fused(c, kObs, kAct, envs);
   fused.use_fused_update(true, threads);
   torch::manual_seed(3);
-  Ppo reference(c, kObs, kAct, kEnvs);
+  Ppo reference(c, kObs, kAct, envs);
   std::vector<float> last_a, last_b;
-  record_rollout(fused, last_a);
-  record_rollout(reference, last_b);
+  record_rollout(fused, last_a, envs);
+  record_rollout(reference, last_b, envs);
   Rng ra(5), rb(5);
   const PpoUpdateStats a = fused.update(last_a.data(), ra);
   const PpoUpdateStats b = reference.update(last_b.data(), rb);
@@ -61,7 +62,7 @@ void expect_same_update(PpoConfig c, int threads = 1) {
   }
   // the update moved the weights: the comparison is not between two untouched nets
   torch::manual_seed(3);
-  Ppo untouched(c, kObs, kAct, kEnvs);
+  Ppo untouched(c, kObs, kAct, envs);
   EXPECT_GT((untouched.net()->parameters()[0] - fused.net()->parameters()[0]).abs().max().item<double>(), 1e-4);
 }
 
@@ -106,6 +107,15 @@ TEST(FusedPpoUpdate, EqualsAutogradWithRslRlDefaults) { expect_same_update(small
 
 // The minibatch's rows cut into three parts on three threads (96 rows: parts of 32).
 TEST(FusedPpoUpdate, EqualsAutogradOnThreeThreads) { expect_same_update(small_config(), 3); }
+
+// Minibatches of 1 152 rows: a part runs its rows in several chunks, accumulating their
+// gradients (one part, and two parts of 576).
+TEST(FusedPpoUpdate, EqualsAutogradOverSeveralChunks) {
+  PpoConfig c = small_config();
+  c.minibatches = 2;
+  expect_same_update(c, 1, 144);
+  expect_same_update(c, 2, 144);
+}
 
 // Parts add their gradients in part order: a thread count gives the same bits every time.
 TEST(FusedPpoUpdate, SameBitsForTheSameThreadCount) {
