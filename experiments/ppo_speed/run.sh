@@ -2,9 +2,10 @@
 # PPO iteration time on the quadruped velocity task at 1024 environments x 24 steps
 # (docs/BENCHMARKS.md, "PPO update"): MuJoCo against the shipped FlashNeRD locomotion model,
 # with libtorch's autograd update (the default) and the fused update (--fused-update), each
-# for ITERATIONS iterations with no evaluation; the median seconds per iteration, the median
-# update time and the ratio to MuJoCo's, from each run's log.csv. FN_BASE (optional): a second
-# flashnerd binary (the code before a change) whose two FlashNeRD runs join the same table.
+# for ITERATIONS iterations with no evaluation, every update on all cores (--update-threads 0);
+# the median seconds per iteration, the median update time and the ratio to MuJoCo's, from
+# each run's log.csv. FN_BASE (optional): a second flashnerd binary (the code before a change)
+# whose two FlashNeRD runs join the same table.
 # Run it on an otherwise idle machine; every run is measured afresh.
 # Usage: experiments/ppo_speed/run.sh [ITERATIONS] [ENVS]
 set -euo pipefail
@@ -18,7 +19,7 @@ run() {  # run NAME BINARY PPO_ARGS...
   local name=$1 bin=$2
   shift 2
   echo "ppo $name ..." >&2
-  "$bin" ppo --task quadruped-velocity --envs "$ENVS" --iterations "$ITERATIONS" --eval-every 0 --seed 1 \
+  "$bin" ppo --task quadruped-velocity --envs "$ENVS" --iterations "$ITERATIONS" --eval-every 0 --update-threads 0 --seed 1 \
     --out "$OUT/run_$name" "$@" --json > "$OUT/run_$name.json" 2> "$OUT/run_$name.log"
 }
 run mujoco "$FN" --backend mujoco
