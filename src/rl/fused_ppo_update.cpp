@@ -88,7 +88,6 @@ FusedPpoUpdate::FusedPpoUpdate(ActorCritic& net, int observation_dim, int action
   }
   if (parts > 1) pool_ = std::make_unique<ThreadPool>(parts);
   sigma_f_ = torch::empty({action_dim});
-  sigma_.resize(size_t(action_dim));
   log_sigma_.resize(size_t(action_dim));
   inv_sigma_.resize(size_t(action_dim));
   log_sigma_f_.resize(size_t(action_dim));
@@ -117,7 +116,7 @@ const float* FusedPpoUpdate::forward(const Mlp& mlp, MlpBuffers& b, int64_t rows
   const size_t L = mlp.weight.size();
   const float* x = input;
   for (size_t l = 0; l < L; ++l) {
-    // z = x · Wᵀ + b, h = ELU(z) but after the output layer
+    // z = x · Wᵀ + b, and h = ELU(z) except after the output layer
     const int64_t out = mlp.weight[l].size(0), in = mlp.weight[l].size(1);
     float* z = b.z[l].data();
     engine::sgemm(false, true, rows, out, in, 1.f, x, in, mlp.weight[l].data_ptr<float>(), in, 0.f, z, out);
@@ -238,9 +237,9 @@ PpoMinibatchResult FusedPpoUpdate::forward_backward(const PpoBatchView& b, const
   const float* sigma_f = sigma_f_.data_ptr<float>();
   double entropy = 0;
   for (int j = 0; j < act_dim_; ++j) {
-    sigma_[size_t(j)] = sigma_f[j];
-    inv_sigma_[size_t(j)] = 1.0 / sigma_[size_t(j)];
-    log_sigma_[size_t(j)] = std::log(sigma_[size_t(j)]);
+    const double sigma = sigma_f[j];
+    inv_sigma_[size_t(j)] = 1.0 / sigma;
+    log_sigma_[size_t(j)] = std::log(sigma);
     log_sigma_f_[size_t(j)] = std::log(sigma_f[j]);
     entropy += 0.5 + kHalfLog2Pi + log_sigma_[size_t(j)];
   }

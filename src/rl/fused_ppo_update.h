@@ -90,7 +90,7 @@ class FusedPpoUpdate {
   std::unique_ptr<ThreadPool> pool_;  // threads > 1
   torch::Tensor sigma_f_;             // (action_dim) σ as libtorch computes it
   std::vector<torch::Tensor> params_;
-  std::vector<double> sigma_, inv_sigma_, log_sigma_;  // per action: σ, 1/σ, log σ (double)
+  std::vector<double> inv_sigma_, log_sigma_;  // per action: 1/σ, log σ (double)
   std::vector<float> log_sigma_f_;         // log σ in float, as the reference's KL takes it
 };
 
