@@ -15,7 +15,7 @@ constexpr int kObs = 48, kAct = 12;
 void BM_PpoUpdate(benchmark::State& state) {
   const int envs = int(state.range(0));
   const bool reference = state.range(1) != 0;
-  if (!getenv("NO_CONFIGURE")) flashnerd::train::configure_threads();  // libtorch's threads and heap settings, as ppo runs them
+  flashnerd::train::configure_threads();  // libtorch's threads and heap settings, as ppo runs them
   const flashnerd::ScopeExit blas = flashnerd::engine::blas_threads(int(state.range(2)));
   flashnerd::rl::PpoConfig c;  // rsl_rl's defaults: 24 steps, 5 epochs, 4 minibatches, 128-64-32
   torch::manual_seed(1);
