@@ -21,12 +21,18 @@
 #            (--refresh-updates-from 500:1000): cheap refreshes while the policy learns to walk,
 #            thorough ones once the model's errors are what it exploits; run with ITERS=800
 #   batch    fast with the explored MuJoCo transitions in the PPO batch (--real-in-batch)
+#   penalty  pure on an ensemble MODEL (experiments/model_based/ensemble.sh), each step's reward
+#            minus PENALTY (default 1) x the members' disagreement (MOPO)
+#   truncate pure on an ensemble MODEL, episodes truncated where the disagreement exceeds
+#            TRUNCATE (MOReL; calibrate it on data: the ensemble's calibrate_test deciles)
+#   fast250_penalty  fast250 on an ensemble MODEL (every refresh fine-tunes every member) with
+#            the penalty
 #
 # Usage: [ENVS=1024] [ITERS=400] [VARIANTS="pure branch refresh"] [MODEL=models/quadruped] [MUJOCO=0]
 #        experiments/model_based/run.sh OUT SEED...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -ge 2 ] || { sed -n 2,26p "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,32p "$0" >&2; exit 2; }
 OUT=$1; shift
 ENVS="${ENVS:-1024}"
 ITERS="${ITERS:-400}"
@@ -48,6 +54,9 @@ variant_flags() {
     fast250) echo "$(variant_flags branch) --refresh-every 25 --refresh-updates 250 --refresh-precision bf16 --fused-update" ;;
     grow) echo "$(variant_flags fast250) --refresh-updates-from 500:1000" ;;
     batch) echo "$(variant_flags fast) --real-in-batch" ;;
+    penalty) echo --uncertainty-penalty "${PENALTY:-1}" ;;
+    truncate) echo --uncertainty-truncate "${TRUNCATE:?set TRUNCATE, the disagreement to truncate above}" ;;
+    fast250_penalty) echo "$(variant_flags fast250) $(variant_flags penalty)" ;;
     *) echo "unknown variant '$1'" >&2; exit 2 ;;
   esac
 }
