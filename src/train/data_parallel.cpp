@@ -143,7 +143,15 @@ void DataParallel::fail(const char* what, const std::exception& e) {
         behind += str_cat(behind.empty() ? "" : ", ", "rank ", r, " (last finished update ", done, ")");
     }
   } catch (const std::exception&) {
-    behind = "rank 0 (it holds the store, which no longer answers)";
+    // The store's server runs in rank 0 and serves one request at a time: when rank 0's own
+    // query fails, a peer stopped halfway through a request is holding it (with two ranks,
+    // the other one); anywhere else, rank 0 is gone or stuck.
+    if (!is_root())
+      behind = "rank 0 (it holds the store, which no longer answers)";
+    else if (config_.world_size == 2)
+      behind = "rank 1 (it stopped halfway through a request to the store this rank holds)";
+    else
+      behind = "a rank stopped halfway through a request to the store this rank holds";
   }
   // Abandon the group and the store, never tear them down: their destructors join threads
   // that may wait forever on a dead or stopped peer (the store's server, for one, blocks on a
