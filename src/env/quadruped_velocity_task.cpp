@@ -158,7 +158,8 @@ bool QuadrupedVelocityTask::evaluate(int e, const Backend& b, const float* actio
     const double* bias = bias_.data() + 3 * size_t(j);
     const double force = std::clamp(gain_[size_t(j)] * u[j] + bias[0] + bias[1] * g * qj + bias[2] * g * qdj,
                                     force_lo_[size_t(j)], force_hi_[size_t(j)]);
-    torques += g * force * g * force;
+    const double torque = g * force;
+    torques += torque * torque;
     const double acc = (qdj - last_qd[j]) / dt;
     dof_acc += acc * acc;
     const double a = std::clamp(double(action[j]), -kActionClip, kActionClip);
