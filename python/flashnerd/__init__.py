@@ -8,7 +8,8 @@
 - ``Model(dir, batch)``: a trained artifact stepped in state terms (``step(q, v, command)``)
   or raw features (``step_features``), with per-env ``reset`` and ``diverged`` flags.
 - ``make_vec(task, backend, model, num_envs)``: vector environments with Gymnasium's
-  conventions over MuJoCo or a learned model (``vector.VectorEnv``), with ``render()``,
+  conventions over MuJoCo or a learned model (``vector.VectorEnv``; ``AutoresetMode`` names its
+  autoreset modes, Gymnasium's enum when gymnasium is importable), with ``render()``,
   ``get_state`` / ``set_state``; ``task_names()`` and ``task_info(task)`` describe each task's
   observation, action, reward terms and ends (``help(flashnerd.make_vec)`` lists them).
 - ``Policy.load(dir)``: a policy trained by ``flashnerd ppo``, without libtorch;
@@ -25,7 +26,7 @@ from ._flashnerd import Error, Model, Policy, load_dataset, robot_info, write_da
 from .export import export_policy
 from .spaces import Box
 from .tasks import task_info, task_names
-from .vector import VectorEnv, make_vec
+from .vector import AutoresetMode, VectorEnv, make_vec
 
-__all__ = ["Box", "Error", "Model", "Policy", "VectorEnv", "export_policy", "load_dataset", "make_vec", "robot_info",
-           "task_info", "task_names", "write_dataset"]
+__all__ = ["AutoresetMode", "Box", "Error", "Model", "Policy", "VectorEnv", "export_policy", "load_dataset", "make_vec",
+           "robot_info", "task_info", "task_names", "write_dataset"]

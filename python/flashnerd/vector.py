@@ -1,27 +1,35 @@
-"""Vector environments with Gymnasium 1.x's conventions (gymnasium itself not required).
+"""Vector environments with Gymnasium 1.x's ``VectorEnv`` conventions (gymnasium itself not required).
 
 ``reset(seed=None, options=None) -> (obs, info)`` and ``step(actions) -> (obs, reward,
-terminated, truncated, info)``. ``metadata["autoreset_mode"]`` names the autoreset mode with
-Gymnasium's ``AutoresetMode`` values:
+terminated, truncated, info)``. ``metadata["autoreset_mode"]`` is a ``flashnerd.AutoresetMode``
+(``gymnasium.vector.AutoresetMode`` when gymnasium is importable; ``.value`` "NextStep",
+"SameStep" or "Disabled"); ``autoreset=`` takes those, their names or ``"next_step"``,
+``"same_step"``, ``"disabled"``:
 
-- ``"NextStep"`` (``autoreset="next_step"``, the default): the step that ends an episode
-  returns its final observation; the next step resets that env, ignoring its action, with
-  reward 0 and no flags.
-- ``"SameStep"`` (``autoreset="same_step"``, rsl_rl / legged_gym): the new episode starts inside
-  the ending step, whose observation is the new episode's first.
-- ``"Disabled"`` (``autoreset="disabled"``): ended envs are reset only by
-  ``reset(options={"reset_mask": mask})``, which resets the envs where mask is True.
+- NextStep (the default): the step that ends an episode returns its final observation; the next
+  step resets that env, ignoring its action, with reward 0 and no flags.
+- SameStep (rsl_rl / legged_gym): the new episode starts inside the ending step, whose
+  observation is the new episode's first; ``info["final_obs"]`` and ``info["final_info"]``
+  hold the ending observation and the ending step's info (rows where ``_final_obs`` /
+  ``_final_info``), as Gymnasium's SyncVectorEnv gives them.
+- Disabled: an ended env is reset only by ``reset(options={"reset_mask": mask})``. Until then
+  it is held as it ended: the same observation and flags at every step, reward 0, no new
+  episode. (Gymnasium's SyncVectorEnv asserts instead. The module still steps held envs
+  internally; their outputs are replaced here.)
 
-In every mode ``info["final_obs"]`` holds the observation each ended env finished in (rows
-where ``info["_final_obs"]``; ``final_observation`` / ``_final_observation`` are the same arrays
-under Gymnasium 0.29's names), ``info["time_outs"]`` equals ``truncated`` (time-outs can be
-bootstrapped), ``info["reward_terms"]`` gives each reward term's share of the reward, and
-``info["episode"]`` = ``{"r": return, "l": length, "t": seconds since reset}`` holds the
-statistics of the episodes that ended at this step (rows where ``info["_episode"]``), as
-Gymnasium's ``RecordEpisodeStatistics`` reports them.
+In every mode ``info["final_obs"]`` / ``info["final_info"]`` (rows where ``info["_final_obs"]`` /
+``info["_final_info"]``, zeros elsewhere; ``final_observation`` / ``_final_observation`` are
+Gymnasium 0.29's names for the same arrays) hold what each env ended in at this step.
+``final_info`` is a vector info dict: ``reward_terms`` and ``episode``, each key with its ``_key``
+mask. ``info["time_outs"]`` equals ``truncated`` (time-outs can be bootstrapped),
+``info["reward_terms"]`` gives each reward term's share of the reward, and ``info["episode"]`` =
+``{"r": return, "l": length, "t": seconds since reset}`` holds the statistics of the episodes
+that ended at this step (rows where ``info["_episode"]``), as Gymnasium's vector
+``RecordEpisodeStatistics`` reports them.
 
-``reset(seed=s)`` seeds env ``e`` with the stream ``(s, e)``; ``reset(seed=[s0, s1, ...])``
-gives each env its own seed. Actions may be numpy arrays or PyTorch tensors (detached and
+``reset(seed=s)`` seeds env ``e`` with the stream ``(s, e)`` and ``np_random`` as Gymnasium's
+``seeding.np_random(s)`` does; ``reset(seed=[s0, s1, ...])`` gives each env its own seed. Seeds
+are ints from 0 to 2**64-1. Actions may be numpy arrays or PyTorch tensors (detached and
 copied); a NaN or infinite action is refused naming the envs. Errors are ``flashnerd.Error``,
 a ``ValueError``.
 """
@@ -30,40 +38,57 @@ import time
 import numpy as np
 
 from . import _flashnerd
+from .conventions import (GYM_MODE, AutoresetMode, autoreset_name, check_reset_seed, check_seed, masked_info,
+                          seeded_generator)
 from .spaces import Box
 from .tasks import describe, task_info, task_names
 
-_MODES = {"next_step": "NextStep", "same_step": "SameStep", "disabled": "Disabled"}
+__all__ = ["AutoresetMode", "VectorEnv", "make_vec"]
+_C_INT_MAX = 2**31 - 1  # the module's make_vec takes its seed as a C int
 
 
 class VectorEnv:
-    """``num_envs`` copies of a task over one backend (mujoco, flashnerd, nerd, two-way, one-way)."""
+    """``num_envs`` copies of a task over one backend (mujoco, flashnerd, nerd, two-way, one-way).
+    A context manager (``with make_vec(...) as env:`` closes it)."""
+
+    spec = None  # not made from a Gymnasium registry entry
+    render_mode = "rgb_array"
 
     def __init__(self, task, backend="mujoco", model="", num_envs=16, seed=0, threads=1, robot="",
-                 precision="auto", autoreset="next_step"):
-        for name, value in (("num_envs", num_envs), ("seed", seed), ("threads", threads)):
+                 precision="auto", autoreset="next_step", autoreset_mode=None):
+        self.task, self.backend, self.closed, self._env = task, backend, False, None
+        for name, value in (("num_envs", num_envs), ("threads", threads)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-        self._env = _flashnerd.make_vec(task, backend=backend, model=model, num_envs=num_envs, seed=seed,
-                                        threads=threads, robot=robot, precision=precision, autoreset=autoreset)
-        self.task, self.backend = task, backend
+        seed = check_seed(seed, "make_vec: seed")
+        mode = _mode(autoreset, autoreset_mode)
+        self._env = _flashnerd.make_vec(task, backend=backend, model=model, num_envs=num_envs,
+                                        seed=seed if seed <= _C_INT_MAX else 0, threads=threads, robot=robot,
+                                        precision=precision, autoreset=mode)
+        self._first_seed = seed if seed > _C_INT_MAX else None  # applied by the first reset, as reset(seed=s)
+        self._seed, self._np_random, self._np_random_seed = seed, None, None
         self.num_envs = self._env.num_envs
-        self.autoreset_mode = self._env.autoreset
-        self.metadata = {"autoreset_mode": _MODES[self.autoreset_mode], "render_modes": ["rgb_array"]}
-        self.render_mode = "rgb_array"
-        self.task_info = task_info(task)
+        self.autoreset_mode = mode
         self.max_episode_steps = self._env.episode_steps
         self.dt = self._env.dt  # seconds of simulated time per step
-        bound = self._env.action_bound
-        self.single_observation_space = Box(-np.inf, np.inf, (self._env.observation_dim,), np.float32)
-        self.single_action_space = Box(-bound, bound, (self._env.action_dim,), np.float32)
-        self.observation_space = Box(-np.inf, np.inf, (self.num_envs, self._env.observation_dim), np.float32)
-        self.action_space = Box(-bound, bound, (self.num_envs, self._env.action_dim), np.float32)
+        self.metadata = {"autoreset_mode": GYM_MODE[mode], "render_modes": ["rgb_array"], "render_fps": 1.0 / self.dt}
+        self.task_info = task_info(task)
+        self._spaces(self._env.observation_dim, self._env.action_dim, self._env.action_bound)
         self.warnings = list(self._env.warnings)
-        self._return = np.zeros(self.num_envs, np.float64)
-        self._length = np.zeros(self.num_envs, np.int64)
-        self._start = np.full(self.num_envs, time.perf_counter())
-        self._pending = np.zeros(self.num_envs, bool)  # NextStep: ended at the last step
+        n = self.num_envs
+        self._return, self._length = np.zeros(n, np.float64), np.zeros(n, np.int64)
+        self._start = np.full(n, time.perf_counter())
+        self._pending = np.zeros(n, bool)  # NextStep: ended at the last step
+        self._held = np.zeros(n, bool)  # Disabled: ended, not reset yet
+        self._held_obs = np.zeros((n, self._env.observation_dim), np.float32)
+        self._held_terminated, self._held_truncated = np.zeros(n, bool), np.zeros(n, bool)
+
+    def _spaces(self, observation_dim, action_dim, bound):
+        n = self.num_envs
+        self.single_observation_space = Box(-np.inf, np.inf, (observation_dim,), np.float32)
+        self.single_action_space = Box(-bound, bound, (action_dim,), np.float32)
+        self.observation_space = Box(-np.inf, np.inf, (n, observation_dim), np.float32)
+        self.action_space = Box(-bound, bound, (n, action_dim), np.float32)
 
     @property
     def observation_dim(self):
@@ -73,6 +98,26 @@ class VectorEnv:
     def action_dim(self):
         return self._open().action_dim
 
+    @property
+    def unwrapped(self):
+        return self
+
+    @property
+    def np_random(self):
+        """A numpy Generator for the caller's draws: seeded by reset(seed=s) as Gymnasium's
+        seeding.np_random(s) seeds one; until then, from make_vec's seed."""
+        if self._np_random is None:
+            self._np_random, self._np_random_seed = seeded_generator(self._seed)
+        return self._np_random
+
+    @np_random.setter
+    def np_random(self, value):
+        self._np_random, self._np_random_seed = value, -1  # -1: not known, as in Gymnasium
+
+    @property
+    def np_random_seed(self):
+        return self._np_random_seed if self._np_random is not None else self._seed
+
     def _open(self):
         if self._env is None:
             raise RuntimeError("this VectorEnv was closed; make a new one with flashnerd.make_vec")
@@ -80,8 +125,27 @@ class VectorEnv:
 
     def reset(self, seed=None, options=None):
         """Every env starts a new episode, or (``options={"reset_mask": mask}``) the envs where
-        mask is True. ``seed``: None, an int, or one int per env. -> (obs, info)"""
+        mask is True. ``seed``: None, an int, or one int per env, each from 0 to 2**64-1 (not
+        with a mask: the module would reseed, and so restart, every env). -> (obs, info)"""
         env = self._open()
+        mask = self._reset_mask(options)
+        seed = check_reset_seed(seed, self.num_envs)
+        if seed is not None and mask is not None:
+            raise ValueError("reset: a seed with options['reset_mask'] is not supported (the module reseeds every env, "
+                             "which would restart the unmasked ones too); reset the masked envs without a seed")
+        if seed is not None:
+            self._np_random, self._np_random_seed = seeded_generator(seed)
+        elif mask is None and self._first_seed is not None:
+            seed = self._first_seed
+        self._first_seed = None
+        obs, info = env.reset(seed, mask)
+        reset = np.ones(self.num_envs, bool) if mask is None else mask
+        self._return[reset], self._length[reset] = 0.0, 0
+        self._start[reset] = time.perf_counter()
+        self._pending[reset] = self._held[reset] = False
+        return obs, info
+
+    def _reset_mask(self, options):
         options = dict(options or {})
         mask = options.pop("reset_mask", None)
         if options:
@@ -91,30 +155,34 @@ class VectorEnv:
             if mask.dtype != bool or mask.shape != (self.num_envs,):
                 raise ValueError(f"reset_mask: expected a bool array of shape ({self.num_envs},), got "
                                  f"{mask.dtype} {mask.shape}")
-        if isinstance(seed, np.integer):
-            seed = int(seed)
-        elif seed is not None and not isinstance(seed, int):
-            seed = [int(s) if isinstance(s, np.integer) else s for s in seed]
-        obs, info = env.reset(seed, mask)
-        reset = np.ones(self.num_envs, bool) if mask is None else mask
-        self._return[reset], self._length[reset] = 0.0, 0
-        self._start[reset] = time.perf_counter()
-        self._pending[reset] = False
-        return obs, info
+        return mask
 
     def step(self, actions):
         """actions (num_envs, action_dim), numpy or torch -> (obs, reward, terminated, truncated, info)"""
-        env = self._open()
-        if hasattr(actions, "detach"):  # a torch tensor, with or without requires_grad
-            actions = actions.detach().cpu().numpy()
-        a = np.asarray(actions)
-        if a.dtype.kind == "f" and not np.isfinite(a).all():
-            bad = np.flatnonzero(~np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1)) if a.ndim >= 1 else []
-            raise ValueError(f"actions: NaN or infinite values for envs {list(bad[:8])}"
-                             f"{' ...' if len(bad) > 8 else ''}; nothing was stepped")
-        obs, reward, terminated, truncated, info = env.step(a)
-        ended = terminated | truncated
-        counted = ~self._pending  # a NextStep reset step is no step of an episode
+        obs, reward, terminated, truncated, info = self._open().step(_checked_actions(actions))
+        held = self._held.copy()
+        if held.any():
+            self._hold(obs, reward, terminated, truncated, info, held)
+        ended = (terminated | truncated) & ~held  # the episodes that end at this step
+        self._episode_statistics(info, reward, ended, held)
+        _final_info(info, ended)
+        if self.autoreset_mode == "disabled":
+            self._held |= ended
+            self._held_obs[ended] = obs[ended]
+            self._held_terminated[ended], self._held_truncated[ended] = terminated[ended], truncated[ended]
+        return obs, reward, terminated, truncated, info
+
+    def _hold(self, obs, reward, terminated, truncated, info, held):
+        """Disabled mode: held envs report what they ended with; the module stepped them on."""
+        obs[held] = self._held_obs[held]
+        reward[held] = 0
+        terminated[held], truncated[held] = self._held_terminated[held], self._held_truncated[held]
+        info["time_outs"] = truncated
+        for column in info["reward_terms"].values():
+            column[held] = 0
+
+    def _episode_statistics(self, info, reward, ended, held):
+        counted = ~(self._pending | held)  # a NextStep reset step or a held env is no step of an episode
         self._return[counted] += reward[counted]
         self._length[counted] += 1
         now = time.perf_counter()
@@ -127,12 +195,16 @@ class VectorEnv:
             self._pending = ended.copy()
         self._return[ended], self._length[ended] = 0.0, 0
         self._start[ended] = now
-        return obs, reward, terminated, truncated, info
 
-    def render(self, env=0, width=480, height=360):
-        """Env ``env``'s scene drawn by MuJoCo's renderer (offscreen, EGL): an (height, width, 3)
-        uint8 array. A learned backend's state is drawn as the robot it stands for."""
-        return self._open().render(int(env), int(width), int(height))
+    def render(self, env=None, width=480, height=360):
+        """Every env's scene drawn by MuJoCo's renderer (offscreen, EGL), as Gymnasium's vector
+        ``render()``: a tuple of ``num_envs`` (height, width, 3) uint8 arrays; ``env=e``: env e's
+        alone, one array (with thousands of envs, pick one). A learned backend's state is drawn
+        as the robot it stands for."""
+        vec, width, height = self._open(), int(width), int(height)
+        if env is None:
+            return tuple(vec.render(e, width, height) for e in range(self.num_envs))
+        return vec.render(int(env), width, height)
 
     def get_state(self, env):
         """Env ``env``'s state: {"qpos", "qvel"} of the robot (MuJoCo's order), plus
@@ -153,27 +225,67 @@ class VectorEnv:
         return self._open().timings()
 
     def close(self):
+        """Frees the environments; later calls raise RuntimeError, closing again does nothing."""
         self._env = None
+        self.closed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
 
     def __repr__(self):
-        return f"VectorEnv({self.task!r}, backend={self.backend!r}, num_envs={self.num_envs})"
+        return f"VectorEnv({self.task!r}, backend={self.backend!r}, num_envs={getattr(self, 'num_envs', '?')})"
+
+
+def _mode(autoreset, autoreset_mode):
+    """The module's autoreset name from ``autoreset`` or Gymnasium's keyword ``autoreset_mode``."""
+    if autoreset_mode is None:
+        return autoreset_name(autoreset)
+    mode = autoreset_name(autoreset_mode)
+    if autoreset_name(autoreset) not in ("next_step", mode):  # next_step: the default, left as it was
+        raise ValueError(f"autoreset={autoreset!r} and autoreset_mode={autoreset_mode!r} disagree; give one")
+    return mode
+
+
+def _checked_actions(actions):
+    if hasattr(actions, "detach"):  # a torch tensor, with or without requires_grad
+        actions = actions.detach().cpu().numpy()
+    a = np.asarray(actions)
+    if a.dtype.kind == "f" and not np.isfinite(a).all():
+        bad = np.flatnonzero(~np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1)) if a.ndim >= 1 else []
+        raise ValueError(f"actions: NaN or infinite values for envs {list(bad[:8])}"
+                         f"{' ...' if len(bad) > 8 else ''}; nothing was stepped")
+    return a
+
+
+def _final_info(info, ended):
+    """final_obs / final_info of the envs that ended at this step, as Gymnasium's SameStep gives them."""
+    info["final_obs"][~ended] = 0  # rows of envs that went on: zeros, as Gymnasium's _add_info leaves them
+    info["_final_obs"] = info["_final_observation"] = ended
+    info["final_info"] = masked_info({"reward_terms": info["reward_terms"], "episode": info["episode"]}, ended)
+    info["_final_info"] = ended
 
 
 def make_vec(task, backend="mujoco", model="", num_envs=16, seed=0, threads=1, robot="", precision="auto",
-             autoreset="next_step"):
+             autoreset="next_step", autoreset_mode=None):
     """A vector environment of any task and backend, e.g. ``make_vec("quadruped-velocity",
-    backend="flashnerd", model=DIR, num_envs=4096)``.
+    backend="flashnerd", model="models/quadruped", num_envs=4096)``.
 
     task: one of ``flashnerd.task_names()``, each described below (and by
     ``flashnerd.task_info(task)``, ``flashnerd tasks --markdown``, docs/TASKS.md).
     backend: mujoco; flashnerd or nerd with model=DIR (a trained artifact or an ensemble);
     two-way or one-way (cube-reorient: the hand learned, the cube in MuJoCo) with model=the
     hand's free-velocity artifact.
-    num_envs: at most what fits in memory (refused before allocation otherwise); threads: 0 (all
-    cores) up to the core count; precision: auto (bf16 products on CPUs with native bf16), fp32
-    or bf16; autoreset: next_step, same_step or disabled (see the module's documentation).
+    num_envs: at most what fits in memory (refused before allocation otherwise); seed: 0 to
+    2**64-1; threads: 0 (all cores) up to the core count; precision: auto (bf16 products on CPUs
+    with native bf16), fp32 or bf16; autoreset (or Gymnasium's keyword autoreset_mode):
+    next_step, same_step or disabled, or Gymnasium's AutoresetMode (see the module's
+    documentation).
     """
-    return VectorEnv(task, backend, model, num_envs, seed, threads, robot, precision, autoreset)
+    return VectorEnv(task, backend, model, num_envs, seed, threads, robot, precision, autoreset, autoreset_mode)
 
 
 # help(make_vec) lists every task's observation slots, action, reward terms and ends, read

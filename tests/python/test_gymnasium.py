@@ -10,7 +10,7 @@ import flashnerd
 
 def test_metadata_names_the_autoreset_mode():
     for mode, name in (("next_step", "NextStep"), ("same_step", "SameStep"), ("disabled", "Disabled")):
-        assert flashnerd.make_vec("cartpole-balance", num_envs=2, autoreset=mode).metadata["autoreset_mode"] == name
+        assert flashnerd.make_vec("cartpole-balance", num_envs=2, autoreset=mode).metadata["autoreset_mode"].value == name
 
 
 def test_per_env_seeds():
@@ -98,6 +98,6 @@ def test_a_gymnasium_style_rollout_loop_runs_in_every_mode(mode):
         assert obs.shape == (16, 5) and reward.shape == (16,)
         finals += int(info["_final_obs"][truncated].sum())
         episodes += list(info["episode"]["r"][info["_episode"]])
-        if env.metadata["autoreset_mode"] == "Disabled" and (terminated | truncated).any():
+        if env.metadata["autoreset_mode"] == flashnerd.AutoresetMode.DISABLED and (terminated | truncated).any():
             obs, _ = env.reset(options={"reset_mask": terminated | truncated})
     assert finals > 0 and len(episodes) >= 16 and np.isfinite(episodes).all()
