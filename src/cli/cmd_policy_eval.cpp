@@ -1,5 +1,5 @@
 // flashnerd policy-eval: run a trained policy's mean actions in MuJoCo (or a learned backend)
-// and report its training reward per term; for quadruped-velocity also the velocity tracking
+// and report its training reward per term; for tasks with a velocity command also the velocity tracking
 // per fixed command.
 #include <cmath>
 
@@ -8,7 +8,7 @@
 #include "core/bootstrap.h"
 #include "core/error.h"
 #include "core/rotation.h"
-#include "env/quadruped_velocity_task.h"
+#include "env/spec_task.h"
 #include "env/vec_env.h"
 #include "rl/policy_eval.h"
 
@@ -34,13 +34,13 @@ struct Tracking {
 };
 
 // Mean body-frame (vx, vy, yaw rate) under a fixed command, after one second of settling.
-Tracking track_command(env::VecEnv& env, env::QuadrupedVelocityTask& task, const rl::Policy& policy,
+Tracking track_command(env::VecEnv& env, env::SpecTask& task, int velocity, const rl::Policy& policy,
                        const double cmd[3], int steps) {
   Tracking t;
   std::copy(cmd, cmd + 3, t.command);
   task.hold_commands(true);
   env.reset_all();
-  for (int e = 0; e < env.envs(); ++e) task.set_command(e, cmd);
+  for (int e = 0; e < env.envs(); ++e) task.set_command(e, velocity, cmd);
   env.refresh_observations();
   std::vector<float> actions(size_t(env.envs()) * size_t(env.action_dim()));
   rl::PolicyScratch scratch = policy.make_scratch();
@@ -113,8 +113,9 @@ void run_policy_eval(const PolicyEvalArgs& a) {
   const auto& terms = parts.task->reward_terms();
   for (size_t k = 0; k < terms.size(); ++k) summary["term_" + terms[k].name] = r.terms[k];
   if (parts.task->name().rfind("cube-reorient", 0) == 0) summary["reorientation"] = reorientation_summary(r, terms);
-  auto* quadruped = dynamic_cast<env::QuadrupedVelocityTask*>(parts.task.get());
-  if (quadruped && !a.commands.empty()) {
+  auto* spec = dynamic_cast<env::SpecTask*>(parts.task.get());
+  const int velocity = spec ? env::velocity_command_index(*spec) : -1;
+  if (velocity >= 0 && !a.commands.empty()) {
     nlohmann::json tracking = nlohmann::json::array();
     std::vector<std::vector<std::string>> rows;
     std::string rest = a.commands;
@@ -123,7 +124,7 @@ void run_policy_eval(const PolicyEvalArgs& a) {
       const std::string one = rest.substr(0, semi);
       rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
       const std::vector<double> c = parse_velocity_command(one, "--commands");
-      const Tracking t = track_command(env, *quadruped, policy, c.data(), a.command_steps);
+      const Tracking t = track_command(env, *spec, velocity, policy, c.data(), a.command_steps);
       const double err = std::hypot(t.achieved[0] - c[0], t.achieved[1] - c[1]);
       tracking.push_back({{"command", c}, {"achieved", t.achieved}, {"planar_error", err},
                           {"yaw_rate_error", std::fabs(t.achieved[2] - c[2])}, {"terminations", t.terminations}});
@@ -154,7 +155,7 @@ void register_policy_eval(CLI::App& app) {
       ->capture_default_str();
   sub.add_option("--seed", a.seed, "Seed of resets and commands")->capture_default_str();
   sub.add_option("--commands", a.commands,
-                 "quadruped-velocity: fixed commands 'vx,vy,yaw;...' for the tracking table ('' = none)")
+                 "tasks with a velocity command (quadruped-velocity, humanoid-velocity): fixed commands 'vx,vy,yaw;...' for the tracking table ('' = none)")
       ->capture_default_str();
   sub.add_option("--command-steps", a.command_steps, "Steps per fixed command")->check(at_least(1))
       ->capture_default_str();

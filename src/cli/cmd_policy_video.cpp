@@ -1,6 +1,6 @@
 // flashnerd policy-video: policies side by side in MuJoCo (e.g. trained on FlashNeRD next
 // to trained on MuJoCo): a PNG strip (one row per policy) and an MP4, one environment each,
-// mean actions, the same start and (quadruped-velocity) the same fixed command.
+// mean actions, the same start and (tasks with a velocity command) the same fixed command.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -10,7 +10,7 @@
 #include "cli/video_output.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
-#include "env/quadruped_velocity_task.h"
+#include "env/spec_task.h"
 #include "env/vec_env.h"
 #include "rl/policy.h"
 #include "sim/renderer.h"
@@ -50,7 +50,7 @@ void run_policy_video(const PolicyVideoArgs& a) {
   nlohmann::json rows = nlohmann::json::array();
   std::vector<std::string> trained_on;
   int control_steps = 1;
-  bool commanded = false;  // quadruped-velocity policies: the command belongs in the summary
+  bool commanded = false;  // velocity-command policies: the command belongs in the summary
   for (size_t p = 0; p < a.policies.size(); ++p) {
     const rl::Policy policy = rl::Policy::load(a.policies[p]);
     EnvOptions eo;
@@ -60,11 +60,12 @@ void run_policy_video(const PolicyVideoArgs& a) {
              parts.robot->name());
     robot = parts.robot;
     env::VecEnv env(*parts.task, *parts.backend, pool, a.seed);
-    auto* quadruped = dynamic_cast<env::QuadrupedVelocityTask*>(parts.task.get());
-    if (quadruped) quadruped->hold_commands(true);
-    commanded |= quadruped != nullptr;
+    auto* spec = dynamic_cast<env::SpecTask*>(parts.task.get());
+    const int velocity = spec ? env::velocity_command_index(*spec) : -1;
+    if (velocity >= 0) spec->hold_commands(true);
+    commanded |= velocity >= 0;
     env.reset_all();
-    if (quadruped) quadruped->set_command(0, cmd.data());
+    if (velocity >= 0) spec->set_command(0, velocity, cmd.data());
     env.refresh_observations();
     std::vector<float> action(size_t(env.action_dim()));
     rl::PolicyScratch scratch = policy.make_scratch();
@@ -103,7 +104,7 @@ void register_policy_video(CLI::App& app) {
   auto [sub, a] = add_command<PolicyVideoArgs>(app, "policy-video", "Policies side by side in MuJoCo: PNG strip and MP4", run_policy_video);
   sub.add_option("--policy", a.policies, "Policy directories (repeatable; one row each)")->required();
   add_video_output_options(sub, a.output, "policies_strip.png", "policies.mp4");
-  sub.add_option("--command", a.command, "quadruped-velocity: the fixed command vx,vy,yaw_rate")->capture_default_str();
+  sub.add_option("--command", a.command, "tasks with a velocity command: the fixed command vx,vy,yaw_rate")->capture_default_str();
   sub.add_option("--steps", a.steps, "Control steps")->check(at_least(2))->capture_default_str();
   sub.add_option("--seed", a.seed, "Seed of the start state")->capture_default_str();
 }

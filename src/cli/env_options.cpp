@@ -11,9 +11,9 @@ namespace flashnerd::cli {
 void add_env_options(CLI::App& sub, EnvOptions& o, int default_envs, bool backend_options) {
   o.envs = default_envs;
   sub.add_option("--task", o.task,
-                 "Task: quadruped-velocity, cartpole-balance, cartpole-swingup, cube-reorient (the paper's protocol), "
-                 "cube-reorient-reduced (yaw targets, wider tolerance) or cube-reorient-rotate (each target "
-                 "a further step counter-clockwise); variants in robots/tasks/cube_reorient.json")
+                 "Task: a built-in task (`flashnerd tasks` lists them: quadruped-velocity, humanoid-velocity, "
+                 "arm7-reach, cartpole-balance, cartpole-swingup, cube-reorient and its variants) or a task spec "
+                 "file of your own (NAME.json; docs/TASK_SPECS.md)")
       ->capture_default_str();
   sub.add_option("--robot", o.robot, "Robot (built-in name, spec .json or MJCF); default: the task's robot");
   if (backend_options) {

@@ -29,6 +29,21 @@ void Backend::sense_probes(int env, const mjModel* m, const mjData* d) {
     double nearest[3], normal[3];
     out[k] = sim::probe_clearance(*robot_, m, d, probes[size_t(k)], point + 3 * k, nearest, normal);
   }
+  const size_t nb = tracked_bodies_.size();
+  for (size_t b = 0; b < nb; ++b) {
+    double* pose = body_pose_.data() + (size_t(env) * nb + b) * 7;
+    std::copy_n(d->xpos + 3 * tracked_bodies_[b], 3, pose);
+    std::copy_n(d->xquat + 4 * tracked_bodies_[b], 4, pose + 3);
+  }
+}
+
+void Backend::track_bodies(const std::vector<int>& bodies) {
+  const mjModel* m = robot_->model();
+  for (int b : bodies)
+    FN_CHECK(b > 0 && b < m->nbody, kind(), " backend: cannot track body ", b, " of robot '", robot_->name(), "' (",
+             m->nbody, " bodies)");
+  tracked_bodies_ = bodies;
+  body_pose_.assign(size_t(envs_) * bodies.size() * 7, 0.0);
 }
 
 int Backend::checked_count(int count) const {
@@ -52,6 +67,7 @@ void Backend::copy_base(int src, int dst) {
   copy_row(ov_, onv_, src, dst);
   copy_row(clearance_, probe_count_, src, dst);
   copy_row(probe_position_, 3 * probe_count_, src, dst);
+  copy_row(body_pose_, 7 * int(tracked_bodies_.size()), src, dst);
   copy_row(failed_, 1, src, dst);
 }
 

@@ -106,6 +106,15 @@ class Backend {
   const double* probe_position(int env) const {
     return probe_position_.data() + size_t(env) * size_t(3 * probe_count_);
   }
+  // Bodies whose world pose tasks read (env/task_signals.h): MuJoCo body ids of the robot's
+  // model. Set once before stepping (it allocates); every state the backend senses from then on
+  // fills each body's pose, position (3) then orientation quaternion (w, x, y, z).
+  void track_bodies(const std::vector<int>& bodies);
+  int tracked_body_count() const { return int(tracked_bodies_.size()); }
+  const double* body_pose(int env, int slot) const {
+    return body_pose_.data() + (size_t(env) * tracked_bodies_.size() + size_t(slot)) * 7;
+  }
+
   // Capabilities some backends have, nullptr where they do not: the scene's platform.
   virtual PlatformScene* platform_scene() { return nullptr; }
 
@@ -124,8 +133,10 @@ class Backend {
 
  protected:
   Backend(std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& pool);
-  // Probe clearances of env from positions already computed in (m, d).
+  // Probe clearances and tracked body poses of env from positions already computed in (m, d).
   void sense_probes(int env, const mjModel* m, const mjData* d);
+  // Whether sensing has anything to compute (probes or tracked bodies).
+  bool senses_positions() const { return probe_count_ > 0 || !tracked_bodies_.empty(); }
   // Copies row src of a per-env array of `width` values to row dst.
   template <class T>
   static void copy_row(std::vector<T>& a, int width, int src, int dst) {
@@ -150,6 +161,8 @@ class Backend {
 
   int onq_ = 0, onv_ = 0;
   std::vector<double> q_, v_, oq_, ov_, clearance_, probe_position_;
+  std::vector<int> tracked_bodies_;
+  std::vector<double> body_pose_;  // (envs, tracked bodies, 7)
   std::vector<uint8_t> failed_;
   int ensemble_size_ = 1;
   std::vector<float> disagreement_;  // (envs) when ensemble_size_ > 1

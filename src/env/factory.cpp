@@ -8,13 +8,11 @@
 #include "core/model_dataset_check.h"
 #include "core/system_memory.h"
 #include "sim/robot_spec.h"
-#include "env/cartpole_balance_task.h"
-#include "env/cartpole_swingup_task.h"
 #include "env/coupled_backend.h"
 #include "env/cube_reorient_task.h"
 #include "env/learned_backend.h"
 #include "env/mujoco_backend.h"
-#include "env/quadruped_velocity_task.h"
+#include "env/spec_task.h"
 
 namespace flashnerd::env {
 
@@ -129,33 +127,28 @@ ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const 
 namespace {
 // "cube-reorient-VARIANT" names a key of robots/tasks/cube_reorient.json ("cube-reorient": "paper")
 constexpr std::string_view kCubeVariantPrefix = "cube-reorient-";
-bool is_cube_task(const std::string& name) { return name == "cube-reorient" || name.rfind(kCubeVariantPrefix, 0) == 0; }
+bool is_cube_task(const std::string& name) {
+  return !is_task_spec_path(name) && (name == "cube-reorient" || name.rfind(kCubeVariantPrefix, 0) == 0);
+}
 }  // namespace
 
 std::vector<std::string> task_names() {
-  return {"quadruped-velocity", "cartpole-balance", "cartpole-swingup", "cube-reorient", "cube-reorient-reduced", "cube-reorient-rotate"};
+  std::vector<std::string> names = builtin_spec_task_names();
+  for (const char* cube : {"cube-reorient", "cube-reorient-reduced", "cube-reorient-rotate"}) names.push_back(cube);
+  return names;
 }
 
 std::string task_robot(const std::string& task) {
-  if (task == "quadruped-velocity") return "quadruped";
-  if (task == "cartpole-balance" || task == "cartpole-swingup") return "cartpole";
   if (is_cube_task(task)) return "hand16";
-  std::string known;
-  for (const auto& n : task_names()) known += (known.empty() ? "" : ", ") + n;
-  throw Error(str_cat("unknown task '", task, "'; tasks: ", known));
+  return spec_task_robot(task_spec_path(task));
 }
 
 std::unique_ptr<Task> make_task(const std::string& name, const sim::Robot& robot) {
-  if (name == "quadruped-velocity") return std::make_unique<QuadrupedVelocityTask>(robot);
-  if (name == "cartpole-balance") return std::make_unique<CartpoleBalanceTask>(robot);
-  if (name == "cartpole-swingup") return std::make_unique<CartpoleSwingupTask>(robot);
   if (is_cube_task(name))  // one settings file, one key per variant
     return std::make_unique<CubeReorientTask>(
         robot, CubeReorientSettings::load(sim::robots_directory() + "/tasks/cube_reorient.json",
                                           name == "cube-reorient" ? "paper" : name.substr(kCubeVariantPrefix.size())));
-  std::string known;
-  for (const auto& n : task_names()) known += (known.empty() ? "" : ", ") + n;
-  throw Error(str_cat("unknown task '", name, "'; tasks: ", known));
+  return SpecTask::load(task_spec_path(name), robot);
 }
 
 }  // namespace flashnerd::env

@@ -50,9 +50,12 @@ void reload_learned_model(Backend& backend, const BackendRequest& request);
 // and tests of the learned backend (not for predictions).
 ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const std::string& preset, bool probes);
 
+// Built-in tasks: the spec files of robots/tasks/ and the cube-reorient variants.
 std::vector<std::string> task_names();
-// The robot a task is made for (quadruped, cartpole, hand16); throws for an unknown task.
+// The robot a task is made for (a built-in task's name or a spec file's path; a spec names
+// its robot); throws for an unknown task, listing the built-in ones.
 std::string task_robot(const std::string& task);
+// A built-in task by name, or a spec file's task (any path ending in .json).
 std::unique_ptr<Task> make_task(const std::string& name, const sim::Robot& robot);
 
 }  // namespace flashnerd::env

@@ -284,6 +284,7 @@ void LearnedBackend::io_state(StateIo& io, std::vector<std::string>& histories) 
   io.io(clearance_);
   io.io(probe_position_);
   io.io(failed_);
+  if (!body_pose_.empty()) io.io(body_pose_);  // states without tracked bodies keep their format
   io.io(probe_features_);
   io.io(contact_rows_);
   io.io(contact_link_);

@@ -49,7 +49,7 @@ void MujocoBackend::store_env(int e, const mjData* d) {
 }
 
 void MujocoBackend::sense(int e, mjData* d) {
-  if (probe_count_ == 0) return;
+  if (!senses_positions()) return;
   mj_kinematics(model_, d);
   sense_probes(e, model_, d);
 }
@@ -131,6 +131,7 @@ void MujocoBackend::io_state(StateIo& io) {
   io.io(clearance_);
   io.io(probe_position_);
   io.io(failed_);
+  if (!body_pose_.empty()) io.io(body_pose_);  // states without tracked bodies keep their format
 }
 
 std::string MujocoBackend::save_state() const {

@@ -48,6 +48,8 @@ class Task {
   void set_reward_scale(const std::string& term, double scale);
   // Names of the observation's parts with their widths, in order (for logs and docs).
   virtual std::vector<std::pair<std::string, int>> observation_terms() const = 0;
+  // Robot bodies whose world pose the task reads (Backend::track_bodies; VecEnv asks for them).
+  virtual std::vector<int> tracked_bodies() const { return {}; }
   // The task in words (env/task_description.h): the Tasks page and docstrings.
   virtual TaskDescription describe() const = 0;
   // Rewards below zero are clipped (legged_gym's only_positive_rewards); off unless set.

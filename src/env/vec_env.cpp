@@ -16,6 +16,7 @@ VecEnv::VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed, Au
   nu_ = backend.nu();
   terms_ = int(task.reward_terms().size());
   task.allocate(envs_);
+  if (!task.tracked_bodies().empty()) backend.track_bodies(task.tracked_bodies());
   const size_t E = size_t(envs_);
   for (int e = 0; e < envs_; ++e) rng_.push_back(Rng::stream(seed, uint64_t(e)));
   u_.assign(E * size_t(nu_), 0.0);

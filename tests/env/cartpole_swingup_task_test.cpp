@@ -20,6 +20,7 @@ TEST(CartpoleSwingupTask, StartsHangingAndRewardsUprightness) {
   auto task = make_task("cartpole-swingup", *robot);
   ASSERT_EQ(task->name(), "cartpole-swingup");
   EXPECT_EQ(task_robot("cartpole-swingup"), "cartpole");
+  task->allocate(1);
   Rng rng(3);
   double q[2], v[2];
   task->reset(0, rng, q, v);

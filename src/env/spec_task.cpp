@@ -1,0 +1,318 @@
+#include "env/spec_task.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "core/error.h"
+#include "core/json_file.h"
+#include "sim/robot_spec.h"
+
+namespace flashnerd::env {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr int kSpecVersion = 1;
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::string joined(const std::vector<std::string>& parts, const char* sep) {
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : sep) + p;
+  return s;
+}
+}  // namespace
+
+bool is_task_spec(const nlohmann::json& j) {
+  return j.is_object() && j.contains("format") && j["format"] == "flashnerd-task";
+}
+
+std::unique_ptr<SpecTask> SpecTask::load(const std::string& path, const sim::Robot& robot) {
+  return std::make_unique<SpecTask>(read_json_file(path, "task spec"), path, robot);
+}
+
+SpecTask::SpecTask(const nlohmann::json& spec, const std::string& file, const sim::Robot& robot) : signals_(robot) {
+  SpecReader r(spec, file, "");
+  if (!is_task_spec(spec)) r.fail("format", "must be \"flashnerd-task\" (a task spec; docs/TASKS.md has the schema)");
+  r.string("format");
+  const int version = r.integer_or("version", kSpecVersion);
+  if (version != kSpecVersion) r.fail("version", str_cat("is ", version, "; this FlashNeRD reads version ", kSpecVersion));
+  name_ = r.string("name");
+  if (name_.empty() || name_.find_first_of(" /\\") != std::string::npos)
+    r.fail("name", str_cat("must be a non-empty name without spaces or slashes, got '", name_, "'"));
+  r.string("robot");  // resolved by spec_task_robot; the robot given must be the one it names
+  summary_ = r.string_or("summary", "");
+  const double dt = robot.control_timestep();
+  control_steps_ = r.integer_or("control_steps", 1);
+  if (control_steps_ < 1) r.fail("control_steps", str_cat("must be >= 1, got ", control_steps_));
+  signals_.set_control_steps(control_steps_);
+  if (r.has("episode_steps") == r.has("episode_seconds"))
+    r.fail("episode_steps", "or \"episode_seconds\" is needed (one of the two)");
+  if (r.has("episode_steps")) {
+    episode_steps_ = r.integer_or("episode_steps", 0);
+  } else {
+    const double seconds = r.number("episode_seconds");
+    episode_steps_ = int(std::lround(seconds / (dt * control_steps_)));
+  }
+  if (episode_steps_ < 1) r.fail("episode_steps", str_cat("gives ", episode_steps_, " steps per episode; it must be >= 1"));
+  set_clip_negative_reward(r.boolean_or("only_positive_rewards", false));
+
+  SpecReader action = r.object("action");
+  const std::string map = action.string("map");
+  const auto* kind = find_enum(kActionKindNames, map);
+  if (!kind) action.fail("map", str_cat("names '", map, "'; action maps: ", enum_choices(kActionKindNames)));
+  const double bound = action.number_or("bound", 1.0);
+  if (bound <= 0) action.fail("bound", str_cat("must be > 0, got ", bound));
+  if (signals_.action_dim() > kMaxSignalWidth)
+    action.fail("map", str_cat("robot '", robot.name(), "' has ", signals_.action_dim(), " actuators; tasks take at most ",
+                               kMaxSignalWidth));
+  signals_.set_action_map(kind->value, action.number_or("scale", 1.0), bound);
+  action_about_ = action.string_or("about", "");
+  action.finish();
+
+  parse_commands(r);
+  parse_observations(r);
+  parse_rewards(r);
+  for (SpecReader& t : r.objects_or_empty("terminations")) {
+    t.string_or("about", "");
+    terminations_.push_back(parse_termination(t, signals_));
+  }
+  SpecReader reset = r.object("reset");
+  const std::string pose = reset.string_or("pose", "nominal");
+  if (pose != "nominal" && pose != "zero") reset.fail("pose", str_cat("must be nominal or zero, got '", pose, "'"));
+  zero_pose_ = pose == "zero";
+  reset_about_ = reset.string_or("about", "");
+  for (SpecReader& e : reset.objects_or_empty("events")) {
+    e.string_or("about", "");
+    resets_.push_back(parse_reset_event(e, signals_));
+  }
+  reset.finish();
+  termination_about_ = r.string_or("termination_about", "");
+  r.finish();
+}
+
+void SpecTask::parse_commands(SpecReader& r) {
+  for (SpecReader& c : r.objects_or_empty("commands")) {
+    CommandSpec spec;
+    spec.name = c.string("name");
+    if (signals_.command_index(spec.name) >= 0) c.fail("name", str_cat("repeats command '", spec.name, "'"));
+    const auto& ranges = c.raw("ranges");
+    if (!ranges.is_array() || ranges.empty() || int(ranges.size()) > kMaxSignalWidth)
+      c.fail("ranges", str_cat("must be a list of 1 to ", kMaxSignalWidth, " ranges [low, high], one per component"));
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      const nlohmann::json holder = {{"range", ranges[i]}};
+      SpecReader one(holder, c.file(), c.field(str_cat("ranges[", i, "]")));
+      spec.ranges.push_back(one.range("range"));
+    }
+    spec.components = c.strings_or("components", {});
+    if (!spec.components.empty() && spec.components.size() != spec.ranges.size())
+      c.fail("components", str_cat("names ", spec.components.size(), " components for ", spec.ranges.size(), " ranges"));
+    const double every = c.number_or("resample_seconds", 0);
+    if (every < 0) c.fail("resample_seconds", str_cat("must be >= 0 (0: once per episode), got ", every));
+    spec.resample_steps = every > 0 ? std::max(1, int(std::lround(every / signals_.dt()))) : 0;
+    spec.stand_below = c.number_or("stand_below", 0);
+    if (spec.stand_below > 0 && spec.ranges.size() < 2)
+      c.fail("stand_below", "needs a planar command (at least two components)");
+    c.string_or("about", "");
+    c.finish();
+    signals_.add_command(std::move(spec));
+  }
+}
+
+void SpecTask::parse_observations(SpecReader& r) {
+  for (SpecReader& o : r.objects_or_empty("observations")) {
+    ObservationTerm t;
+    t.signal = signals_.parse(o);
+    if (t.signal.kind == SignalKind::Action || t.signal.kind == SignalKind::JointTorque || t.signal.kind == SignalKind::JointAcc)
+      o.fail("signal", str_cat("'", enum_name(kSignalNames, t.signal.kind), "' is known only after a step; observe "
+                               "last_action, joint_pos or joint_vel instead"));
+    t.name = o.string_or("name", enum_name(kSignalNames, t.signal.kind));
+    for (const auto& other : observations_)
+      if (other.name == t.name) o.fail("name", str_cat("repeats observation '", t.name, "'; give each a \"name\""));
+    t.scale = o.numbers_or("scale", t.signal.width(), 1.0);
+    t.clip = o.number_or("clip", 0);
+    if (t.clip < 0) o.fail("clip", str_cat("must be > 0 (or absent: no clip), got ", t.clip));
+    t.about = o.string_or("about", "");
+    o.finish();
+    obs_dim_ += t.signal.width();
+    observations_.push_back(std::move(t));
+  }
+  if (observations_.empty()) r.fail("observations", "must list at least one observation term");
+}
+
+void SpecTask::parse_rewards(SpecReader& r) {
+  const double dt = signals_.dt();
+  for (SpecReader& t : r.objects_or_empty("rewards")) {
+    RewardTerm term;
+    term.name = t.string("name");
+    for (const auto& other : terms_)
+      if (other.name == term.name) t.fail("name", str_cat("repeats reward term '", term.name, "'"));
+    if (t.has("scale") == t.has("scale_per_step"))
+      t.fail("scale", "or \"scale_per_step\" is needed (one of the two): the weight per second or per step");
+    // per second, as every task's: a weight per step w is w / dt per second
+    term.scale = t.has("scale") ? t.number("scale") : t.number("scale_per_step") * (1.0 / dt);
+    term.after_clip = t.boolean_or("after_clip", false);
+    term.objective = t.boolean_or("objective", false);
+    reward_about_.push_back(t.string_or("about", ""));
+    rewards_.push_back(parse_reward_function(t, signals_));
+    terms_.push_back(term);
+  }
+  if (terms_.empty()) r.fail("rewards", "must list at least one reward term");
+}
+
+std::vector<std::pair<std::string, int>> SpecTask::observation_terms() const {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& o : observations_) out.emplace_back(o.name, o.signal.width());
+  return out;
+}
+
+void SpecTask::allocate(int envs) {
+  envs_ = envs;
+  signals_.allocate(envs);
+  for (auto& r : rewards_) r->allocate(envs);
+}
+
+void SpecTask::reset(int env, Rng& rng, double* q, double* v) {
+  FN_ASSERT(env >= 0 && env < envs_);  // allocate(envs) comes first
+  const StateLayout& l = signals_.robot().layout();
+  const auto& nominal = signals_.robot().nominal_qpos();
+  if (zero_pose_) std::fill(q, q + l.nq, 0.0);
+  else std::copy(nominal.begin(), nominal.end(), q);
+  std::fill(v, v + l.nv, 0.0);
+  for (const auto& e : resets_) e->apply(rng, q, v);
+  if (!hold_commands_) signals_.draw_commands(env, rng);
+  for (int c = 0; c < int(signals_.commands().size()); ++c) signals_.restart_command(env, c);
+  signals_.reset_env(env);
+  for (auto& r : rewards_) r->reset_env(env);
+}
+
+void SpecTask::command(int, const float* action, double* u) const { signals_.command_of(action, u); }
+
+bool SpecTask::evaluate(int env, const Backend& b, const float* action, Rng& rng, double* terms) {
+  FN_ASSERT(env >= 0 && env < envs_);  // allocate(envs) comes first
+  TermInput in{signals_, b, env, action, false};
+  for (const auto& t : terminations_) in.terminated = in.terminated || t->ended(in);
+  for (size_t k = 0; k < rewards_.size(); ++k) terms[k] = rewards_[k]->value(in);
+  signals_.finish_step(b, env, action, rng, hold_commands_);
+  return in.terminated;
+}
+
+void SpecTask::observe(int env, const Backend& b, float* obs) const {
+  double x[kMaxSignalWidth];
+  int k = 0;
+  for (const auto& o : observations_) {
+    signals_.read(o.signal, b, env, nullptr, x);
+    for (int i = 0; i < o.signal.width(); ++i) {
+      const double y = x[i] * o.scale[size_t(i)];
+      obs[k++] = float(o.clip > 0 ? std::clamp(y, -o.clip, o.clip) : y);
+    }
+  }
+}
+
+void SpecTask::io_state(StateIo& io) {
+  signals_.io_state(io);
+  for (auto& r : rewards_) r->io_state(io);
+  signals_.io_command_steps(io);
+}
+
+void SpecTask::set_command(int env, int c, const double* values) {
+  FN_CHECK(c >= 0 && c < int(signals_.commands().size()), "task ", name_, ": no command ", c);
+  std::copy_n(values, command_width(c), signals_.command(env, c));
+  signals_.restart_command(env, c);
+}
+
+TaskDescription SpecTask::describe() const {
+  TaskDescription d;
+  d.summary = summary_;
+  for (const auto& c : signals_.commands()) {
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < c.ranges.size(); ++i)
+      parts.push_back(str_cat(c.components.empty() ? str_cat("c", i) : c.components[i], " ~ U(", c.ranges[i][0], ", ",
+                              c.ranges[i][1], ")"));
+    d.summary += str_cat(d.summary.empty() ? "" : " ", "Command '", c.name, "': ", joined(parts, ", "),
+                         c.resample_steps ? str_cat(", redrawn every ", c.resample_steps, " steps") : ", once per episode",
+                         c.stand_below > 0 ? str_cat("; planar commands under ", c.stand_below, " set to stand") : "", ".");
+  }
+  for (const auto& o : observations_) {
+    std::string scale;
+    bool unit = true;
+    for (double s : o.scale) unit = unit && s == 1.0;
+    if (!unit) {
+      std::vector<std::string> s;
+      for (double x : o.scale) s.push_back(str_cat(x));
+      bool same = std::all_of(o.scale.begin(), o.scale.end(), [&](double x) { return x == o.scale[0]; });
+      scale = " × " + (same ? s[0] : "(" + joined(s, ", ") + ")");
+    }
+    const std::string generated = o.signal.label + scale + (o.clip > 0 ? str_cat(", clipped to ±", o.clip) : "");
+    d.observation.push_back({o.name, o.about.empty() ? generated : o.about + " (" + generated + ")"});
+  }
+  d.action = action_about_.empty()
+                 ? str_cat(enum_name(kActionKindNames, signals_.action_kind()), " × ", signals_.action_scale(),
+                           ", actions clamped to ±", signals_.action_bound())
+                 : action_about_;
+  for (size_t k = 0; k < rewards_.size(); ++k) {
+    const std::string f = rewards_[k]->formula();
+    d.reward.push_back({terms_[k].name, reward_about_[k].empty() ? f : reward_about_[k] + ": " + f});
+  }
+  std::vector<std::string> ends;
+  for (const auto& t : terminations_) ends.push_back(t->formula());
+  d.termination = termination_about_.empty() ? (ends.empty() ? "none (time-outs only)" : joined(ends, ", or "))
+                                             : termination_about_;
+  std::vector<std::string> starts = {zero_pose_ ? "all coordinates zero" : "the nominal pose", "at rest"};
+  for (const auto& e : resets_) starts.push_back(e->formula());
+  d.reset = reset_about_.empty() ? joined(starts, "; ") : reset_about_;
+  return d;
+}
+
+int velocity_command_index(const SpecTask& task) {
+  const int c = task.command_index("velocity");
+  return c >= 0 && task.command_width(c) == 3 ? c : -1;
+}
+
+std::vector<std::string> builtin_spec_task_names() {
+  std::vector<std::string> names;
+  const fs::path dir = fs::path(sim::robots_directory()) / "tasks";
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".json") continue;
+    try {
+      if (is_task_spec(read_json_file(entry.path().string(), "task spec"))) names.push_back(entry.path().stem().string());
+    } catch (const Error&) {
+      // a damaged built-in spec is reported when it is asked for, not when tasks are listed
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool is_task_spec_path(const std::string& name_or_path) { return ends_with(name_or_path, ".json"); }
+
+std::string task_spec_path(const std::string& name_or_path) {
+  if (is_task_spec_path(name_or_path)) {
+    FN_CHECK(fs::is_regular_file(name_or_path), "task spec '", name_or_path,
+             "' is not a readable file; give a spec file's path or a built-in task's name");
+    return name_or_path;
+  }
+  const std::string path = sim::robots_directory() + "/tasks/" + name_or_path + ".json";
+  const auto names = builtin_spec_task_names();
+  FN_CHECK(std::find(names.begin(), names.end(), name_or_path) != names.end(), "unknown task '", name_or_path,
+           "'; built-in spec tasks: ", joined(names, ", "), " (or give a task spec file, NAME.json)");
+  return path;
+}
+
+std::string spec_task_robot(const std::string& path) {
+  const nlohmann::json j = read_json_file(path, "task spec");
+  SpecReader r(j, path, "");
+  if (!is_task_spec(j)) r.fail("format", "must be \"flashnerd-task\" (a task spec; docs/TASKS.md has the schema)");
+  const std::string robot = r.string("robot");
+  const bool file = robot.find('/') != std::string::npos || ends_with(robot, ".json") || ends_with(robot, ".xml");
+  if (!file) return robot;
+  const fs::path p = fs::path(robot).is_absolute() ? fs::path(robot) : fs::path(path).parent_path() / robot;
+  if (!fs::is_regular_file(p)) r.fail("robot", str_cat("names robot file ", p.string(), ", which does not exist"));
+  return p.string();
+}
+
+}  // namespace flashnerd::env

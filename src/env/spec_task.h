@@ -1,0 +1,89 @@
+// SpecTask: a task composed from a spec file (docs/TASKS.md, "Task specs"), as Isaac Lab's
+// manager-based environments compose theirs: an action map, commands, observation terms (a
+// signal scaled and clipped), reward terms (a library function with a scale per second),
+// terminations and reset events, each with named parameters validated against the robot before
+// any step. The built-in tasks are spec files like any user's (robots/tasks/).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "env/task.h"
+#include "env/task_terms.h"
+
+namespace flashnerd::env {
+
+struct ObservationTerm {
+  std::string name, about;
+  Signal signal;
+  std::vector<double> scale;  // per component
+  double clip = 0;            // 0: none
+};
+
+class SpecTask : public Task {
+ public:
+  // The spec at `path` for `robot` (the robot its "robot" field names); throws naming the file,
+  // the field and the fix for anything the robot or the library cannot honour.
+  static std::unique_ptr<SpecTask> load(const std::string& path, const sim::Robot& robot);
+  SpecTask(const nlohmann::json& spec, const std::string& file, const sim::Robot& robot);
+
+  std::string name() const override { return name_; }
+  int observation_dim() const override { return obs_dim_; }
+  int action_dim() const override { return signals_.action_dim(); }
+  int control_steps() const override { return control_steps_; }
+  int episode_steps() const override { return episode_steps_; }
+  double action_bound() const override { return signals_.action_bound(); }
+  std::vector<std::pair<std::string, int>> observation_terms() const override;
+  TaskDescription describe() const override;
+  std::vector<int> tracked_bodies() const override { return signals_.tracked_bodies(); }
+
+  void allocate(int envs) override;
+  void reset(int env, Rng& rng, double* q, double* v) override;
+  void command(int env, const float* action, double* u) const override;
+  bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) override;
+  void observe(int env, const Backend& backend, float* obs) const override;
+  void io_state(StateIo& io) override;
+
+  // Commands by name (policy-eval's fixed velocity commands): index (-1 if none), width, set.
+  int command_index(const std::string& name) const { return signals_.command_index(name); }
+  int command_width(int c) const { return int(signals_.commands()[size_t(c)].ranges.size()); }
+  const double* command_values(int env, int c) const { return signals_.command(env, c); }
+  void set_command(int env, int c, const double* values);
+  // While held, commands are neither drawn at resets nor redrawn on schedule.
+  void hold_commands(bool hold) { hold_commands_ = hold; }
+
+ private:
+  void parse_commands(SpecReader& r);
+  void parse_observations(SpecReader& r);
+  void parse_rewards(SpecReader& r);
+
+  std::string name_, summary_, termination_about_, reset_about_, action_about_;
+  TaskSignals signals_;
+  int obs_dim_ = 0, episode_steps_ = 0, control_steps_ = 1, envs_ = 0;
+  bool zero_pose_ = false, hold_commands_ = false;
+  std::vector<ObservationTerm> observations_;
+  std::vector<std::unique_ptr<RewardFunction>> rewards_;
+  std::vector<std::string> reward_about_;
+  std::vector<std::unique_ptr<TerminationCondition>> terminations_;
+  std::vector<std::unique_ptr<ResetEvent>> resets_;
+};
+
+// The task's planar velocity command: a command named "velocity" of (vx, vy, yaw rate), the
+// one policy-eval --commands fixes; -1 if the task has none.
+int velocity_command_index(const SpecTask& task);
+
+// The spec file of a task: a path (ending in .json) as it is, or a built-in task's name as
+// robots/tasks/NAME.json. Throws naming the known tasks for an unknown name.
+std::string task_spec_path(const std::string& name_or_path);
+bool is_task_spec_path(const std::string& name_or_path);  // ends in .json
+// Built-in spec tasks: robots/tasks/*.json that are task specs, by name.
+std::vector<std::string> builtin_spec_task_names();
+// Whether a JSON file is a task spec ("format": "flashnerd-task").
+bool is_task_spec(const nlohmann::json& j);
+// The robot a spec names: a built-in robot's name, or a robot file resolved against the spec's folder.
+std::string spec_task_robot(const std::string& path);
+
+}  // namespace flashnerd::env

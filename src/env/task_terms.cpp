@@ -1,0 +1,490 @@
+#include "env/task_terms.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "core/error.h"
+
+namespace flashnerd::env {
+
+namespace {
+
+std::string num(double x) { return str_cat(x); }
+
+// ---- rewards -------------------------------------------------------------------------------
+
+// Σ f(x − target) over a signal's components: l2 (squares), l1 (magnitudes), linear (values).
+class SignalSum : public RewardFunction {
+ public:
+  enum class Form { L2, L1, Linear, Negated };
+  SignalSum(Form form, Signal s, double target) : form_(form), s_(std::move(s)), target_(target) {}
+  double value(const TermInput& in) override {
+    double x[kMaxSignalWidth];
+    in.signals.read(s_, in.backend, in.env, in.action, x);
+    double sum = 0;
+    for (int i = 0; i < s_.width(); ++i) {
+      const double d = target_ == 0 ? x[i] : x[i] - target_;
+      sum += form_ == Form::L2 ? d * d : form_ == Form::L1 ? std::fabs(d) : form_ == Form::Linear ? d : -d;
+    }
+    return sum;
+  }
+  std::string formula() const override {
+    const std::string x = target_ == 0 ? s_.label : str_cat("(", s_.label, " − ", target_, ")");
+    if (form_ == Form::Negated) return "−" + x;
+    return form_ == Form::L2 ? "Σ " + x + "²" : form_ == Form::L1 ? "Σ |" + x + "|" : "Σ " + x;
+  }
+
+ private:
+  Form form_;
+  Signal s_;
+  double target_;
+};
+
+// exp(−Σ (target − x)² / σ) (track_exp) or |target − x| (track_distance): a signal against a
+// commanded one of the same width.
+class Tracking : public RewardFunction {
+ public:
+  Tracking(Signal s, Signal target, double sigma) : s_(std::move(s)), t_(std::move(target)), sigma_(sigma) {}
+  double value(const TermInput& in) override {
+    double x[kMaxSignalWidth], t[kMaxSignalWidth];
+    in.signals.read(s_, in.backend, in.env, in.action, x);
+    in.signals.read(t_, in.backend, in.env, in.action, t);
+    double err = 0;
+    for (int i = 0; i < s_.width(); ++i) err += (t[i] - x[i]) * (t[i] - x[i]);
+    return sigma_ > 0 ? std::exp(-err / sigma_) : std::sqrt(err);
+  }
+  std::string formula() const override {
+    const std::string e = str_cat("|", t_.label, " − ", s_.label, "|");
+    return sigma_ > 0 ? str_cat("exp(−", e, "² / ", sigma_, ")") : e;
+  }
+
+ private:
+  Signal s_, t_;
+  double sigma_;
+};
+
+class ActionRate : public RewardFunction {
+ public:
+  double value(const TermInput& in) override {
+    const TaskSignals& sg = in.signals;
+    const double* last = sg.last_action(in.env);
+    double sum = 0;
+    for (int i = 0; i < sg.action_dim(); ++i) {
+      const double a = sg.clamped_action(in.action, i);
+      sum += (a - last[i]) * (a - last[i]);
+    }
+    return sum;
+  }
+  std::string formula() const override { return "Σ (a − a_previous)², a clamped to the action bound"; }
+};
+
+// legged_gym's feet_air_time: at each touchdown (contact now or at the last step), the swing's
+// air time minus target_seconds; 0 while the commanded planar speed is below moving_above.
+class FeetAirTime : public RewardFunction {
+ public:
+  FeetAirTime(std::vector<std::vector<int>> feet, double clearance, double target, Signal command, double moving_above)
+      : feet_(std::move(feet)), clearance_(clearance), target_(target), command_(std::move(command)),
+        moving_above_(moving_above) {}
+  void allocate(int envs) override {
+    air_.assign(size_t(envs) * feet_.size(), 0.0);
+    last_contact_.assign(size_t(envs) * feet_.size(), 0);
+  }
+  void reset_env(int env) override {
+    std::fill_n(air_.data() + size_t(env) * feet_.size(), feet_.size(), 0.0);
+    std::fill_n(last_contact_.data() + size_t(env) * feet_.size(), feet_.size(), 0);
+  }
+  void io_state(StateIo& io) override {
+    io.io(air_);
+    io.io(last_contact_);
+  }
+  double value(const TermInput& in) override {
+    const double dt = in.signals.dt();
+    const double* clearance = in.backend.probe_clearance(in.env);
+    double air = 0;
+    for (size_t f = 0; f < feet_.size(); ++f) {
+      const size_t i = size_t(in.env) * feet_.size() + f;
+      double nearest = 1e300;
+      for (int p : feet_[f]) nearest = std::min(nearest, clearance[p]);
+      const bool contact = nearest < clearance_;
+      const bool filtered = contact || last_contact_[i];
+      last_contact_[i] = contact;
+      air_[i] += dt;
+      if (filtered && air_[i] > dt) air += air_[i] - target_;  // first contact
+      if (filtered) air_[i] = 0;
+    }
+    if (command_.width() == 0) return air;
+    double c[kMaxSignalWidth];
+    in.signals.read(command_, in.backend, in.env, in.action, c);
+    return std::hypot(c[0], c[1]) > moving_above_ ? air : 0.0;
+  }
+  std::string formula() const override {
+    return str_cat("at each touchdown of ", feet_.size(), " feet (probe clearance below ", clearance_,
+                   " m), the swing's air time minus ", target_, " s",
+                   command_.width() ? str_cat("; 0 while |", command_.label, "| ≤ ", moving_above_) : "");
+  }
+
+ private:
+  std::vector<std::vector<int>> feet_;
+  double clearance_, target_;
+  Signal command_;
+  double moving_above_;
+  std::vector<double> air_;
+  std::vector<uint8_t> last_contact_;
+};
+
+// legged_gym's dof_pos_limits: how far joints are beyond soft limits (a fraction of each range).
+class JointLimits : public RewardFunction {
+ public:
+  JointLimits(Signal joints, std::vector<double> lo, std::vector<double> hi)
+      : s_(std::move(joints)), lo_(std::move(lo)), hi_(std::move(hi)) {}
+  double value(const TermInput& in) override {
+    double q[kMaxSignalWidth];
+    in.signals.read(s_, in.backend, in.env, in.action, q);
+    double sum = 0;
+    for (int i = 0; i < s_.width(); ++i) sum += std::max(0.0, lo_[size_t(i)] - q[i]) + std::max(0.0, q[i] - hi_[size_t(i)]);
+    return sum;
+  }
+  std::string formula() const override { return "Σ distance of " + s_.label + " beyond its soft limits (rad)"; }
+
+ private:
+  Signal s_;
+  std::vector<double> lo_, hi_;
+};
+
+class Constant : public RewardFunction {
+ public:
+  explicit Constant(bool on_termination) : on_termination_(on_termination) {}
+  double value(const TermInput& in) override { return on_termination_ ? (in.terminated ? 1.0 : 0.0) : 1.0; }
+  std::string formula() const override { return on_termination_ ? "1 at a termination" : "1 while the episode runs"; }
+
+ private:
+  bool on_termination_;
+};
+
+// Named bodies in contact (a probe of theirs closer than clearance): their count.
+class BodyContact : public RewardFunction, public TerminationCondition {
+ public:
+  BodyContact(std::vector<std::vector<int>> bodies, double clearance) : bodies_(std::move(bodies)), clearance_(clearance) {}
+  double value(const TermInput& in) override { return double(count(in)); }
+  bool ended(const TermInput& in) const override { return count(in) > 0; }
+  std::string formula() const override {
+    return str_cat("bodies in contact among ", bodies_.size(), " (a probe closer than ", clearance_, " m)");
+  }
+
+ private:
+  int count(const TermInput& in) const {
+    const double* c = in.backend.probe_clearance(in.env);
+    int n = 0;
+    for (const auto& body : bodies_) {
+      bool touch = false;
+      for (int p : body) touch = touch || c[p] < clearance_;
+      n += touch;
+    }
+    return n;
+  }
+  std::vector<std::vector<int>> bodies_;
+  double clearance_;
+};
+
+// ---- terminations --------------------------------------------------------------------------
+
+// A signal's component outside [min, max] (optionally its magnitude, angles wrapped to (−π, π]).
+class Bounds : public TerminationCondition {
+ public:
+  Bounds(Signal s, double lo, double hi, bool magnitude, bool wrap)
+      : s_(std::move(s)), lo_(lo), hi_(hi), magnitude_(magnitude), wrap_(wrap) {}
+  bool ended(const TermInput& in) const override {
+    double x[kMaxSignalWidth];
+    in.signals.read(s_, in.backend, in.env, in.action, x);
+    bool out = false;
+    for (int i = 0; i < s_.width(); ++i) {
+      double y = wrap_ ? std::remainder(x[i], 2 * M_PI) : x[i];
+      if (magnitude_) y = std::fabs(y);
+      out = out || y < lo_ || y > hi_;
+    }
+    return out;
+  }
+  std::string formula() const override {
+    std::string x = wrap_ ? "wrap(" + s_.label + ")" : s_.label;
+    if (magnitude_) x = "|" + x + "|";
+    std::string s;
+    if (lo_ > -1e300) s = str_cat(x, " < ", lo_);
+    if (hi_ < 1e300) s += str_cat(s.empty() ? "" : " or ", x, " > ", hi_);
+    return s;
+  }
+
+ private:
+  Signal s_;
+  double lo_, hi_;
+  bool magnitude_, wrap_;
+};
+
+// ---- reset events --------------------------------------------------------------------------
+
+// Joint positions or velocities: each joint in order + U(range) (add) or × U(range) (scale).
+class JointUniform : public ResetEvent {
+ public:
+  JointUniform(bool velocity, std::vector<int> adr, std::string label, std::array<double, 2> range, bool scale)
+      : velocity_(velocity), adr_(std::move(adr)), label_(std::move(label)), range_(range), scale_(scale) {}
+  void apply(Rng& rng, double* q, double* v) const override {
+    double* x = velocity_ ? v : q;
+    for (int a : adr_) x[a] = scale_ ? x[a] * rng.uniform(range_[0], range_[1]) : x[a] + rng.uniform(range_[0], range_[1]);
+  }
+  std::string formula() const override {
+    return str_cat(label_, scale_ ? " × U(" : " + U(", range_[0], ", ", range_[1], ")");
+  }
+
+ private:
+  bool velocity_;
+  std::vector<int> adr_;
+  std::string label_;
+  std::array<double, 2> range_;
+  bool scale_;
+};
+
+class SetJoints : public ResetEvent {
+ public:
+  SetJoints(std::vector<int> adr, std::vector<double> values, std::string label)
+      : adr_(std::move(adr)), values_(std::move(values)), label_(std::move(label)) {}
+  void apply(Rng&, double* q, double*) const override {
+    for (size_t i = 0; i < adr_.size(); ++i) q[adr_[i]] = values_[i];
+  }
+  std::string formula() const override {
+    std::string s = label_ + " = (";
+    for (size_t i = 0; i < values_.size(); ++i) s += (i ? ", " : "") + num(values_[i]);
+    return s + ")";
+  }
+
+ private:
+  std::vector<int> adr_;
+  std::vector<double> values_;
+  std::string label_;
+};
+
+class BaseVelocityUniform : public ResetEvent {
+ public:
+  explicit BaseVelocityUniform(std::array<double, 2> range) : range_(range) {}
+  void apply(Rng& rng, double*, double* v) const override {
+    for (int i = 0; i < 6; ++i) v[i] = v[i] + rng.uniform(range_[0], range_[1]);
+  }
+  std::string formula() const override {
+    return str_cat("base linear and angular velocities + U(", range_[0], ", ", range_[1], ")");
+  }
+
+ private:
+  std::array<double, 2> range_;
+};
+
+class BaseHeightAtLeast : public ResetEvent {
+ public:
+  explicit BaseHeightAtLeast(double h) : h_(h) {}
+  void apply(Rng&, double* q, double*) const override { q[2] = std::max(q[2], h_); }
+  std::string formula() const override { return str_cat("base height raised to at least ", h_, " m"); }
+
+ private:
+  double h_;
+};
+
+// ---- parsing -------------------------------------------------------------------------------
+
+template <class F>
+using Parsers = std::vector<std::pair<const char*, std::function<F>>>;
+
+template <class T, class F>
+std::unique_ptr<T> dispatch(SpecReader& r, const Parsers<F>& table, const char* what, TaskSignals& signals) {
+  const std::string term = r.string("term");
+  for (const auto& [name, parse] : table)
+    if (term == name) {
+      auto out = parse(r, signals);
+      r.finish();
+      return out;
+    }
+  std::string known;
+  for (const auto& [name, parse] : table) known += (known.empty() ? "" : ", ") + std::string(name);
+  r.fail("term", str_cat("names ", what, " '", term, "'; the library has ", known));
+}
+
+Signal floating_signal(TaskSignals& s, SpecReader& r, const char* name, const std::vector<int>& index) {
+  nlohmann::json j = {{"signal", name}, {"index", index}};
+  SpecReader sub(j, r.file(), r.field(""));
+  return s.parse(sub);
+}
+
+// An optional command signal ("command": NAME, components 0 and 1) gating a term.
+Signal gate_command(SpecReader& r, TaskSignals& s) {
+  if (!r.has("command")) return Signal{};  // no gate (width 0)
+  nlohmann::json j = {{"signal", "command"}, {"command", r.string("command")}, {"index", {0, 1}}};
+  SpecReader sub(j, r.file(), r.field(""));
+  return s.parse(sub);
+}
+
+// A signal against a "target" signal of the same width; exp tracking reads "sigma" too.
+std::unique_ptr<RewardFunction> tracking(SpecReader& r, TaskSignals& s, bool exp) {
+  Signal x = s.parse(r);
+  SpecReader t = r.object("target");
+  Signal target = s.parse(t);
+  t.finish();
+  if (target.width() != x.width())
+    r.fail("target", str_cat("has ", target.width(), " components; the signal has ", x.width()));
+  const double sigma = exp ? r.number("sigma") : 0.0;
+  if (exp && sigma <= 0) r.fail("sigma", str_cat("must be > 0, got ", sigma));
+  return std::make_unique<Tracking>(x, target, sigma);
+}
+
+using RewardParser = std::unique_ptr<RewardFunction>(SpecReader&, TaskSignals&);
+const Parsers<RewardParser>& reward_parsers() {
+  static const Parsers<RewardParser> table = {
+      {"l2", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         auto sig = s.parse(r);
+         return std::make_unique<SignalSum>(SignalSum::Form::L2, sig, r.number_or("target", 0));
+       }},
+      {"l1", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         auto sig = s.parse(r);
+         return std::make_unique<SignalSum>(SignalSum::Form::L1, sig, r.number_or("target", 0));
+       }},
+      {"linear", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         return std::make_unique<SignalSum>(SignalSum::Form::Linear, s.parse(r), 0.0);
+       }},
+      {"track_exp", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         return tracking(r, s, true);
+       }},
+      {"track_distance", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         return tracking(r, s, false);
+       }},
+      {"action_rate", [](SpecReader&, TaskSignals&) -> std::unique_ptr<RewardFunction> {
+         return std::make_unique<ActionRate>();
+       }},
+      {"feet_air_time", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         auto feet = s.probe_groups(r, "feet");
+         const double clearance = r.number_or("contact_clearance", 0.01);
+         const double target = r.number_or("target_seconds", 0.5);
+         Signal gate = gate_command(r, s);
+         return std::make_unique<FeetAirTime>(feet, clearance, target, gate, r.number_or("moving_above", 0.1));
+       }},
+      {"joint_limits", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         nlohmann::json j = {{"signal", "joint_pos"}};
+         if (r.has("joints")) j["joints"] = r.raw("joints");
+         SpecReader sub(j, r.file(), r.field(""));
+         Signal q = s.parse(sub);
+         const double soft = r.number_or("soft_fraction", 0.9);
+         if (soft <= 0 || soft > 1) r.fail("soft_fraction", str_cat("must be in (0, 1], got ", soft));
+         const mjModel* m = s.robot().model();
+         std::vector<double> lo, hi;
+         for (int j : q.components) {
+           const int id = [&] {
+             const std::string& n = s.robot().layout().joint_names[size_t(j)];
+             return mj_name2id(m, mjOBJ_JOINT, n.c_str());
+           }();
+           if (id < 0 || !m->jnt_limited[id])
+             r.fail("joints", str_cat("includes joint '", s.robot().layout().joint_names[size_t(j)],
+                                      "', which has no range; name limited joints"));
+           const double mid = 0.5 * (m->jnt_range[2 * id] + m->jnt_range[2 * id + 1]);
+           const double half = 0.5 * (m->jnt_range[2 * id + 1] - m->jnt_range[2 * id]) * soft;
+           lo.push_back(mid - half);
+           hi.push_back(mid + half);
+         }
+         return std::make_unique<JointLimits>(q, lo, hi);
+       }},
+      {"alive", [](SpecReader&, TaskSignals&) -> std::unique_ptr<RewardFunction> { return std::make_unique<Constant>(false); }},
+      {"termination", [](SpecReader&, TaskSignals&) -> std::unique_ptr<RewardFunction> {
+         return std::make_unique<Constant>(true);
+       }},
+      {"upright", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         // −g_z of the projected gravity: 1 upright, 0 on its side
+         return std::make_unique<SignalSum>(SignalSum::Form::Negated, floating_signal(s, r, "projected_gravity", {2}), 0.0);
+       }},
+      {"body_contact", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         return std::make_unique<BodyContact>(s.probe_groups(r, "bodies"), r.number_or("contact_clearance", 0.01));
+       }},
+  };
+  return table;
+}
+
+using TerminationParser = std::unique_ptr<TerminationCondition>(SpecReader&, TaskSignals&);
+const Parsers<TerminationParser>& termination_parsers() {
+  static const Parsers<TerminationParser> table = {
+      {"bounds", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<TerminationCondition> {
+         Signal x = s.parse(r);
+         if (!r.has("min") && !r.has("max")) r.fail("", "needs \"min\", \"max\" or both");
+         const double lo = r.number_or("min", -1e308), hi = r.number_or("max", 1e308);
+         return std::make_unique<Bounds>(x, lo, hi, r.boolean_or("magnitude", false), r.boolean_or("wrap_angle", false));
+       }},
+      {"tilt", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<TerminationCondition> {
+         const double deg = r.number("max_degrees");
+         if (deg <= 0 || deg >= 180) r.fail("max_degrees", str_cat("must be in (0, 180), got ", deg));
+         return std::make_unique<Bounds>(floating_signal(s, r, "projected_gravity", {2}), -1e308,
+                                         -std::cos(deg * M_PI / 180), false, false);
+       }},
+      {"body_contact", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<TerminationCondition> {
+         return std::make_unique<BodyContact>(s.probe_groups(r, "bodies"), r.number_or("contact_clearance", 0.01));
+       }},
+  };
+  return table;
+}
+
+using ResetParser = std::unique_ptr<ResetEvent>(SpecReader&, TaskSignals&);
+std::unique_ptr<ResetEvent> joint_uniform(SpecReader& r, TaskSignals& s, bool velocity) {
+  const std::vector<int> joints = s.joints(r, "joints");
+  std::vector<int> adr;
+  std::string label = velocity ? "joint velocities" : "joint positions";
+  if (r.has("joints")) {
+    label += " of";
+    for (int j : joints) label += " " + s.robot().layout().joint_names[size_t(j)];
+  }
+  for (int j : joints) adr.push_back(velocity ? s.vadr(j) : s.qadr(j));
+  const std::string mode = r.string_or("mode", "add");
+  if (mode != "add" && mode != "scale") r.fail("mode", str_cat("must be add or scale, got '", mode, "'"));
+  return std::make_unique<JointUniform>(velocity, adr, label, r.range("range"), mode == "scale");
+}
+
+const Parsers<ResetParser>& reset_parsers() {
+  static const Parsers<ResetParser> table = {
+      {"joint_position_uniform", [](SpecReader& r, TaskSignals& s) { return joint_uniform(r, s, false); }},
+      {"joint_velocity_uniform", [](SpecReader& r, TaskSignals& s) { return joint_uniform(r, s, true); }},
+      {"set_joint_position", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<ResetEvent> {
+         const std::vector<int> joints = s.joints(r, "joints");
+         std::vector<int> adr;
+         std::string label = "joint positions";
+         for (int j : joints) {
+           adr.push_back(s.qadr(j));
+           label += " " + s.robot().layout().joint_names[size_t(j)];
+         }
+         return std::make_unique<SetJoints>(adr, r.numbers_or("values", int(joints.size()), 0.0), label);
+       }},
+      {"base_velocity_uniform", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<ResetEvent> {
+         if (!s.robot().floating_base()) r.fail("term", "base_velocity_uniform needs a floating-base robot");
+         return std::make_unique<BaseVelocityUniform>(r.range("range"));
+       }},
+      {"base_height_at_least", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<ResetEvent> {
+         if (!s.robot().floating_base()) r.fail("term", "base_height_at_least needs a floating-base robot");
+         return std::make_unique<BaseHeightAtLeast>(r.number("height"));
+       }},
+  };
+  return table;
+}
+
+template <class Table>
+std::string names_of(const Table& table) {
+  std::string known;
+  for (const auto& [name, parse] : table) known += (known.empty() ? "" : ", ") + std::string(name);
+  return known;
+}
+
+}  // namespace
+
+std::unique_ptr<RewardFunction> parse_reward_function(SpecReader& r, TaskSignals& signals) {
+  return dispatch<RewardFunction>(r, reward_parsers(), "reward term", signals);
+}
+std::unique_ptr<TerminationCondition> parse_termination(SpecReader& r, TaskSignals& signals) {
+  return dispatch<TerminationCondition>(r, termination_parsers(), "termination", signals);
+}
+std::unique_ptr<ResetEvent> parse_reset_event(SpecReader& r, TaskSignals& signals) {
+  return dispatch<ResetEvent>(r, reset_parsers(), "reset event", signals);
+}
+std::string reward_function_names() { return names_of(reward_parsers()); }
+std::string termination_names() { return names_of(termination_parsers()); }
+std::string reset_event_names() { return names_of(reset_parsers()); }
+
+}  // namespace flashnerd::env

@@ -1,0 +1,212 @@
+// Spec tasks: each built-in task's spec (robots/tasks/) against the C++ task it replaces, on
+// recorded MuJoCo episodes with random actions: the same observations, reward terms, rewards,
+// terminations and time-outs, bit for bit, through resets. Bad specs are refused before any
+// step, naming the file, the field and the fix.
+#include "env/spec_task.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "core/json_file.h"
+#include "env/cartpole_balance_task.h"
+#include "env/cartpole_swingup_task.h"
+#include "env/mujoco_backend.h"
+#include "env/quadruped_velocity_task.h"
+#include "env/vec_env.h"
+
+namespace flashnerd::env {
+namespace {
+
+std::unique_ptr<SpecTask> builtin(const std::string& name, const sim::Robot& robot) {
+  return SpecTask::load(task_spec_path(name), robot);
+}
+
+// Steps both tasks on their own MuJoCo backends with the same seeded random actions (beyond the
+// action bound now and then, to exercise the clamps); returns the episodes that ended.
+void expect_same_episodes(Task& reference, Task& spec, const std::shared_ptr<const sim::Robot>& robot, int envs,
+                          int steps, double action_spread, int64_t* ended) {
+  ThreadPool pool(2);
+  MujocoBackend ba(robot, envs, pool), bb(robot, envs, pool);
+  VecEnv a(reference, ba, pool, 11), b(spec, bb, pool, 11);
+  EXPECT_EQ(a.observation_dim(), b.observation_dim());
+  EXPECT_EQ(a.action_dim(), b.action_dim());
+  EXPECT_EQ(reference.episode_steps(), spec.episode_steps());
+  EXPECT_EQ(reference.action_bound(), spec.action_bound());
+  EXPECT_EQ(reference.observation_terms(), spec.observation_terms());
+  const auto& ta = reference.reward_terms();
+  const auto& tb = spec.reward_terms();
+  EXPECT_EQ(ta.size(), tb.size());
+  for (size_t k = 0; k < std::min(ta.size(), tb.size()); ++k) {
+    EXPECT_EQ(ta[k].name, tb[k].name);
+    EXPECT_EQ(ta[k].scale, tb[k].scale) << ta[k].name;
+    EXPECT_EQ(ta[k].after_clip, tb[k].after_clip) << ta[k].name;
+    EXPECT_EQ(ta[k].objective, tb[k].objective) << ta[k].name;
+  }
+  a.reset_all();
+  b.reset_all();
+  const size_t obs = size_t(envs) * size_t(a.observation_dim());
+  EXPECT_EQ(0, std::memcmp(a.observations(), b.observations(), sizeof(float) * obs)) << "first observations";
+  Rng rng(3);
+  std::vector<float> actions(size_t(envs) * size_t(a.action_dim()));
+  *ended = 0;
+  for (int s = 0; s < steps && !::testing::Test::HasFailure(); ++s) {
+    for (float& x : actions) x = float(rng.uniform(-action_spread, action_spread));
+    a.step(actions.data());
+    b.step(actions.data());
+    for (int e = 0; e < envs; ++e) {
+      for (size_t k = 0; k < ta.size(); ++k)
+        ASSERT_EQ(a.term_values(e)[k], b.term_values(e)[k]) << "step " << s << " env " << e << " term " << ta[k].name;
+      ASSERT_EQ(a.rewards()[e], b.rewards()[e]) << "step " << s << " env " << e;
+      ASSERT_EQ(a.terminated()[e], b.terminated()[e]) << "step " << s << " env " << e;
+      ASSERT_EQ(a.timed_out()[e], b.timed_out()[e]) << "step " << s << " env " << e;
+      *ended += a.terminated()[e] + a.timed_out()[e];
+    }
+    ASSERT_EQ(0, std::memcmp(a.observations(), b.observations(), sizeof(float) * obs)) << "step " << s;
+    ASSERT_EQ(0, std::memcmp(a.final_observations(), b.final_observations(), sizeof(float) * obs)) << "step " << s;
+  }
+}
+
+// The built-in spec `task` against the C++ task class Reference; returns the episodes that ended.
+template <class Reference>
+int64_t compare_with(const char* task, int envs, int steps, double action_spread) {
+  auto robot = sim::Robot::load(spec_task_robot(task_spec_path(task)));
+  Reference reference(*robot);
+  auto spec = builtin(task, *robot);
+  int64_t ended = 0;
+  expect_same_episodes(reference, *spec, robot, envs, steps, action_spread, &ended);
+  return ended;
+}
+
+TEST(SpecTask, QuadrupedVelocityEqualsItsCppTask) {
+  // 400 steps of 8 envs: commands redrawn (every 250 steps), falls and resets on the way
+  EXPECT_GT(compare_with<QuadrupedVelocityTask>("quadruped-velocity", 8, 400, 1.5), 0);
+}
+
+TEST(SpecTask, CartpoleBalanceEqualsItsCppTask) {
+  EXPECT_GT(compare_with<CartpoleBalanceTask>("cartpole-balance", 16, 300, 1.3), 16);
+}
+
+TEST(SpecTask, CartpoleSwingupEqualsItsCppTask) {
+  EXPECT_GT(compare_with<CartpoleSwingupTask>("cartpole-swingup", 16, 450, 1.3), 16);
+}
+
+// The new spec-only tasks load, step, and describe every term they declare.
+TEST(SpecTask, NewTasksStepOnMuJoCo) {
+  for (const char* name : {"humanoid-velocity", "arm7-reach"}) {
+    auto robot = sim::Robot::load(spec_task_robot(task_spec_path(name)));
+    auto task = builtin(name, *robot);
+    ThreadPool pool(2);
+    MujocoBackend backend(robot, 4, pool);
+    VecEnv env(*task, backend, pool, 1);
+    env.reset_all();
+    std::vector<float> actions(size_t(4) * size_t(env.action_dim()), 0.1f);
+    for (int s = 0; s < 20; ++s) env.step(actions.data());
+    for (int i = 0; i < 4 * env.observation_dim(); ++i) ASSERT_TRUE(std::isfinite(env.observations()[i])) << name;
+    const TaskDescription d = task->describe();
+    EXPECT_EQ(d.reward.size(), task->reward_terms().size()) << name;
+    EXPECT_EQ(d.observation.size(), task->observation_terms().size()) << name;
+  }
+}
+
+// arm7-reach reads the hand's world position: the backend tracks it, MuJoCo's xpos equals it.
+TEST(SpecTask, BodyPositionIsTheBodysWorldPosition) {
+  auto robot = sim::Robot::load("arm7");
+  auto task = builtin("arm7-reach", *robot);
+  ThreadPool pool(1);
+  MujocoBackend backend(robot, 2, pool);
+  VecEnv env(*task, backend, pool, 3);
+  env.reset_all();
+  const mjModel* m = robot->model();
+  mjData* d = mj_makeData(m);
+  std::copy_n(backend.q(1), m->nq, d->qpos);
+  mj_kinematics(m, d);
+  const int hand = mj_name2id(m, mjOBJ_BODY, "hand");
+  int offset = 0;
+  for (const auto& [name, width] : task->observation_terms()) {
+    if (name == "hand_pos") break;
+    offset += width;
+  }
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(env.observations()[size_t(env.observation_dim() + offset + i)], float(d->xpos[3 * hand + i]));
+  mj_deleteData(d);
+}
+
+std::string write_spec(const std::string& name, nlohmann::json j) {
+  const std::string path = ::testing::TempDir() + "/" + name + ".json";
+  std::ofstream(path) << j.dump(1);
+  return path;
+}
+
+std::string refusal(const nlohmann::json& spec, const sim::Robot& robot) {
+  const std::string path = write_spec("bad_spec", spec);
+  try {
+    SpecTask::load(path, robot);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(SpecTask, BadSpecsAreRefusedNamingFileFieldAndFix) {
+  auto robot = sim::Robot::load("quadruped");
+  const nlohmann::json good = read_json_file(task_spec_path("quadruped-velocity"), "spec");
+  ASSERT_EQ(refusal(good, *robot), "accepted");
+  auto expect_refused = [&](nlohmann::json bad, const std::string& field, const std::string& words) {
+    const std::string msg = refusal(bad, *robot);
+    EXPECT_NE(msg.find("bad_spec.json"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'" + field + "'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(words), std::string::npos) << msg;
+  };
+  nlohmann::json j = good;
+  j["rewards"][2]["term"] = "l3";
+  expect_refused(j, "rewards[2].term", "the library has l2, l1");
+  j = good;
+  j["rewards"][0].erase("sigma");
+  expect_refused(j, "rewards[0].sigma", "is missing");
+  j = good;
+  j["rewards"][0]["sigma"] = -1;
+  expect_refused(j, "rewards[0].sigma", "must be > 0");
+  j = good;
+  j["terminations"][0]["min"] = "NaN";
+  expect_refused(j, "terminations[0].min", "must be a number");
+  j = good;
+  j["terminations"][0]["signal"] = "body_pos";
+  j["terminations"][0]["body"] = "LF_FOOT_TYPO";
+  expect_refused(j, "terminations[0].body", "not a body of robot 'quadruped'");
+  j = good;
+  j["observations"][0]["scael"] = 2;
+  expect_refused(j, "observations[0].scael", "remove it or fix its spelling");
+  j = good;
+  j["rewards"][8]["command"] = "speed";
+  expect_refused(j, "rewards[8].command", "names command 'speed'");
+  j = good;
+  j["observations"][4]["joints"] = {"LF_HAA", "knee"};
+  expect_refused(j, "observations[4].joints", "lacks; its joints:");
+  j = good;
+  j["format"] = "something";
+  expect_refused(j, "format", "flashnerd-task");
+  // a fixed-base robot has no base velocity
+  auto arm = sim::Robot::load("arm7");
+  j = read_json_file(task_spec_path("arm7-reach"), "spec");
+  j["observations"][0] = {{"signal", "base_lin_vel"}};
+  const std::string msg = refusal(j, *arm);
+  EXPECT_NE(msg.find("needs a floating-base robot"), std::string::npos) << msg;
+}
+
+TEST(SpecTask, UnknownTaskNamesListTheBuiltIns) {
+  try {
+    task_spec_path("quadruped-run");
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("quadruped-velocity"), std::string::npos) << e.what();
+  }
+  const auto names = builtin_spec_task_names();
+  for (const char* n : {"arm7-reach", "cartpole-balance", "cartpole-swingup", "humanoid-velocity", "quadruped-velocity"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+}
+
+}  // namespace
+}  // namespace flashnerd::env
