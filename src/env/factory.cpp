@@ -148,7 +148,9 @@ std::unique_ptr<Task> make_task(const std::string& name, const sim::Robot& robot
     return std::make_unique<CubeReorientTask>(
         robot, CubeReorientSettings::load(sim::robots_directory() + "/tasks/cube_reorient.json",
                                           name == "cube-reorient" ? "paper" : name.substr(kCubeVariantPrefix.size())));
-  return SpecTask::load(task_spec_path(name), robot);
+  auto task = SpecTask::load(task_spec_path(name), robot);
+  if (!is_task_spec_path(name)) task->set_source(name);
+  return task;
 }
 
 }  // namespace flashnerd::env

@@ -34,7 +34,8 @@ std::unique_ptr<SpecTask> SpecTask::load(const std::string& path, const sim::Rob
   return std::make_unique<SpecTask>(read_json_file(path, "task spec"), path, robot);
 }
 
-SpecTask::SpecTask(const nlohmann::json& spec, const std::string& file, const sim::Robot& robot) : signals_(robot) {
+SpecTask::SpecTask(const nlohmann::json& spec, const std::string& file, const sim::Robot& robot)
+    : source_(fs::absolute(file).lexically_normal().string()), signals_(robot) {
   SpecReader r(spec, file, "");
   if (!is_task_spec(spec)) r.fail("format", "must be \"flashnerd-task\" (a task spec; docs/TASKS.md has the schema)");
   r.string("format");

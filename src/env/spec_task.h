@@ -31,6 +31,9 @@ class SpecTask : public Task {
   SpecTask(const nlohmann::json& spec, const std::string& file, const sim::Robot& robot);
 
   std::string name() const override { return name_; }
+  std::string source() const override { return source_; }
+  // A built-in task is recorded by its name rather than its file's path.
+  void set_source(const std::string& source) { source_ = source; }
   int observation_dim() const override { return obs_dim_; }
   int action_dim() const override { return signals_.action_dim(); }
   int control_steps() const override { return control_steps_; }
@@ -60,7 +63,7 @@ class SpecTask : public Task {
   void parse_observations(SpecReader& r);
   void parse_rewards(SpecReader& r);
 
-  std::string name_, summary_, termination_about_, reset_about_, action_about_;
+  std::string name_, source_, summary_, termination_about_, reset_about_, action_about_;
   TaskSignals signals_;
   int obs_dim_ = 0, episode_steps_ = 0, control_steps_ = 1, envs_ = 0;
   bool zero_pose_ = false, hold_commands_ = false;

@@ -33,6 +33,9 @@ class Task {
  public:
   virtual ~Task() = default;
   virtual std::string name() const = 0;
+  // What make_task rebuilds the task from: a built-in task's name, or a spec file's absolute path
+  // (policies and runs record it).
+  virtual std::string source() const { return name(); }
   virtual int observation_dim() const = 0;
   virtual int action_dim() const = 0;
   // Backend control steps per action (the policy runs slower than the control loop, e.g.

@@ -64,7 +64,7 @@ nlohmann::json model_based_settings(const PpoRunOptions& o) {
 nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
   const PpoConfig& c = o.ppo;
   nlohmann::json id = {
-      {"task", env.task().name()}, {"robot", env.backend().robot().name()}, {"backend", env.backend().kind()},
+      {"task", env.task().source()}, {"robot", env.backend().robot().name()}, {"backend", env.backend().kind()},
       {"envs", env.envs()},        {"seed", o.seed},                        {"steps_per_env", c.steps_per_env},
       {"epochs", c.epochs},        {"minibatches", c.minibatches},          {"clip", c.clip},
       {"gamma", c.gamma},          {"lambda", c.lambda},                    {"lr", c.learning_rate},
@@ -195,7 +195,7 @@ void PpoRunner::restore() {
 Policy PpoRunner::current_policy(int iteration, const nlohmann::json& extra) const {
   const int D = env_.observation_dim();
   PolicyInfo info;
-  info.task = env_.task().name();
+  info.task = env_.task().source();
   info.robot = env_.backend().robot().name();
   info.mjcf_hash = env_.backend().robot().mjcf_hash();
   info.control_timestep = env_.step_seconds();  // per action
