@@ -298,9 +298,9 @@ std::string task_spec_path(const std::string& name_or_path) {
     return name_or_path;
   }
   const std::string path = sim::robots_directory() + "/tasks/" + name_or_path + ".json";
-  const auto names = builtin_spec_task_names();
-  FN_CHECK(std::find(names.begin(), names.end(), name_or_path) != names.end(), "unknown task '", name_or_path,
-           "'; built-in spec tasks: ", joined(names, ", "), " (or give a task spec file, NAME.json)");
+  // the folder is listed (every spec read) only to name the choices in the error
+  FN_CHECK(name_or_path.find('/') == std::string::npos && fs::is_regular_file(path), "unknown task '", name_or_path,
+           "'; built-in spec tasks: ", joined(builtin_spec_task_names(), ", "), " (or give a task spec file, NAME.json)");
   return path;
 }
 
