@@ -19,6 +19,7 @@
 #include "core/frame_features.h"
 #include "core/model_artifact.h"
 #include "core/state_codec.h"
+#include "core/system_memory.h"
 #include "engine/engine.h"
 #include "env/factory.h"
 #include "env/vec_env.h"
@@ -64,6 +65,19 @@ const T* checked3(const Array<T>& a, const char* name, int64_t n, int64_t t, int
            t, ", ", k, "), got ", a.ndim() == 3 ? str_cat("(", a.shape(0), ", ", a.shape(1), ", ", a.shape(2), ")")
                                                 : str_cat(a.ndim(), "-d array"));
   return a.data();
+}
+
+// The largest magnitude set_state and write_dataset take for a position, velocity, activation
+// or control (rad, m, rad/s, m/s, actuator units): far beyond any robot's range, so a larger
+// value is a unit or indexing mistake (or garbage), which float32 observations would turn to inf.
+constexpr double kPlausibleMagnitude = 1e6;
+constexpr const char* kPlausibleRange = "values must be finite, of magnitude at most 1e6";
+
+// The first of x[0..n) that is NaN, infinite or beyond kPlausibleMagnitude; -1 when none is.
+int first_implausible(const double* x, int n) {
+  for (int i = 0; i < n; ++i)
+    if (!(std::abs(x[i]) <= kPlausibleMagnitude)) return i;
+  return -1;
 }
 
 engine::Precision precision_of(const std::string& p) {
@@ -386,12 +400,14 @@ class PyVecEnv {
   }
 
  private:
-  // A finite 1-D float array of n values, named in errors.
+  // A 1-D float array of n finite values of plausible magnitude, named in errors.
   static Array<double> vector_arg(const py::object& obj, const char* name, int n) {
     Array<double> a = as_array<double>(obj, name);
     FN_CHECK(a.ndim() == 1 && a.shape(0) == n, name, ": expected shape (", n, "), got ",
              a.ndim() == 1 ? str_cat("(", a.shape(0), ")") : str_cat(a.ndim(), "-d array"));
-    for (int i = 0; i < n; ++i) FN_CHECK(std::isfinite(a.data()[i]), name, "[", i, "] is ", a.data()[i]);
+    const int i = first_implausible(a.data(), n);
+    FN_CHECK(i < 0, "set_state: ", name, "[", i, "] is ", i < 0 ? 0.0 : a.data()[i], "; ", kPlausibleRange,
+             " (rad, m, rad/s, m/s): pass a state as get_state returns it");
     return a;
   }
 
@@ -457,19 +473,68 @@ py::dict load_dataset_arrays(const std::string& path) {
   return out;
 }
 
+// Refuses writing `n` trajectories of `steps` transitions when the dataset (and the copies of
+// inputs that are not C-contiguous float64, such as broadcast views) would not fit in memory.
+void check_recorded_dataset_fits(const sim::Robot& robot, int64_t n, int64_t steps, bool probes, bool contacts,
+                                 const std::vector<py::object>& inputs) {
+  Dataset shape;  // sizes only: recorded_dataset allocates
+  shape.layout = robot.layout();
+  shape.probe_count = probes ? int(robot.probes().size()) : 0;
+  shape.contact_capacity = contacts ? robot.spec().contact_capacity : 0;
+  double bytes = shape.allocation_bytes(n, steps, false);
+  for (const py::object& input : inputs) {
+    if (input.is_none()) continue;
+    const py::array a = py::array::ensure(input);
+    const bool in_place = a && a.dtype().is(py::dtype::of<double>()) && (a.flags() & py::array::c_style);
+    if (a && !in_place) bytes += 8.0 * double(a.size());
+  }
+  check_memory_fits(bytes, str_cat("write_dataset: ", n, " trajectories of ", steps, " steps"),
+                    "write them in parts (one file per part), or on a machine with more memory");
+}
+
+// Refuses a transition marked valid whose states, activations or control hold a value
+// first_implausible finds, naming the array and its index.
+void check_plausible_transitions(const Dataset& d) {
+  const StateLayout& l = d.layout;
+  for (int64_t n = 0; n < d.trajectories; ++n)
+    for (int64_t t = 0; t < d.steps; ++t) {
+      if (!d.is_valid(n, t)) continue;
+      struct Row {
+        const char* name;
+        int64_t index;  // frame or step
+        const double* x;
+        int width;
+      };
+      std::vector<Row> rows = {{"qpos", t, d.q(n, t), l.nq}, {"qpos", t + 1, d.q(n, t + 1), l.nq},
+                               {"qvel", t, d.v(n, t), l.nv}, {"qvel", t + 1, d.v(n, t + 1), l.nv},
+                               {"ctrl", t, d.u(n, t), l.nu}};
+      if (l.na > 0) rows.insert(rows.end(), {{"act", t, d.a(n, t), l.na}, {"act", t + 1, d.a(n, t + 1), l.na}});
+      for (const Row& r : rows) {
+        const int i = first_implausible(r.x, r.width);
+        FN_CHECK(i < 0, "write_dataset: ", r.name, "[", n, ", ", r.index, ", ", i, "] is ", i < 0 ? 0.0 : r.x[i],
+                 " in transition ", t, " of trajectory ", n, ", marked valid; ", kPlausibleRange,
+                 " (rad, m, rad/s, m/s, actuator units): fix the recording or set valid[", n, ", ", t, "] = False");
+      }
+    }
+}
+
 // Recorded trajectories (numpy) -> a dataset file `train` and `finetune` read: the robot's
 // layout and provenance, probe features and contact rows computed by MuJoCo's detector at
-// the recorded states (as eval does), non-finite transitions refused where marked valid.
+// the recorded states (as eval does); sizes beyond memory refused before allocation, and
+// non-finite or implausible values refused where marked valid.
 void write_dataset_arrays(const std::string& path, const std::string& robot_name, const py::object& qpos_arg,
                           const py::object& qvel_arg, const py::object& ctrl_arg, py::object valid_arg, py::object act_arg,
                           bool probes, bool contacts, bool overwrite) {
-  const Array<double> qpos = as_array<double>(qpos_arg, "qpos"), qvel = as_array<double>(qvel_arg, "qvel"),
-                      ctrl = as_array<double>(ctrl_arg, "ctrl");
   FN_CHECK(overwrite || !std::filesystem::exists(path), path, " exists; pass overwrite=True to replace it");
   auto robot = sim::Robot::load(robot_name);
   const StateLayout& s = robot->layout();
-  FN_CHECK(qpos.ndim() == 3 && qpos.shape(1) >= 2, "qpos: expected shape (trajectories, steps + 1, ", s.nq, ")");
-  const int64_t N = qpos.shape(0), T = qpos.shape(1) - 1;
+  const py::array qpos_shape = py::array::ensure(qpos_arg);  // its shape, before any copy
+  FN_CHECK(qpos_shape && qpos_shape.ndim() == 3 && qpos_shape.shape(1) >= 2,
+           "qpos: expected shape (trajectories, steps + 1, ", s.nq, ")");
+  const int64_t N = qpos_shape.shape(0), T = qpos_shape.shape(1) - 1;
+  check_recorded_dataset_fits(*robot, N, T, probes, contacts, {qpos_arg, qvel_arg, ctrl_arg, act_arg});
+  const Array<double> qpos = as_array<double>(qpos_arg, "qpos"), qvel = as_array<double>(qvel_arg, "qvel"),
+                      ctrl = as_array<double>(ctrl_arg, "ctrl");
   Dataset d = sim::recorded_dataset(*robot, N, T, probes, contacts, "flashnerd.write_dataset (recorded trajectories)");
   std::copy_n(checked3(qpos, "qpos", N, T + 1, s.nq), d.qpos.size(), d.qpos.data());
   std::copy_n(checked3(qvel, "qvel", N, T + 1, s.nv), d.qvel.size(), d.qvel.data());
@@ -487,6 +552,7 @@ void write_dataset_arrays(const std::string& path, const std::string& robot_name
     const bool* v = checked(valid, "valid", N, T);
     for (size_t i = 0; i < d.valid.size(); ++i) d.valid[i] = v[i] ? 1 : 0;
   }
+  check_plausible_transitions(d);
   check_valid_transitions_finite(d, "write_dataset");
   {
     py::gil_scoped_release release;

@@ -8,6 +8,7 @@ import shutil
 import struct
 import subprocess
 
+import numpy as np
 import pytest
 
 import flashnerd
@@ -50,3 +51,48 @@ def test_a_file_is_not_a_model_directory(tmp_path):
     f.write_text("x")
     with pytest.raises(Exception, match="is a file; a model is a directory"):
         flashnerd.Model.load(str(f))
+
+
+@pytest.mark.parametrize("name, value", [("qpos", 1e300), ("qvel", -2e6), ("qpos", np.nan), ("qvel", np.inf)])
+def test_set_state_refuses_implausible_states(name, value):
+    env = flashnerd.make_vec("cartpole-swingup", num_envs=2, seed=1)
+    env.reset()
+    state = {"qpos": np.zeros(2), "qvel": np.zeros(2)}
+    state[name][1] = value
+    with pytest.raises(ValueError, match=rf"{name}\[1\] is .*magnitude at most 1e\+?0?6"):
+        env.set_state(0, state["qpos"], state["qvel"])
+    assert np.isfinite(env.set_state(0, np.zeros(2), np.array([0.0, 1e5]))).all()  # fast, but a state
+
+
+def recorded_cartpole(n=2, steps=5):
+    rng = np.random.default_rng(0)
+    return rng.normal(0, 0.1, (n, steps + 1, 2)), rng.normal(0, 0.1, (n, steps + 1, 2)), rng.normal(0, 0.1, (n, steps, 1))
+
+
+@pytest.mark.parametrize("array, index, value", [("qpos", (1, 3, 0), 1e300), ("qvel", (0, 5, 1), -3e7),
+                                                 ("ctrl", (1, 4, 0), 1e9), ("qvel", (1, 0, 1), np.nan)])
+def test_write_dataset_refuses_implausible_values_by_array_and_index(tmp_path, array, index, value):
+    arrays = dict(zip(("qpos", "qvel", "ctrl"), recorded_cartpole()))
+    arrays[array][index] = value
+    out = tmp_path / "d.h5"
+    where = ", ".join(map(str, index))
+    with pytest.raises(ValueError, match=rf"{array}\[{where}\] is .*magnitude at most 1e\+?0?6"):
+        flashnerd.write_dataset(str(out), "cartpole", arrays["qpos"], arrays["qvel"], arrays["ctrl"])
+    assert not out.exists()
+    valid = np.ones((2, 5), bool)
+    valid[index[0], min(index[1], 4)] = False  # the transitions that hold it, marked invalid: written
+    if index[1] > 0 and array != "ctrl":
+        valid[index[0], index[1] - 1] = False
+    flashnerd.write_dataset(str(out), "cartpole", arrays["qpos"], arrays["qvel"], arrays["ctrl"], valid=valid)
+    assert flashnerd.load_dataset(str(out))["qpos"].shape == (2, 6, 2)
+
+
+def test_write_dataset_refuses_sizes_beyond_memory_before_allocating(tmp_path):
+    # views of a few bytes that stand for 10**7 trajectories of 1000 steps: hundreds of GB once written
+    n, steps = 10**7, 1000
+    qpos = np.broadcast_to(np.zeros(2), (n, steps + 1, 2))
+    ctrl = np.broadcast_to(np.zeros(1), (n, steps, 1))
+    with pytest.raises(ValueError, match=r"write_dataset: 10000000 trajectories of 1000 steps would need [\d.]+ GB "
+                                         r"of memory, but this machine has [\d.]+ [GMk]B available"):
+        flashnerd.write_dataset(str(tmp_path / "huge.h5"), "cartpole", qpos, qpos, ctrl)
+    assert not (tmp_path / "huge.h5").exists()
