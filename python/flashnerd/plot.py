@@ -27,19 +27,48 @@ def png_path(spec_path):
     return spec_path + ".png"
 
 
-def _values(series, key, where):
+def _values(series, key, where, index):
     values = series.get(key)
     if not isinstance(values, list):
-        raise SpecError("%s: series '%s' has no list '%s'" % (where, series.get("label", "?"), key))
+        raise SpecError("%s: series[%d] ('%s') has no list '%s'" % (where, index, series.get("label", "?"), key))
+    for i, v in enumerate(values):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise SpecError("%s: series[%d].%s[%d] is %s; expected a number or null"
+                            % (where, index, key, i, json.dumps(v)))
     return [math.nan if v is None else float(v) for v in values]
+
+
+def _series(spec, where):
+    """The spec's series, each checked: an object with lists x and y of numbers (or null), an
+    optional string label and a matplotlib color."""
+    from matplotlib.colors import is_color_like
+
+    series = spec.get("series", [])
+    if not isinstance(series, list):
+        raise SpecError("%s: \"series\" is %s; expected a list of series objects" % (where, type(series).__name__))
+    for i, s in enumerate(series):
+        if not isinstance(s, dict):
+            raise SpecError("%s: series[%d] is %s; expected an object with \"x\" and \"y\" lists"
+                            % (where, i, json.dumps(s)))
+        for key in ("label", "color"):
+            if s.get(key) is not None and not isinstance(s[key], str):
+                raise SpecError("%s: series[%d].%s is %s; expected a string" % (where, i, key, json.dumps(s[key])))
+        if s.get("color") is not None and not is_color_like(s["color"]):
+            raise SpecError("%s: series[%d].color '%s' is not a color; use a name (\"red\") or \"#rrggbb\""
+                            % (where, i, s["color"]))
+    for key in ("title", "x_label", "y_label"):
+        if spec.get(key) is not None and not isinstance(spec[key], str):
+            raise SpecError("%s: \"%s\" is %s; expected a string" % (where, key, json.dumps(spec[key])))
+    return series
 
 
 def _draw_line(spec, where, axes):
     drawn = 0
-    for s in spec.get("series", []):
-        x, y = _values(s, "x", where), _values(s, "y", where)
+    for i, s in enumerate(_series(spec, where)):
+        x, y = _values(s, "x", where, i), _values(s, "y", where, i)
         if len(x) != len(y):
-            raise SpecError("%s: series '%s' has %d x and %d y values" % (where, s.get("label", "?"), len(x), len(y)))
+            raise SpecError("%s: series[%d] ('%s') has %d x and %d y values"
+                            % (where, i, s.get("label", "?"), len(x), len(y)))
         if spec.get("log_y"):  # points at or below zero have no place on a log axis
             y = [v if v > 0 else math.nan for v in y]
         if not any(math.isfinite(v) for v in y):

@@ -48,3 +48,26 @@ def test_bad_specs_are_refused_by_name(tmp_path):
         plot.draw(str(tmp_path / "junk.plot.json"))
     assert plot.main([str(tmp_path / "junk.plot.json")]) == 1
     assert plot.png_path("a/b.plot.json") == "a/b.png"
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"series": {"label": "train"}}, r'"series" is dict; expected a list'),
+    ({"series": ["train"]}, r'series\[0\] is "train"; expected an object'),
+    ({"series": [{"label": "t", "x": [1, "two"], "y": [1, 2]}]}, r'series\[0\].x\[1\] is "two"; expected a number'),
+    ({"series": [{"label": "t", "x": [1, 2], "y": [1, [2]]}]}, r"series\[0\].y\[1\] is \[2\]; expected a number"),
+    ({"series": [{"label": "t", "color": "blurple", "x": [1], "y": [1]}]}, r"series\[0\].color 'blurple' is not a color"),
+    ({"series": [{"label": 7, "x": [1], "y": [1]}]}, r"series\[0\].label is 7; expected a string"),
+    ({"title": ["loss"]}, r'"title" is \["loss"\]; expected a string'),
+])
+def test_a_malformed_spec_is_one_line_from_the_drawer_the_cli_runs(tmp_path, fields, message):
+    """The CLI runs `python3 plot.py SPEC` (src/cli/plot_drawing.cpp): one line naming the field, no traceback."""
+    import re
+    import subprocess
+    import sys
+
+    spec = write_spec(tmp_path / "bad.plot.json", **fields)
+    out = subprocess.run([sys.executable, plot.__file__, spec], capture_output=True, text=True)
+    assert out.returncode == 1
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert re.search(message, out.stderr) and "bad.plot.json" in out.stderr, out.stderr
+    assert not (tmp_path / "bad.png").exists()
