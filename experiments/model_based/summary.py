@@ -129,6 +129,13 @@ def plot_curves(runs, threshold, out):
     except ImportError:
         print("matplotlib not importable: no plot")
         return
+    empty = [r.label for r in runs if not r.evaluations]  # EVAL_EVERY=0: no in-training evaluation
+    if empty:
+        print(f"no in-training evaluations (EVAL_EVERY=0?), left out of the curves: {', '.join(empty)}")
+    runs = [r for r in runs if r.evaluations]
+    if not runs:
+        print("no curves plot: no run has an in-training evaluation")
+        return
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     colours = {}
     for r in runs:
@@ -155,7 +162,7 @@ def plot_curves(runs, threshold, out):
 
 out = sys.argv[1]
 runs = [Run(out, path) for path in sys.argv[2:]]
-finals = [r.evaluations[-1][2] for r in runs if r.mujoco_only]
+finals = [r.evaluations[-1][2] for r in runs if r.mujoco_only and r.evaluations]
 reference = mean(finals) if finals else float(os.environ.get("MUJOCO_FINAL_EVAL", "nan"))
 threshold = 0.95 * reference
 lines = runs_table(runs, threshold) + targets_table(runs, threshold) + tracking_table(runs)
