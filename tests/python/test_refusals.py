@@ -1,6 +1,8 @@
 """Nothing silently wrong from Python: sizes and thread counts the CLI refuses are refused, a
 precision that does not exist is refused whatever the backend, a policy with a NaN weight is
-refused by tensor name, and a file where a model directory belongs is called a file. Run by
+refused by tensor name, a file where a model directory belongs is called a file, set_state and
+write_dataset refuse non-finite or implausible values (|x| > 1e6) by array and index, and
+write_dataset refuses a size beyond memory before allocating it. Run by
 ctest (PYTHONPATH=build/python, FLASHNERD_BIN=the flashnerd executable)."""
 import json
 import os
