@@ -46,7 +46,8 @@ void add_dataset_output_options(CLI::App& sub, DatasetOutput& o, const std::stri
   sub.add_flag("--overwrite", o.overwrite, overwrite_help);
 }
 
-std::unique_ptr<OutputLock> claim_dataset_output(const DatasetOutput& o) {
+std::unique_ptr<OutputLock> claim_dataset_output(const DatasetOutput& o, const CommandInputs& inputs) {
+  check_output_not_input(o.out, "--out", inputs);
   check_output_file(o.out, "--out", o.overwrite);
   return std::make_unique<OutputLock>(o.out, "--out");
 }

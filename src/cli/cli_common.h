@@ -115,9 +115,9 @@ struct DatasetOutput {
 // --out FILE (required) and --overwrite.
 void add_dataset_output_options(CLI::App& sub, DatasetOutput& o, const std::string& out_help,
                                 const std::string& overwrite_help);
-// Refuses an existing --out unless --overwrite (before any long work), then locks it for the
-// command's life.
-std::unique_ptr<OutputLock> claim_dataset_output(const DatasetOutput& o);
+// Refuses an --out that is one of the command's `inputs`, and an existing --out unless
+// --overwrite (before any long work), then locks it for the command's life.
+std::unique_ptr<OutputLock> claim_dataset_output(const DatasetOutput& o, const CommandInputs& inputs);
 
 // Each subcommand file defines one register function.
 void register_gen(CLI::App& app);

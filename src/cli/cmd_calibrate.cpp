@@ -31,7 +31,21 @@ struct CalibrateArgs {
   std::string model, data, out, precision = "fp32";
   int64_t trajectories = 0;
   int batch = 256;
+  bool overwrite = false;
 };
+
+constexpr const char* kCsv = "calibration.csv";
+constexpr const char* kPlotSpec = "calibration.plot.json";
+constexpr const char* kPlot = "calibration.png";
+
+// --out is checked and locked before the (long) evaluation; an earlier calibration stays
+// unless --overwrite.
+std::unique_ptr<OutputLock> claim_output(const CalibrateArgs& a) {
+  if (a.out.empty()) return nullptr;
+  check_output_not_input(a.out, "--out", {{"--data", a.data}});
+  check_output_directory_free(a.out, "--out", {kCsv, kPlotSpec, kPlot}, a.overwrite);
+  return std::make_unique<OutputLock>(a.out, "--out");
+}
 
 // Mean disagreement and mean error of the frames in each disagreement decile.
 void deciles(const eval::EnsembleCalibration& c, std::vector<double>& d_mean, std::vector<double>& e_mean) {
@@ -56,18 +70,19 @@ void write_outputs(const std::string& out, const eval::EnsembleCalibration& c, c
   std::ostringstream csv;
   csv << "disagreement,error\n";
   for (size_t i = 0; i < c.error.size(); ++i) csv << c.disagreement[i] << ',' << c.error[i] << '\n';
-  write_file_atomic(out + "/calibration.csv", csv.str());
+  write_file_atomic(out + "/" + kCsv, csv.str());
   PlotOptions po;
   po.title = title;
   po.x_label = "disagreement (decile mean, standardized)";
   po.y_label = "one-step error of the mean (decile mean, NRMSE)";
-  write_plot_spec(out + "/calibration.plot.json", {{"error by disagreement decile", d_mean, e_mean, 0x1f77b4, true}},
+  write_plot_spec(out + "/" + kPlotSpec, {{"error by disagreement decile", d_mean, e_mean, 0x1f77b4, true}},
                   po);
-  draw_plots({out + "/calibration.plot.json"});
+  draw_plots({out + "/" + kPlotSpec});
 }
 
 void run_calibrate(const CalibrateArgs& a) {
   ThreadPool pool(checked_threads(a.threads.threads, a.threads.force_threads));
+  const auto lock = claim_output(a);
   Dataset data = load_dataset(a.data);
   auto members = engine::Model::load_members(a.model, model_options(a.precision));
   FN_CHECK(members.size() >= 2, a.model, " is a single model; calibration compares the members of an ensemble "
@@ -103,8 +118,8 @@ void run_calibrate(const CalibrateArgs& a) {
     write_outputs(a.out, c, d_mean, e_mean,
                   str_cat(members.size(), " members on ", std::filesystem::path(a.data).filename().string(),
                           ": Spearman ", format_number(c.spearman, "%.3f")));
-    summary["csv"] = a.out + "/calibration.csv";
-    summary["plot"] = a.out + "/calibration.png";
+    summary["csv"] = a.out + "/" + kCsv;
+    summary["plot"] = a.out + "/" + kPlot;
   }
   print_summary(a.common, "calibrate", summary);
 }
@@ -121,6 +136,7 @@ void register_calibrate(CLI::App& app) {
       ->check(at_least(0))->capture_default_str();
   sub.add_option("--batch", a.batch, "Trajectories stepped together")->check(at_least(1))->capture_default_str();
   sub.add_option("--out", a.out, "Directory for calibration.csv and calibration.png");
+  sub.add_flag("--overwrite", a.overwrite, "Replace the calibration an earlier run left in --out");
   add_precision_option(sub, a.precision);
 }
 

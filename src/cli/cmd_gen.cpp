@@ -88,7 +88,7 @@ void run_gen(const GenArgs& a) {
   const int threads = checked_threads(a.threads.threads, a.threads.force_threads);
   FN_CHECK(a.robot.empty() != a.mjcf.empty(), "give exactly one of --robot NAME or --mjcf PATH");
   FN_CHECK(!(a.resume && a.overwrite), "give one of --resume and --overwrite, not both");
-  const auto lock = claim_dataset_output(a);  // before spending minutes generating
+  const auto lock = claim_dataset_output(a, {{"--policy", a.policy}, {"--mjcf", a.mjcf}});  // before generating
   if (a.overwrite) std::filesystem::remove_all(sim::parts_directory(a.out));
   auto robot = sim::Robot::load(a.robot.empty() ? a.mjcf : a.robot, a.overrides);
   sim::GenerateOptions o = a.gen;
@@ -152,7 +152,11 @@ void register_gen(CLI::App& app) {
   auto [sub, a] = add_command<GenArgs>(app, "gen", "Generate task-independent MuJoCo transitions (HDF5)", run_gen);
   sub.add_option("--robot", a.robot, "Built-in robot: " + [] {
     std::string s;
-    for (const auto& n : sim::builtin_robot_names()) s += (s.empty() ? "" : ", ") + n;
+    try {
+      for (const auto& n : sim::builtin_robot_names()) s += (s.empty() ? "" : ", ") + n;
+    } catch (const Error& e) {
+      s = str_cat("none (", e.what(), ")");  // the help still shows; a run names the problem
+    }
     return s;
   }());
   sub.add_option("--mjcf", a.mjcf, "Any MJCF file (defaults from the model; a NAME.json beside it refines them)");

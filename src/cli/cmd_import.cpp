@@ -22,7 +22,7 @@ struct ImportArgs : DatasetOutput {
 };
 
 void run_import(const ImportArgs& a) {
-  const auto lock = claim_dataset_output(a);
+  const auto lock = claim_dataset_output(a, {{"--log", a.log}, {"--robot", a.robot}});
   auto robot = sim::Robot::load(a.robot);
   const RecordedLog log = read_recorded_log(a.log);
   sim::ImportReport r;

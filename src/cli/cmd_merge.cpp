@@ -21,7 +21,9 @@ struct MergeArgs : DatasetOutput {
 };
 
 void run_merge(const MergeArgs& a) {
-  const auto lock = claim_dataset_output(a);
+  CommandInputs inputs;
+  for (const auto& path : a.shards) inputs.push_back({"shard", path});
+  const auto lock = claim_dataset_output(a, inputs);
   std::vector<Dataset> shards;
   for (const auto& path : a.shards) shards.push_back(load_dataset(path));
   const Dataset d = a.concat ? concat_datasets(std::move(shards), a.shards) : merge_shards(std::move(shards), a.shards);

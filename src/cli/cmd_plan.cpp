@@ -145,6 +145,7 @@ void run_plan(const PlanArgs& a) {
            "--terrain / --terrains belong to --task climb; swingup has no terrain");
   std::optional<OutputLock> lock;
   if (!a.out.empty()) {
+    check_output_not_input(a.out, "--out", {{"--terrains", a.terrains}, {"--model", a.model}});
     check_output_file(a.out, "--out", a.overwrite);
     lock.emplace(a.out, "--out");
   }

@@ -227,6 +227,8 @@ void register_ppo(CLI::App& app) {
   sub.add_option("--eval-steps", r.eval_steps, "Steps of each evaluation environment")->check(at_least(1))
       ->capture_default_str();
   sub.add_flag("--resume", r.resume, "Continue the checkpoint in --out");
+  sub.add_flag("--allow-unsealed", r.allow_unsealed,
+               "With --resume: accept a checkpoint written before checkpoints were sealed (damage undetectable)");
   sub.add_flag("--overwrite", r.overwrite, "Start a new run in an --out that holds one");
   add_quiet_flag(sub, r.progress);
 }

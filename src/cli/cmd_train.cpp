@@ -45,6 +45,8 @@ void add_run_options(CLI::App& sub, RunArgs& r, const std::string& data_help, co
       ->check(at_least(0))->capture_default_str();
   sub.add_option("--seed", r.o.seed, "Seed of initialization, split, batches (and dropout)")->capture_default_str();
   sub.add_flag("--resume", r.o.resume, "Continue the checkpoint in --out");
+  sub.add_flag("--allow-unsealed", r.o.allow_unsealed,
+               "With --resume: accept a checkpoint written before checkpoints were sealed (damage undetectable)");
   sub.add_flag("--overwrite", r.o.overwrite,
                "Start a new run in an --out that holds a model or checkpoint; each file is replaced "
                "(atomically) only when the new run writes its own, the artifact only at the end");
@@ -124,11 +126,24 @@ void check_output_directory(const std::string& out, bool resume, bool overwrite)
 }
 
 
+// --resume continues the kind of run --out holds: members never go into a plain model's
+// directory (they would shadow it), a single run never into an ensemble's.
+void check_resumed_kind(const train::TrainOptions& o, int ensemble) {
+  if (!o.resume) return;
+  const bool plain = std::filesystem::exists(std::filesystem::path(o.out_dir) / "config.json");
+  FN_CHECK(ensemble <= 1 || !plain, "--resume --ensemble ", ensemble, ": --out ", o.out_dir,
+           " holds a single model (config.json), not an ensemble; resume it without --ensemble, or train the "
+           "ensemble into another --out");
+  FN_CHECK(ensemble > 1 || !is_ensemble_dir(o.out_dir), "--resume: --out ", o.out_dir,
+           " holds an ensemble (", kEnsembleManifest, "); resume it with --ensemble N");
+}
+
 // The run's options from the flags: the data's absolute path recorded, the output locked and
 // checked. Null when this process launched local workers that did the training.
 std::unique_ptr<train::TrainOptions> prepare_run(const RunArgs& r, const char* command,
                                                  std::unique_ptr<OutputLock>& lock) {
   auto o = std::make_unique<train::TrainOptions>(r.o);
+  check_output_not_input(r.o.out_dir, "--out", {{"--init-from", r.o.init_from}, {"--data", r.data}});
   lock = lock_output(r);
   if (lock) check_output_directory(r.o.out_dir, r.o.resume, r.o.overwrite);
   o->data_path = std::filesystem::absolute(r.data).string();
@@ -153,6 +168,7 @@ void run_train(const TrainArgs& a) {
   FN_CHECK(!o.variable_contacts || o.probes != train::ProbeUse::On,
            "--variable-contacts replaces fixed probes; drop --probes on");
   if (o.variable_contacts && o.probes == train::ProbeUse::Auto) o.probes = train::ProbeUse::Off;
+  check_resumed_kind(o, a.ensemble);
   if (!o.init_from.empty()) {  // a trained artifact's config and weights, a fresh optimizer (resumable)
     const ModelConfig parent = load_model_config(o.init_from);  // fails early on a bad directory
     o.arch = parent.arch;

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cli_common.h"
+#include "cli/option_values.h"
 #include "cli/worker_launcher.h"
 #include "core/error.h"
 
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
   flashnerd::cli::register_plot(app);
   flashnerd::cli::register_tasks(app);
   flashnerd::cli::register_info(app);
+  flashnerd::cli::check_every_value(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

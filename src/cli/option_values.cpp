@@ -1,7 +1,9 @@
 #include "cli/option_values.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 
 namespace flashnerd::cli {
@@ -30,7 +32,74 @@ CLI::Validator number_check(std::function<bool(double)> ok, const std::string& r
       desc);
 }
 
+// The numbers a value holds: the whole value, or its parts between ',', '=', ':' and spaces.
+std::vector<std::string> number_parts(const std::string& value) {
+  std::vector<std::string> parts;
+  std::string part;
+  for (char c : value + ',') {
+    if (c == ',' || c == '=' || c == ':' || c == ' ') {
+      if (!part.empty()) parts.push_back(part);
+      part.clear();
+    } else {
+      part += c;
+    }
+  }
+  return parts;
+}
+
+// The text as a number when it is one, whole ("nan", "-inf" and "1e400" count: strtod reads
+// them, which is why they are refused).
+bool reads_as_number(const std::string& text, double& x) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  x = std::strtod(begin, &end);
+  if (end == begin || *end != '\0') return false;
+  if (errno == ERANGE && std::abs(x) > 1) x = std::copysign(HUGE_VAL, x);  // overflow, not underflow
+  return true;
+}
+
+CLI::Validator finite_numbers() {
+  return CLI::Validator(
+      [](std::string& in) -> std::string {
+        double x = 0;
+        for (const std::string& part : number_parts(in))
+          if (reads_as_number(part, x) && !std::isfinite(x))
+            return std::string(part == in ? "must be a finite number" : "must hold only finite numbers") + ", got " + in;
+        return {};
+      },
+      "");
+}
+
+CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& in) -> std::string {
+        const bool digits = !in.empty() && in.find_first_not_of("0123456789") == std::string::npos;
+        errno = 0;
+        if (digits) std::strtoull(in.c_str(), nullptr, 10);
+        if (digits && errno != ERANGE) return {};
+        return "a seed is an integer in 0..18446744073709551615 (2^64-1), got " + in;
+      },
+      "");
+}
+
+bool is_seed_option(const CLI::Option& opt) {
+  const std::string name = opt.get_name(false, true);
+  return name == "--seed" || (name.size() > 5 && name.compare(name.size() - 5, 5, "-seed") == 0);
+}
+
 }  // namespace
+
+void check_every_value(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands({})) {
+    for (CLI::Option* opt : sub->get_options()) {
+      if (opt->get_type_size_max() == 0 || opt->get_name().empty()) continue;  // flags and help
+      if (is_seed_option(*opt)) opt->check(seed_value());
+      opt->check(finite_numbers());
+    }
+    check_every_value(*sub);
+  }
+}
 
 const NameTable<bool>& on_off() {
   static const NameTable<bool> names = {{"on", true}, {"off", false}};

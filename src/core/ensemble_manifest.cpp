@@ -1,5 +1,6 @@
 #include "core/ensemble_manifest.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,10 @@ constexpr const char* kFormat = "flashnerd-ensemble";
 constexpr int kVersion = 1;
 }  // namespace
 
+// Members are stepped side by side, each with its own weights and context: far past any
+// useful ensemble, a manifest this long is a mistake, not a model.
+constexpr size_t kMaxEnsembleMembers = 64;
+
 bool is_ensemble_dir(const std::string& dir) {
   return std::filesystem::is_regular_file(std::filesystem::path(dir) / kEnsembleManifest);
 }
@@ -27,12 +32,19 @@ std::vector<std::string> model_member_dirs(const std::string& dir) {
            ": not a FlashNeRD ensemble manifest of version ", kVersion);
   FN_CHECK(j.contains("members") && j.at("members").is_array() && !j.at("members").empty(), path,
            ": 'members' must be a non-empty list of member directories");
-  std::vector<std::string> dirs;
+  FN_CHECK(j.at("members").size() <= kMaxEnsembleMembers, path, ": ", j.at("members").size(),
+           " members; an ensemble holds at most ", kMaxEnsembleMembers);
+  std::vector<std::string> dirs, resolved;
   for (const auto& m : j.at("members")) {
     FN_CHECK(m.is_string(), path, ": every member must be a directory name, got ", m.dump());
     const std::string member = (std::filesystem::path(dir) / m.get<std::string>()).string();
     FN_CHECK(std::filesystem::is_directory(member), path, ": member ", m.get<std::string>(), " (", member,
              ") does not exist");
+    // a member listed twice agrees with itself: the disagreement would read as confidence
+    const std::string same = std::filesystem::weakly_canonical(member).string();
+    FN_CHECK(std::find(resolved.begin(), resolved.end(), same) == resolved.end(), path, ": member ",
+             m.get<std::string>(), " is listed twice (", same, "); each member must be its own training");
+    resolved.push_back(same);
     dirs.push_back(member);
   }
   return dirs;

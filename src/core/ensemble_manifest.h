@@ -19,7 +19,8 @@ constexpr const char* kEnsembleManifest = "ensemble.json";
 // True when dir holds ensemble.json.
 bool is_ensemble_dir(const std::string& dir);
 
-// The member directories of an ensemble (checked: each exists), or {dir} for a plain model.
+// The member directories of an ensemble (checked: each exists, none twice, at most 64), or
+// {dir} for a plain model.
 std::vector<std::string> model_member_dirs(const std::string& dir);
 
 // Writes dir/ensemble.json (atomically) naming `members`, relative to dir.

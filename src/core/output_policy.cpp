@@ -34,6 +34,15 @@ bool holds_no_files(const fs::path& dir) {
   return !ec;
 }
 
+constexpr const char* kLockSuffix = ".lock";
+
+void check_not_lock_file(const std::string& path, const std::string& option) {
+  const std::string name = without_trailing_separator(path).filename().string();
+  const size_t n = std::string(kLockSuffix).size();
+  FN_CHECK(name.size() <= n || name.compare(name.size() - n, n, kLockSuffix) != 0, option, " ", path,
+           ": names ending in ", kLockSuffix, " are the lock files of running commands; choose another name");
+}
+
 long read_pid(int fd) {
   char buf[32] = {};
   const ssize_t n = ::pread(fd, buf, sizeof(buf) - 1, 0);
@@ -42,7 +51,15 @@ long read_pid(int fd) {
 
 }  // namespace
 
+void check_output_not_input(const std::string& output, const std::string& option, const CommandInputs& inputs) {
+  const std::string out = resolved_path(output);
+  for (const auto& [input_option, path] : inputs)
+    FN_CHECK(path.empty() || resolved_path(path) != out, option, " ", output, " is this command's own ", input_option,
+             " (", out, "); writing it would destroy the input, --overwrite or not: choose another ", option);
+}
+
 void check_output_file(const std::string& path, const std::string& option, bool overwrite) {
+  check_not_lock_file(path, option);
   const fs::path out(path);
   const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
   FN_CHECK(fs::is_directory(dir), option, " ", path, ": directory ", dir.string(), " does not exist; create it first");
@@ -55,6 +72,7 @@ void check_output_file(const std::string& path, const std::string& option, bool 
 
 void check_output_directory_free(const std::string& dir, const std::string& option,
                                  std::initializer_list<const char*> artifacts, bool overwrite) {
+  check_not_lock_file(dir, option);
   FN_CHECK(!fs::exists(dir) || fs::is_directory(dir), option, " ", dir, " is a file; give a directory");
   if (overwrite) return;
   for (const char* name : artifacts)
@@ -75,7 +93,8 @@ bool path_within(const std::string& inner, const std::string& outer) {
 }
 
 OutputLock::OutputLock(const std::string& output, const std::string& option)
-    : output_(resolved_path(output)), lock_path_(output_ + ".lock"), existed_(fs::exists(output_)) {
+    : output_(resolved_path(output)), lock_path_(output_ + kLockSuffix), existed_(fs::exists(output_)) {
+  check_not_lock_file(output, option);
   std::error_code ec;
   fs::create_directories(fs::path(output_).parent_path(), ec);  // a nested --out: its parents, as before
   for (int attempt = 0; attempt < 16; ++attempt) {

@@ -7,11 +7,21 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace flashnerd {
 
+// A command's inputs as (option, path): "--log", "recording.csv".
+using CommandInputs = std::vector<std::pair<std::string, std::string>>;
+
+// Throws when `output` names one of the command's own inputs (after resolution): the run
+// would replace what it reads, so no --overwrite allows it. Empty input paths are skipped.
+void check_output_not_input(const std::string& output, const std::string& option, const CommandInputs& inputs);
+
 // Throws unless `path` can be written as a file: its directory exists and is writable,
-// `path` is not a directory, and it does not exist yet unless `overwrite`. `option` names
+// `path` is not a directory nor a lock file ("*.lock": they belong to the runs holding
+// them), and it does not exist yet unless `overwrite`. `option` names
 // the command-line option in the message.
 void check_output_file(const std::string& path, const std::string& option, bool overwrite);
 

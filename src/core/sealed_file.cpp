@@ -19,12 +19,17 @@ void write_sealed_file_atomic(const std::string& path, const std::string& payloa
   write_file_atomic(path, str_cat(kSealTag, " ", h.hex(), " ", payload.size(), "\n") + payload);
 }
 
-std::string read_sealed_file(const std::string& path, const std::string& unsealed_magic) {
-  return unseal(read_file(path), path, unsealed_magic);
+std::string read_sealed_file(const std::string& path, const UnsealedFiles& unsealed) {
+  return unseal(read_file(path), path, unsealed);
 }
 
-std::string unseal(std::string bytes, const std::string& path, const std::string& unsealed_magic) {
-  if (!unsealed_magic.empty() && bytes.compare(0, unsealed_magic.size(), unsealed_magic) == 0) return bytes;
+std::string unseal(std::string bytes, const std::string& path, const UnsealedFiles& unsealed) {
+  if (!unsealed.magic.empty() && bytes.compare(0, unsealed.magic.size(), unsealed.magic) == 0) {
+    FN_CHECK(unsealed.allowed, path, " was written by an older flashnerd, before files were sealed: damage to it "
+             "cannot be detected; pass --allow-unsealed to read it anyway (weights are still checked finite), "
+             "or start the run again");
+    return bytes;
+  }
   const size_t eol = bytes.find('\n');
   char tag[8] = {}, hex[17] = {};
   unsigned long long size = 0;

@@ -10,11 +10,18 @@ namespace flashnerd {
 
 void write_sealed_file_atomic(const std::string& path, const std::string& payload);
 
-// The payload of a sealed file. A file that starts with `unsealed_magic` (non-empty) is an
-// older, unsealed one of the same kind and is returned whole; anything else throws
-// flashnerd::Error naming `path` and what differs.
-std::string read_sealed_file(const std::string& path, const std::string& unsealed_magic = "");
+// What to do with a file of the right kind written before files were sealed: nothing can
+// tell its flipped bits from data, so it is read only when the user says so.
+struct UnsealedFiles {
+  std::string magic;             // how such a file starts; empty: no older format exists
+  bool allowed = false;          // read it whole (the user passed --allow-unsealed)
+};
+
+// The payload of a sealed file. A file that starts with `unsealed.magic` is an older,
+// unsealed one of the same kind: returned whole when `unsealed.allowed`, else refused with
+// the flag that allows it; anything else throws flashnerd::Error naming `path` and what differs.
+std::string read_sealed_file(const std::string& path, const UnsealedFiles& unsealed = {});
 // The same on a file's bytes; `origin` names it in errors.
-std::string unseal(std::string bytes, const std::string& origin, const std::string& unsealed_magic = "");
+std::string unseal(std::string bytes, const std::string& origin, const UnsealedFiles& unsealed = {});
 
 }  // namespace flashnerd

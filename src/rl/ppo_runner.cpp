@@ -162,7 +162,7 @@ void PpoRunner::check_output() const {
 
 void PpoRunner::restore() {
   FN_CHECK(std::filesystem::exists(ckpt_path_), "--resume: no checkpoint at ", ckpt_path_);
-  const train::CheckpointReader ck(train::CheckpointReader::read_bytes(ckpt_path_), ckpt_path_, kCheckpointFormat,
+  const train::CheckpointReader ck(train::CheckpointReader::read_bytes(ckpt_path_, o_.allow_unsealed), ckpt_path_, kCheckpointFormat,
                                    kCheckpointVersion);
   const nlohmann::json& meta = ck.meta();
   const std::string differences = json_differences(meta.at("identity"), identity_, "checkpoint", "this run");

@@ -59,6 +59,7 @@ struct PpoRunOptions {
   uint64_t seed = 1;
   std::string out_dir;
   bool resume = false;
+  bool allow_unsealed = false;  // resume from a checkpoint older flashnerd wrote unsealed
   bool overwrite = false;
   int checkpoint_every = 10;  // iterations
   // OpenBLAS threads of the PPO update (0: all cores), the same whatever the backend (the

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -295,6 +296,9 @@ std::shared_ptr<const Robot> Robot::load(const std::string& name_or_path,
   if (fs::exists(spec_path)) return from_spec(RobotSpec::load(spec_path.string()), overrides);
   std::string names;
   for (const auto& n : builtin_robot_names()) names += (names.empty() ? "" : ", ") + n;
+  if (names.empty())
+    names = str_cat("none: ", robots_directory(), std::getenv("FLASHNERD_ROBOTS") ? ", named by FLASHNERD_ROBOTS," : "",
+                    " holds no robot specs (*.json)");
   throw Error(str_cat("unknown robot '", name_or_path, "': give a built-in robot (", names,
                       ") or a path to an .xml MJCF or a .json robot spec"));
 }

@@ -23,7 +23,7 @@ constexpr const char* kRobotsPrefix = "$FLASHNERD_ROBOTS/";
 std::string portable_path(const std::string& path) {
   if (path.empty() || std::getenv("FLASHNERD_ROBOTS")) return path;
   std::error_code ec;
-  const fs::path rel = fs::path(path).lexically_relative(fs::weakly_canonical(robots_directory(), ec));
+  const fs::path rel = fs::path(path).lexically_relative(fs::weakly_canonical(fs::path(share_directory()) / "robots", ec));
   if (rel.empty() || *rel.begin() == "..") return path;
   return kRobotsPrefix + rel.string();
 }
@@ -205,8 +205,17 @@ RobotSpec RobotSpec::load(const std::string& json_path) {
 
 
 std::string robots_directory() {
-  if (const char* env = std::getenv("FLASHNERD_ROBOTS")) return env;
-  return (fs::path(share_directory()) / "robots").string();
+  std::error_code ec;
+  if (const char* env = std::getenv("FLASHNERD_ROBOTS")) {
+    FN_CHECK(*env != '\0' && fs::is_directory(env, ec), "FLASHNERD_ROBOTS is set to '", env,
+             "', which is not a directory; point it at a folder of robot specs (*.json), or unset it "
+             "to use the built-in robots");
+    return env;
+  }
+  const fs::path dir = fs::path(share_directory()) / "robots";
+  FN_CHECK(fs::is_directory(dir, ec), "the built-in robots are missing: ", dir.string(),
+           " does not exist; reinstall flashnerd or set FLASHNERD_ROBOTS to a folder of robot specs");
+  return dir.string();
 }
 
 std::vector<std::string> builtin_robot_names() {

@@ -30,8 +30,8 @@ void CheckpointWriter::commit(const std::string& path, const nlohmann::json& met
   write_sealed_file_atomic(path, os.str());
 }
 
-std::string CheckpointReader::read_bytes(const std::string& path) {
-  return read_sealed_file(path, std::string("PK\x03\x04", 4));  // a torch archive is a zip file
+std::string CheckpointReader::read_bytes(const std::string& path, bool allow_unsealed) {
+  return read_sealed_file(path, {std::string("PK\x03\x04", 4), allow_unsealed});  // a torch archive is a zip file
 }
 
 CheckpointReader::CheckpointReader(std::string bytes, const std::string& path, const std::string& format, int version)

@@ -34,8 +34,9 @@ class CheckpointWriter {
 // A checkpoint read back (rank 0 reads the bytes and broadcasts them to every rank).
 class CheckpointReader {
  public:
-  // The payload of the sealed file at `path` (an older, unsealed archive is read as it is).
-  static std::string read_bytes(const std::string& path);
+  // The payload of the sealed file at `path`; an older, unsealed archive is read as it is
+  // only when `allow_unsealed`.
+  static std::string read_bytes(const std::string& path, bool allow_unsealed);
   // Parses `bytes`; throws naming `path` unless they are an archive of `format` and `version`.
   CheckpointReader(std::string bytes, const std::string& path, const std::string& format, int version);
 

@@ -22,6 +22,7 @@
 #include "core/model_artifact.h"
 #include "core/model_dataset_check.h"
 #include "core/progress.h"
+#include "core/rng.h"
 #include "core/state_codec.h"
 #include "core/stopwatch.h"
 #include "core/system_memory.h"
@@ -152,10 +153,12 @@ class Trainer {
  private:
   void setup_run();
   void resume_configuration();
+  void check_resumed_parent(const nlohmann::json& settings) const;
   void fresh_configuration();
   void setup_data();
   void setup_model();
   double update(int64_t u);
+  void seed_dropout(int64_t u) const;
   bool validate(LogRow& row, bool last);
   void save(int64_t update, double seconds);
   void write_logs();
@@ -220,12 +223,28 @@ void Trainer::setup_run() {
            ") differs from rank 0's (", root_fingerprint, "); give every worker the same file");
 }
 
+// A resumed fine-tune continues the parent it started from, with the same dropout: another
+// --model or --init-from would be silently ignored (the weights come from the checkpoint).
+void Trainer::check_resumed_parent(const nlohmann::json& settings) const {
+  const auto canonical = [](const std::string& p) { return std::filesystem::weakly_canonical(p).string(); };
+  const std::string recorded = settings.contains("finetune") ? settings.at("finetune").value("parent_model", "") : "";
+  const std::string given = opts_.init_from.empty() ? "" : canonical(opts_.init_from);
+  FN_CHECK((recorded.empty() ? "" : canonical(recorded)) == given, "--resume: the checkpoint in ", opts_.out_dir,
+           recorded.empty() ? std::string(" was trained from scratch") : " continues the model " + recorded, ", not ",
+           given.empty() ? std::string("a run from scratch") : "the model " + given,
+           "; resume with the same parent, or start a new run with another --out");
+  if (recorded.empty()) return;
+  const double dropout = settings.at("finetune").value("dropout", 0.0);
+  FN_CHECK(dropout == opts_.dropout, "--resume: the checkpoint was fine-tuned with --dropout ", dropout, ", not ",
+           opts_.dropout, "; resume with the same value");
+}
+
 void Trainer::resume_configuration() {
   std::string bytes;
   if (dp_.is_root()) {  // the checkpoint lives with rank 0: the others receive its bytes
     FN_CHECK(std::filesystem::exists(ckpt_path_), "--resume: no checkpoint at ", ckpt_path_,
              "; run without --resume to start training in ", opts_.out_dir);
-    bytes = CheckpointReader::read_bytes(ckpt_path_);
+    bytes = CheckpointReader::read_bytes(ckpt_path_, opts_.allow_unsealed);
   }
   dp_.broadcast_bytes(bytes, "the checkpoint broadcast");
   ck_.emplace(std::move(bytes), ckpt_path_, kCheckpointFormat, kCheckpointVersion);
@@ -248,6 +267,7 @@ void Trainer::resume_configuration() {
   FN_CHECK(own == recorded_own, "--resume: the checkpoint was trained with own-state settings ",
            recorded_own.is_null() ? std::string("none") : recorded_own.dump(), ", not ",
            own.is_null() ? std::string("none") : own.dump(), "; resume with the same --unroll / --input-noise options");
+  check_resumed_parent(s);
   apply_block_choices(opts_, config_, true);
   opts_.window = s.at("window").get<int>();
   opts_.valid_fraction = s.at("valid_fraction").get<double>();
@@ -424,6 +444,13 @@ double Trainer::update(int64_t u) {
   return loss_value;
 }
 
+// Dropout draws from libtorch's global generator: seeded from (seed, update, rank) before
+// each update, its masks repeat in a second run and in a resumed one.
+void Trainer::seed_dropout(int64_t u) const {
+  if (opts_.dropout <= 0) return;
+  torch::manual_seed(Rng::stream(opts_.seed, uint64_t(u) * 1024 + uint64_t(dp_.rank())).next());
+}
+
 void Trainer::diverged(int64_t u, double loss, double grad_norm) {
   write_logs();
   progress_->finish("diverged");
@@ -521,6 +548,7 @@ TrainResult Trainer::run() {
     LogRow row;
     row.update = u + 1;
     row.lr = schedule_.at(u);
+    seed_dropout(u);
     row.loss = update(u);
     const bool last = u + 1 == opts_.updates;
     const bool stop = opts_.stop_at > 0 && u + 1 == opts_.stop_at && !last;

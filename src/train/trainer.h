@@ -44,6 +44,7 @@ struct TrainOptions {
   int64_t lr_warmup = 0;            // updates of linear warm-up to lr (train/lr_schedule.h)
   uint64_t seed = 0;                // initialization, split and batch sampling
   bool resume = false;              // continue <out>/checkpoint.pt
+  bool allow_unsealed = false;      // resume from a checkpoint older flashnerd wrote unsealed
   bool overwrite = false;           // start a new run even when <out> holds a checkpoint
   int64_t valid_every = 200;        // validation period in updates (0: only at the end)
   int64_t checkpoint_every = 0;     // checkpoint period in updates (0: = valid_every)

@@ -23,6 +23,15 @@ expect_error "already holds a model artifact" "${TRAIN[@]}" --updates 20 --ensem
 "$FN" calibrate --model "$TMP/ens" --data "$TMP/d.h5" --out "$TMP/cal" --json > "$TMP/cal.json" || fail "calibrate"
 grep -q '"spearman"' "$TMP/cal.json" || fail "calibrate: $(cat "$TMP/cal.json")"
 [ -s "$TMP/cal/calibration.csv" ] && [ -s "$TMP/cal/calibration.png" ] || fail "calibrate wrote no CSV or plot"
+cp "$TMP/cal/calibration.csv" "$TMP/cal.ref"
+expect_error "already holds calibration.csv; pass --overwrite" calibrate --model "$TMP/ens" --data "$TMP/d.h5" --out "$TMP/cal"
+cmp -s "$TMP/cal/calibration.csv" "$TMP/cal.ref" || fail "a refused calibrate replaced the earlier calibration"
+"$FN" calibrate --model "$TMP/ens" --data "$TMP/d.h5" --out "$TMP/cal" --overwrite --json > /dev/null \
+  || fail "calibrate --overwrite"
+# a member listed twice would agree with itself: the manifest is refused
+cp -r "$TMP/ens" "$TMP/twice"
+python3 -c 'import json,sys; p=sys.argv[1]+"/ensemble.json"; j=json.load(open(p)); j["members"].append(j["members"][0]); json.dump(j, open(p, "w"))' "$TMP/twice"
+expect_error "is listed twice" calibrate --model "$TMP/twice" --data "$TMP/d.h5"
 expect_error "is a single model" calibrate --model "$TMP/ens/member_0" --data "$TMP/d.h5"
 
 "$FN" eval --model "$TMP/ens" --data "$TMP/d.h5" --horizons 1,5 --json > "$TMP/eval.json" || fail "eval of an ensemble"

@@ -15,7 +15,7 @@ cp run/checkpoint.pt ck.ref
 expect_error "the run stops" "${PPO[@]}" --iterations 3 --checkpoint-every 1 --out diverging --lr 1e30
 grep -qi nan diverging/log.csv 2> /dev/null && fail "a diverged run logged NaN"
 expect_error "lr (checkpoint 0.001, this run 1e+30)" "${PPO[@]}" --iterations 3 --out run --resume --lr 1e30
-expect_error "the scale of alive must be a finite number" "${PPO[@]}" --iterations 1 --out x --reward-scale alive=nan
+expect_error "--reward-scale: must hold only finite numbers, got alive=nan" "${PPO[@]}" --iterations 1 --out x --reward-scale alive=nan
 expect_error "is given twice" "${PPO[@]}" --iterations 1 --out x --reward-scale alive=1 --reward-scale alive=2
 cmp -s run/checkpoint.pt ck.ref || fail "a refused resume changed the checkpoint"
 

@@ -98,4 +98,21 @@ expect_error "already holds policies_strip.png; pass --overwrite" policy-video -
   --steps 4 --frames 2 --width 64 --height 48 --no-video
 expect_error "--width" policy-video --policy run/policy --out vid2 --width 0
 expect_error "--width" policy-video --policy run/policy --out vid2 --width 100000
+# a command never writes over its own input, --overwrite or not; lock files are never outputs
+cp log.csv log.ref
+expect_error "is this command's own --log" import --robot cartpole --log log.csv --out ./log.csv --steps 20 --overwrite
+cmp -s log.csv log.ref || fail "import replaced its own --log"
+expect_error "is this command's own shard" merge --concat d.h5 d.ref --out d.h5 --overwrite
+cmp -s d.h5 d.ref || fail "merge replaced its own input"
+echo '{}' > terrains.json
+expect_error "is this command's own --terrains" plan --task climb --terrains terrains.json --out terrains.json --overwrite
+[ "$(cat terrains.json)" = "{}" ] || fail "plan replaced its own --terrains"
+expect_error "is this command's own --init-from" train --data d.h5 --init-from m --out m_link --overwrite --updates 1
+expect_error "lock files of running commands" gen --robot cartpole --trajectories 4 --steps 5 --out x.h5.lock
+expect_error "lock files of running commands" train --data d.h5 --preset tiny --updates 1 --out m2.lock
+
+# --resume continues the kind of run --out holds: an ensemble never shadows a single model
+expect_error "holds a single model (config.json), not an ensemble" train --data d.h5 --preset tiny --updates 2 \
+  --ensemble 2 --resume --out m
+[ -e m/member_0 ] && fail "a refused ensemble resume wrote members into a single model's directory"
 echo "output_policy_cli: ok"

@@ -35,6 +35,37 @@ TEST(OutputPolicy, PathsAreComparedAfterResolution) {
   fs::remove_all(d);
 }
 
+TEST(OutputPolicy, AnOutputThatIsItsOwnInputIsRefusedEvenWithOverwrite) {
+  const fs::path d = fresh_dir("input");
+  const std::string log = (d / "log.csv").string();
+  std::ofstream(log) << "t\n";
+  fs::create_symlink(log, d / "alias.csv");
+  for (const std::string& out : {log, (d / "alias.csv").string(), (d / "." / "log.csv").string()}) {
+    try {
+      check_output_not_input(out, "--out", {{"--robot", "cartpole"}, {"--log", log}});
+      ADD_FAILURE() << out << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("own --log"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(check_output_not_input((d / "out.h5").string(), "--out", {{"--log", log}, {"--policy", ""}}));
+  fs::remove_all(d);
+}
+
+TEST(OutputPolicy, LockFilesAreNeverOutputs) {
+  const fs::path d = fresh_dir("lock");
+  const std::string data = (d / "data.h5").string();
+  {
+    OutputLock held(data, "--out");  // a running command's lock, data.h5.lock
+    EXPECT_THROW(check_output_file(data + ".lock", "--out", true), Error);
+    EXPECT_THROW(check_output_directory_free(data + ".lock/", "--out", {"config.json"}, true), Error);
+    EXPECT_THROW(OutputLock(data + ".lock", "--out"), Error);
+    EXPECT_TRUE(fs::exists(data + ".lock"));
+  }
+  EXPECT_NO_THROW(check_output_file((d / "lockstep.h5").string(), "--out", false));
+  fs::remove_all(d);
+}
+
 TEST(OutputPolicy, ExistingFileIsRefusedUnlessOverwrite) {
   const fs::path d = fresh_dir("file");
   const std::string f = (d / "data.h5").string();

@@ -22,12 +22,18 @@ TEST(SealedFile, RoundTripsAndRefusesEveryDamagedByte) {
   for (size_t i = 0; i < sealed.size(); ++i) {
     std::string damaged = sealed;
     damaged[i] = char(damaged[i] ^ 0x20);
-    EXPECT_THROW(unseal(damaged, "f", std::string("PK\x03\x04", 4)), Error) << "byte " << i;
+    EXPECT_THROW(unseal(damaged, "f", {std::string("PK\x03\x04", 4), true}), Error) << "byte " << i;
   }
   EXPECT_THROW(unseal(sealed.substr(0, sealed.size() - 1), "f"), Error);
   EXPECT_THROW(unseal(sealed + "x", "f"), Error);
-  EXPECT_EQ(unseal(payload, "f", std::string("PK\x03\x04", 4)), payload);  // an older, unsealed file
+  EXPECT_EQ(unseal(payload, "f", {std::string("PK\x03\x04", 4), true}), payload);  // an older, unsealed file
   EXPECT_THROW(unseal(payload, "f"), Error);
+  try {  // read only when the user allows it: its damage cannot be seen
+    unseal(payload, "f", {std::string("PK\x03\x04", 4), false});
+    ADD_FAILURE() << "an unsealed file was read without --allow-unsealed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--allow-unsealed"), std::string::npos) << e.what();
+  }
   std::remove(path.c_str());
 }
 

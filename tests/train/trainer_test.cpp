@@ -100,6 +100,55 @@ TEST(Trainer, ResumedRunEqualsUninterruptedBitForBit) {
   }
 }
 
+TEST(Trainer, DropoutIsSeededSoRunsRepeatAndResumeBitForBit) {
+  const Dataset d = make_pendulum_dataset({12, 25, 3, "pendulum", 0.05});
+  TrainOptions whole = quick_options(temp_dir("dropout_whole"), Arch::FlashNeRD);
+  whole.updates = 20;
+  whole.checkpoint_every = 10;
+  whole.valid_every = 10;
+  whole.dropout = 0.1;  // finetune's default
+  train_model(d, whole);
+  TrainOptions again = whole;
+  again.out_dir = temp_dir("dropout_again");
+  train_model(d, again);
+  EXPECT_EQ(read_file(again.out_dir + "/weights.safetensors"), read_file(whole.out_dir + "/weights.safetensors"))
+      << "two identical runs with dropout differ";
+  TrainOptions part = whole;
+  part.out_dir = temp_dir("dropout_part");
+  part.stop_at = 7;
+  train_model(d, part);
+  part.stop_at = 0;
+  part.resume = true;
+  train_model(d, part);
+  EXPECT_EQ(read_file(part.out_dir + "/weights.safetensors"), read_file(whole.out_dir + "/weights.safetensors"))
+      << "a resumed run with dropout differs from the uninterrupted one";
+}
+
+TEST(Trainer, ResumeRefusesAnotherParentModel) {
+  const Dataset d = make_pendulum_dataset({12, 25, 3, "pendulum", 0.05});
+  TrainOptions parent = quick_options(temp_dir("parent_a"), Arch::FlashNeRD);
+  parent.updates = 4;
+  train_model(d, parent);
+  TrainOptions sibling = parent;
+  sibling.out_dir = temp_dir("parent_b");
+  train_model(d, sibling);
+  TrainOptions child = parent;
+  child.out_dir = temp_dir("parent_child");
+  child.init_from = parent.out_dir;
+  child.updates = 8;
+  child.stop_at = 4;
+  train_model(d, child);
+  child.stop_at = 0;
+  child.resume = true;
+  TrainOptions other = child;
+  other.init_from = sibling.out_dir;  // a model of the same shape, not the one it continues
+  EXPECT_THROW(train_model(d, other), Error);
+  other.init_from.clear();  // nor a run from scratch
+  EXPECT_THROW(train_model(d, other), Error);
+  other.init_from = parent.out_dir + "/";  // the same parent, spelled otherwise
+  EXPECT_EQ(train_model(d, other).updates, 8);
+}
+
 TEST(Trainer, RunWritesArtifactLogAndPlot) {
   const Dataset d = make_pendulum_dataset({10, 20, 4});
   TrainOptions o = quick_options(temp_dir("files"), Arch::FlashNeRD);

@@ -1,0 +1,62 @@
+#include "core/ensemble_manifest.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+
+namespace flashnerd {
+namespace {
+
+namespace fs = std::filesystem;
+
+// An ensemble directory with `count` empty member folders (the manifest is what is judged).
+fs::path ensemble_with_members(const char* name, int count) {
+  const fs::path d = fs::temp_directory_path() / (std::string("fn_ensemble_") + name + std::to_string(::getpid()));
+  fs::remove_all(d);
+  for (int i = 0; i < count; ++i) fs::create_directories(d / ("member_" + std::to_string(i)));
+  return d;
+}
+
+void write_manifest(const fs::path& d, const std::string& members) {
+  std::ofstream(d / kEnsembleManifest) << R"({"format": "flashnerd-ensemble", "version": 1, "members": )" << members
+                                       << "}";
+}
+
+std::string refusal(const fs::path& d) {
+  try {
+    model_member_dirs(d.string());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(EnsembleManifest, ListsItsMembers) {
+  const fs::path d = ensemble_with_members("ok", 2);
+  write_manifest(d, R"(["member_0", "member_1"])");
+  EXPECT_EQ(model_member_dirs(d.string()).size(), 2u);
+  fs::remove_all(d);
+}
+
+TEST(EnsembleManifest, RefusesAMemberListedTwice) {
+  const fs::path d = ensemble_with_members("twice", 2);
+  write_manifest(d, R"(["member_0", "member_1", "./member_0/"])");
+  EXPECT_NE(refusal(d).find("member ./member_0/ is listed twice"), std::string::npos) << refusal(d);
+  fs::remove_all(d);
+}
+
+TEST(EnsembleManifest, RefusesMoreMembersThanAnEnsembleHolds) {
+  const fs::path d = ensemble_with_members("many", 1);
+  std::string members = "[";
+  for (int i = 0; i < 5000; ++i) members += std::string(i ? ", " : "") + "\"member_0\"";
+  write_manifest(d, members + "]");
+  EXPECT_NE(refusal(d).find("5000 members; an ensemble holds at most 64"), std::string::npos) << refusal(d);
+  fs::remove_all(d);
+}
+
+}  // namespace
+}  // namespace flashnerd
