@@ -267,6 +267,10 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
     c.flash.norm = parse_norm(field<std::string>(f, "flashnerd.", "norm"));
     if (j.contains("contact")) read_sizes(field<const nlohmann::json&>(j, "", "contact"), kContactSizes, "contact.", c.contact);
   } else {
+    // NeRD reads contacts through fixed probes only; a contact section would be dropped silently
+    FN_CHECK(!j.contains("contact"), "arch 'nerd' with a 'contact' section is refused: variable contacts exist "
+             "only for the flashnerd architecture (NeRD reads fixed probes); train with --arch flashnerd to use "
+             "contacts");
     const auto& n = field<const nlohmann::json&>(j, "", "nerd");
     read_sizes(n, kNerdSizes, "nerd.", c.nerd);
     if (version >= 2) {

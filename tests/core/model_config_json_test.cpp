@@ -176,5 +176,15 @@ TEST(ModelConfigJson, NerdHeadRoundTripsAndVersionOneIsTheOldLayout) {
   EXPECT_NE(e.find("unsupported version 3 (this build reads versions 1 to 2"), std::string::npos) << e;
 }
 
+// NeRD reads contacts through fixed probes: a contact section is refused at load, not dropped.
+TEST(ModelConfigJson, NerdWithAContactSectionIsRefused) {
+  nlohmann::json j = nerd_config(true);
+  j["contact"] = {{"capacity", 8}, {"slots", 4}, {"link_count", 3}, {"link_embed", 4}, {"row_hidden", 8}, {"row_width", 4}};
+  const std::string e = load_error(j);
+  EXPECT_NE(e.find("config.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("arch 'nerd' with a 'contact' section is refused"), std::string::npos) << e;
+  EXPECT_NE(e.find("--arch flashnerd"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace flashnerd
