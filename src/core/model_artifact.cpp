@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "core/atomic_file.h"
 #include "core/ensemble_manifest.h"
@@ -47,7 +48,25 @@ ModelArtifact ModelArtifact::load(const std::string& dir) {
   FN_CHECK(!is_ensemble_dir(dir), dir, " is an ensemble of ", model_member_dirs(dir).size(),
            " models: load its members (", model_member_dirs(dir).front(), ", ...) one by one");
   ModelArtifact a{load_model_config(dir), SafetensorsFile::load(dir + "/weights.safetensors")};
-  for (const auto& spec : model_tensors(a.config)) a.weights.get(spec.name, spec.shape);
+  const std::vector<TensorSpec> specs = model_tensors(a.config);
+  std::set<std::string> used;
+  for (const auto& spec : specs) {
+    a.weights.get(spec.name, spec.shape);
+    used.insert(spec.name);
+  }
+  // a tensor the config does not name would be dropped silently (a version-2 NeRD relabelled 1)
+  std::vector<std::string> unused;
+  for (const auto& name : a.weights.names())
+    if (!used.count(name)) unused.push_back(name);
+  if (!unused.empty()) {
+    std::string list;
+    for (size_t i = 0; i < unused.size() && i < 8; ++i) list += (i ? ", " : "") + unused[i];
+    if (unused.size() > 8) list += str_cat(", ... (", unused.size(), " in all)");
+    throw Error(str_cat(dir, ": config.json and weights.safetensors disagree: the weights hold ", unused.size(),
+                        " tensor(s) that the ", arch_name(a.config.arch), " config does not use (", list,
+                        "), so its version or sizes are not those the weights were trained with; restore the "
+                        "config.json written with these weights or retrain the model"));
+  }
   return a;
 }
 

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.h"
 #include "core/model_artifact.h"
 #include "engine/engine.h"
@@ -100,6 +102,27 @@ TEST(Artifact, TruncatedOrCorruptedWeightsAreRefused) {
   write_all(dir / "config.json", config.substr(0, config.size() / 2));
   e = load_error(dir);
   EXPECT_NE(e.find("config.json"), std::string::npos) << e;
+  fs::remove_all(dir);
+}
+
+// A version-2 NeRD (embedding bias, lm_head) relabelled version 1 would load without those two
+// tensors: a tensor the config does not use is refused, by name.
+TEST(Artifact, TensorsTheConfigDoesNotUseAreRefused) {
+  ModelConfig c = testing::nerd_test_config();
+  c.nerd.embed_bias = c.nerd.lm_head = c.nerd.head_relu = true;
+  auto model = Model::random(c, 4);
+  fs::path dir = temp_dir("relabelled");
+  save_model_artifact(dir.string(), model->config(), model->tensors());
+  EXPECT_EQ(load_error(dir), "");
+  nlohmann::json j = nlohmann::json::parse(read_all(dir / "config.json"));
+  j["version"] = 1;
+  for (const char* k : {"embed_bias", "lm_head", "head_activation"}) j["nerd"].erase(k);
+  write_all(dir / "config.json", j.dump(2));
+  const std::string e = load_error(dir);
+  EXPECT_NE(e.find("config.json and weights.safetensors disagree"), std::string::npos) << e;
+  EXPECT_NE(e.find("embed.bias"), std::string::npos) << e;
+  EXPECT_NE(e.find("lm_head.weight"), std::string::npos) << e;
+  EXPECT_NE(e.find(dir.string()), std::string::npos) << e;
   fs::remove_all(dir);
 }
 
