@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,7 @@
 #include "cli/option_values.h"
 #include "cli/worker_launcher.h"
 #include "core/error.h"
+#include "core/output_policy.h"
 
 namespace {
 
@@ -81,6 +83,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const flashnerd::Error& e) {
     std::fprintf(stderr, "flashnerd: error: %s\n", printable(e.what()).c_str());
+    return failed();
+  } catch (const std::filesystem::filesystem_error& e) {  // a path no check examined first (a symlink loop)
+    const std::string what = flashnerd::unexaminable_path_message(e.path1().string(), "path", e.code());
+    std::fprintf(stderr, "flashnerd: error: %s\n", printable(what).c_str());
     return failed();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "flashnerd: unexpected error: %s\n", printable(e.what()).c_str());

@@ -8,6 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/json_file.h"
+#include "core/output_policy.h"
 
 namespace flashnerd {
 
@@ -21,6 +22,7 @@ constexpr int kVersion = 1;
 constexpr size_t kMaxEnsembleMembers = 64;
 
 bool is_ensemble_dir(const std::string& dir) {
+  check_path_examinable(dir, "model");
   return std::filesystem::is_regular_file(std::filesystem::path(dir) / kEnsembleManifest);
 }
 
@@ -38,6 +40,7 @@ std::vector<std::string> model_member_dirs(const std::string& dir) {
   for (const auto& m : j.at("members")) {
     FN_CHECK(m.is_string(), path, ": every member must be a directory name, got ", m.dump());
     const std::string member = (std::filesystem::path(dir) / m.get<std::string>()).string();
+    check_path_examinable(member, str_cat(path, ": ensemble member"));
     FN_CHECK(std::filesystem::is_directory(member), path, ": member ", m.get<std::string>(), " (", member,
              ") does not exist");
     // a member listed twice agrees with itself: the disagreement would read as confidence

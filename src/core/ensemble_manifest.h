@@ -16,7 +16,7 @@ namespace flashnerd {
 
 constexpr const char* kEnsembleManifest = "ensemble.json";
 
-// True when dir holds ensemble.json.
+// True when dir holds ensemble.json; throws when dir cannot be examined (a symlink loop).
 bool is_ensemble_dir(const std::string& dir);
 
 // The member directories of an ensemble (checked: each exists, none twice, at most 64), or

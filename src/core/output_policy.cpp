@@ -51,7 +51,22 @@ long read_pid(int fd) {
 
 }  // namespace
 
+std::string unexaminable_path_message(const std::string& path, const std::string& what, const std::error_code& ec) {
+  if (ec == std::errc::too_many_symbolic_link_levels)
+    return str_cat(what, " ", path, ": symlink loop (a link on this path leads back to itself: ", ec.message(),
+                   "); fix or remove the link, or choose another path");
+  return str_cat(what, " ", path, ": cannot be examined (", ec.message(), "); choose another path");
+}
+
+void check_path_examinable(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  (void)fs::status(without_trailing_separator(path), ec);
+  if (!ec || ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory) return;
+  throw Error(unexaminable_path_message(path, what, ec));
+}
+
 void check_output_not_input(const std::string& output, const std::string& option, const CommandInputs& inputs) {
+  check_path_examinable(output, option);
   const std::string out = resolved_path(output);
   for (const auto& [input_option, path] : inputs)
     FN_CHECK(path.empty() || resolved_path(path) != out, option, " ", output, " is this command's own ", input_option,
@@ -60,6 +75,7 @@ void check_output_not_input(const std::string& output, const std::string& option
 
 void check_output_file(const std::string& path, const std::string& option, bool overwrite) {
   check_not_lock_file(path, option);
+  check_path_examinable(path, option);
   const fs::path out(path);
   const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
   FN_CHECK(fs::is_directory(dir), option, " ", path, ": directory ", dir.string(), " does not exist; create it first");
@@ -73,6 +89,7 @@ void check_output_file(const std::string& path, const std::string& option, bool 
 void check_output_directory_free(const std::string& dir, const std::string& option,
                                  std::initializer_list<const char*> artifacts, bool overwrite) {
   check_not_lock_file(dir, option);
+  check_path_examinable(dir, option);
   FN_CHECK(!fs::exists(dir) || fs::is_directory(dir), option, " ", dir, " is a file; give a directory");
   if (overwrite) return;
   for (const char* name : artifacts)
@@ -93,8 +110,10 @@ bool path_within(const std::string& inner, const std::string& outer) {
 }
 
 OutputLock::OutputLock(const std::string& output, const std::string& option)
-    : output_(resolved_path(output)), lock_path_(output_ + kLockSuffix), existed_(fs::exists(output_)) {
+    : output_(resolved_path(output)), lock_path_(output_ + kLockSuffix) {
   check_not_lock_file(output, option);
+  check_path_examinable(output, option);
+  existed_ = fs::exists(output_);
   std::error_code ec;
   fs::create_directories(fs::path(output_).parent_path(), ec);  // a nested --out: its parents, as before
   for (int attempt = 0; attempt < 16; ++attempt) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,13 @@ void check_output_file(const std::string& path, const std::string& option, bool 
 // inside `dir`) exists, the user must have passed --overwrite. The directory is not created.
 void check_output_directory_free(const std::string& dir, const std::string& option,
                                  std::initializer_list<const char*> artifacts, bool overwrite);
+
+// Throws when `path` cannot be examined, naming `what` ("--out", "ensemble member") and the
+// path: a symlink loop, a name too long, a directory that cannot be searched. A path that does
+// not exist passes (the caller says what it needed).
+void check_path_examinable(const std::string& path, const std::string& what);
+// Its message for the error `ec` met on `path` ("symlink loop" for ELOOP).
+std::string unexaminable_path_message(const std::string& path, const std::string& what, const std::error_code& ec);
 
 // The path with symlinks, "." / ".." and trailing separators resolved (weakly: the part that
 // does not exist yet is normalized lexically).

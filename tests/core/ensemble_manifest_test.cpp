@@ -49,6 +49,16 @@ TEST(EnsembleManifest, RefusesAMemberListedTwice) {
   fs::remove_all(d);
 }
 
+// A member that is a symlink loop is a flashnerd error naming it, not a raw filesystem_error.
+TEST(EnsembleManifest, RefusesAMemberThatIsASymlinkLoop) {
+  const fs::path d = ensemble_with_members("loop", 1);
+  fs::create_symlink("loop", d / "loop");
+  write_manifest(d, R"(["member_0", "loop"])");
+  const std::string e = refusal(d);
+  EXPECT_NE(e.find("ensemble member " + (d / "loop").string() + ": symlink loop"), std::string::npos) << e;
+  fs::remove_all(d);
+}
+
 TEST(EnsembleManifest, RefusesMoreMembersThanAnEnsembleHolds) {
   const fs::path d = ensemble_with_members("many", 1);
   std::string members = "[";

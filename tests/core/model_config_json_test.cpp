@@ -44,6 +44,22 @@ std::string load_error(const nlohmann::json& j) {
 
 TEST(ModelConfigJson, GoodConfigLoads) { EXPECT_EQ(load_error(good_config()), ""); }
 
+// A directory without config.json is named as no model, with where to get one.
+TEST(ModelConfigJson, ADirectoryWithoutConfigIsNotAModel) {
+  const std::string dir = ::testing::TempDir() + "config_json_test_empty";
+  std::filesystem::create_directories(dir);
+  try {
+    load_model_config(dir);
+    FAIL() << "an empty directory loaded as a model";
+  } catch (const Error& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find(dir + " is not a model directory (no config.json)"), std::string::npos) << w;
+    EXPECT_NE(w.find("flashnerd train"), std::string::npos) << w;
+    EXPECT_NE(w.find("models/<name>"), std::string::npos) << w;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ModelConfigJson, MissingFieldIsNamed) {
   nlohmann::json j = good_config();
   j["robot"].erase("timestep");

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "core/error.h"
 
@@ -32,6 +33,29 @@ TEST(OutputPolicy, PathsAreComparedAfterResolution) {
   EXPECT_NE(resolved_path(m), resolved_path((d / "n").string()));
   EXPECT_TRUE(path_within((d / "link" / "sub").string(), m));
   EXPECT_FALSE(path_within((d / "mm").string(), m));  // a prefix of the name is not inside
+  fs::remove_all(d);
+}
+
+// An output that is (or lies under) a symlink loop is a flashnerd error naming the path and
+// "symlink loop", from every check and from the lock, not a raw filesystem_error.
+TEST(OutputPolicy, SymlinkLoopIsNamed) {
+  const fs::path d = fresh_dir("loop");
+  fs::create_symlink("loop", d / "loop");
+  for (const std::string& out : {(d / "loop").string(), (d / "loop" / "x.h5").string()}) {
+    const std::string want = "--out " + out + ": symlink loop";
+    auto expect_named = [&](const std::function<void()>& check) {
+      try {
+        check();
+        ADD_FAILURE() << "accepted " << out;
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+      }
+    };
+    expect_named([&] { check_output_file(out, "--out", true); });
+    expect_named([&] { check_output_directory_free(out, "--out", {"config.json"}, false); });
+    expect_named([&] { check_output_not_input(out, "--out", {{"--data", "d.h5"}}); });
+    expect_named([&] { OutputLock lock(out, "--out"); });
+  }
   fs::remove_all(d);
 }
 
