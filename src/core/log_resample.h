@@ -1,8 +1,8 @@
 // Timestamped samples onto a fixed control grid (flashnerd import). The log's time column
-// must increase strictly. Its median step sets the nominal rate: a log coarser than the
-// control step (median step > 1.5 dt) is refused, as is one whose steps are too irregular
-// (more than 5% of them off the median by more than max_jitter of it); a step longer than
-// gap_factor x max(median, dt) is a gap, which ends one segment and starts the next. Each
+// must increase strictly. A step longer than gap_factor x max(median step, dt) is a gap, which
+// ends one segment and starts the next. A log coarser than the control step (mean step between
+// gaps > 1.5 dt: a rate, which jitter does not move) is refused, as is one whose steps are too
+// irregular (more than 5% of them off the median by more than max_jitter of it). Each
 // segment is sampled at t0 + k dt: linear interpolation for states, the last sample at or
 // before the grid time (zero-order hold) for commands.
 #pragma once

@@ -66,11 +66,30 @@ TEST(LogResample, BadTimestampsAreRefusedWithTheFigure) {
   std::vector<double> t = {0.0, 0.01, 0.005, 0.03}, x(4, 0.0);
   EXPECT_NE(error_of(t, x, 0.01).find("column 'time', row 3: 0.005 s is not after"), std::string::npos);
   t = {0.0, 0.05, 0.1, 0.15};
-  EXPECT_NE(error_of(t, x, 0.01).find("too coarse: its median step is 0.05 s"), std::string::npos);
+  const std::string coarse = error_of(t, x, 0.01);
+  EXPECT_NE(coarse.find("too coarse for the robot's control step: it is recorded at 20 Hz"), std::string::npos) << coarse;
+  EXPECT_NE(coarse.find("(66.6667 Hz or faster); record at 100 Hz or faster"), std::string::npos) << coarse;
   std::vector<double> jittery = {0.0}, y;
   for (int i = 1; i < 40; ++i) jittery.push_back(jittery.back() + (i % 2 ? 0.004 : 0.016));
   y.assign(jittery.size(), 0.0);
   EXPECT_NE(error_of(jittery, y, 0.01).find("too irregular"), std::string::npos);
+}
+
+// A 60 Hz logger that writes in bursts (9 steps of 2 ms, then 11 longer ones, 60 steps a
+// second on average) has a median step above 1.5 control steps of a 60 Hz robot: its rate is
+// judged on the mean step, so it imports once its jitter is allowed.
+TEST(LogResample, JitteredLogIsJudgedByItsRate) {
+  const double dt = 1.0 / 60, long_step = (20 * dt - 9 * 0.002) / 11;
+  std::vector<double> t = {0.0}, x;
+  for (int i = 1; i <= 600; ++i) t.push_back(t.back() + (i % 20 < 9 ? 0.002 : long_step));
+  x.assign(t.size(), 1.0);
+  ResampleOptions o{dt};
+  o.max_jitter = 1.0;
+  ResampleReport r;
+  const auto seg = resample_log(t, {&x}, {false}, o, &r);
+  EXPECT_GT(r.median_step, 1.5 * dt);
+  ASSERT_EQ(seg.size(), 1u);
+  EXPECT_NEAR(double(seg[0].frames), 601.0, 1.0);  // 10 s at 60 Hz
 }
 
 }  // namespace
