@@ -24,7 +24,7 @@ done
 export ASAN_OPTIONS="allocator_may_return_null=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 failed=()
-for target in safetensors model_config dataset policy sealed_file; do
+for target in safetensors model_config dataset policy sealed_file ensemble_manifest; do
   corpus=build-fuzz/corpus/$target artifacts=build-fuzz/artifacts/$target
   mkdir -p "$corpus" "$artifacts"
   echo "fuzz: $target for ${seconds} s"

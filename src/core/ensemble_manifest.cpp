@@ -30,7 +30,9 @@ std::vector<std::string> model_member_dirs(const std::string& dir) {
   if (!is_ensemble_dir(dir)) return {dir};
   const std::string path = (std::filesystem::path(dir) / kEnsembleManifest).string();
   const nlohmann::json j = read_json_file(path, "ensemble manifest");
-  FN_CHECK(j.value("format", "") == kFormat && j.value("version", 0) == kVersion, path,
+  FN_CHECK(j.is_object() && j.contains("format") && j.at("format") == kFormat && j.contains("version") &&
+               j.at("version") == kVersion,
+           path,
            ": not a FlashNeRD ensemble manifest of version ", kVersion);
   FN_CHECK(j.contains("members") && j.at("members").is_array() && !j.at("members").empty(), path,
            ": 'members' must be a non-empty list of member directories");

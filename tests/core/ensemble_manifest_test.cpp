@@ -59,6 +59,17 @@ TEST(EnsembleManifest, RefusesAMemberThatIsASymlinkLoop) {
   fs::remove_all(d);
 }
 
+// A manifest that is valid JSON but not an object of the right types is refused by name
+// (found by fuzz/ensemble_manifest_fuzz.cpp: a number threw nlohmann's type_error).
+TEST(EnsembleManifest, RefusesAManifestOfTheWrongShape) {
+  const fs::path d = ensemble_with_members("shape", 1);
+  for (const char* text : {"9", "[1, 2]", R"({"format": 3, "version": "1", "members": ["member_0"]})"}) {
+    std::ofstream(d / kEnsembleManifest) << text;
+    EXPECT_NE(refusal(d).find("not a FlashNeRD ensemble manifest of version 1"), std::string::npos) << text;
+  }
+  fs::remove_all(d);
+}
+
 TEST(EnsembleManifest, RefusesMoreMembersThanAnEnsembleHolds) {
   const fs::path d = ensemble_with_members("many", 1);
   std::string members = "[";
