@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
     return failed();
   } catch (const std::filesystem::filesystem_error& e) {  // a path no check examined first (a symlink loop)
     const std::string what = flashnerd::unexaminable_path_message(e.path1().string(), "path", e.code());
-    std::fprintf(stderr, "flashnerd: error: %s\n", printable(what).c_str());
+    std::fprintf(stderr, "flashnerd: error: %s\n", printable(what.c_str()).c_str());
     return failed();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "flashnerd: unexpected error: %s\n", printable(e.what()).c_str());
