@@ -1,7 +1,7 @@
 #include "core/dataset_merge.h"
 
 #include <algorithm>
-#include <numeric>
+#include <map>
 
 #include "core/error.h"
 
@@ -122,37 +122,72 @@ void append_keeping_newest(Dataset& d, Dataset newer, int64_t keep) {
   d.validate();
 }
 
+namespace {
+
+// What differs between two shards that makes them parts of different runs, or nullptr.
+const char* run_difference(const Dataset& a, const Dataset& b) {
+  const nlohmann::json &sa = a.generator.at("shard"), &sb = b.generator.at("shard");
+  const char* difference = nullptr;
+  auto same = [&](bool equal, const char* what) {
+    if (!equal && difference == nullptr) difference = what;
+  };
+  same(sa.at("count") == sb.at("count") && sa.at("total_trajectories") == sb.at("total_trajectories"),
+       "shard count or total trajectories");
+  check_same_recording(a, b, same);
+  same(a.seed == b.seed, "seed");
+  same(run_settings(a) == run_settings(b), "generator settings");
+  return difference;
+}
+
+}  // namespace
+
 Dataset merge_shards(std::vector<Dataset> shards, const std::vector<std::string>& names) {
   FN_CHECK(!shards.empty(), "merge: no shard given");
   FN_ASSERT(names.size() == shards.size());
-  std::vector<size_t> order(shards.size());
-  std::iota(order.begin(), order.end(), size_t(0));
-  auto index = [&](size_t i) { return shard_of(shards[i], names[i]).at("index").get<int>(); };
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return index(a) < index(b); });
-
-  const Dataset& first = shards[order[0]];
-  const nlohmann::json& s0 = shard_of(first, names[order[0]]);
+  const size_t n = shards.size();
+  for (size_t i = 0; i < n; ++i) shard_of(shards[i], names[i]);
+  // the run is the one most shards agree on, so the foreign shard is the one named
+  size_t ref = 0, ref_agree = 0;
+  for (size_t i = 0; i < n; ++i) {
+    size_t agree = 0;
+    for (size_t j = 0; j < n; ++j) agree += j != i && run_difference(shards[i], shards[j]) == nullptr;
+    if (agree > ref_agree) ref = i, ref_agree = agree;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const char* what = run_difference(shards[ref], shards[i]);
+    if (what == nullptr) continue;
+    if (ref_agree == 0)
+      throw Error(str_cat("merge: ", names[i], " and ", names[ref], " are from different runs: their ", what,
+                          " differs; give only the shards of one run"));
+    throw Error(str_cat("merge: ", names[i], " is from another run than ", names[ref], " and the ", ref_agree,
+                        " other shard(s) that agree with it: its ", what, " differs; give only the shards of one run"));
+  }
+  const nlohmann::json& s0 = shard_of(shards[ref], names[ref]);
   const int count = s0.at("count").get<int>();
   const int64_t total = s0.at("total_trajectories").get<int64_t>();
-  FN_CHECK(int(shards.size()) == count, "merge: the run has ", count, " shards, ", shards.size(), " given");
+  std::map<int, std::vector<size_t>> files;  // per shard index, the files given
+  for (size_t i = 0; i < n; ++i) {
+    const int index = shard_of(shards[i], names[i]).at("index").get<int>();
+    FN_CHECK(index >= 0 && index < count, "merge: ", names[i], " claims --shard ", index, "/", count,
+             ", outside the run (shards count from 0); regenerate it");
+    files[index].push_back(i);
+  }
+  for (const auto& [k, f] : files)
+    FN_CHECK(f.size() == 1, "merge: --shard ", k, "/", count, " is given twice (", names[f[0]], " and ", names[f[1]],
+             "); give each shard of the run once");
+  for (int k = 0; k < count; ++k)  // ends by k = n: the indices are distinct and in range
+    FN_CHECK(files.count(k), "merge: the run has ", count, " shards, ", n, " given: the file of --shard ", k, "/",
+             count, " is missing");
+  std::vector<size_t> order;  // by shard index
+  for (const auto& [k, f] : files) order.push_back(f[0]);
   int64_t next = 0;
   for (size_t k = 0; k < order.size(); ++k) {
     const Dataset& d = shards[order[k]];
     const std::string& name = names[order[k]];
     const nlohmann::json& s = shard_of(d, name);
-    FN_CHECK(s.at("index").get<int>() == int(k), "merge: the file of --shard ", k, "/", count, " is ",
-             s.at("index").get<int>() < int(k) ? "given twice" : "missing", " (", name, " is --shard ",
-             s.at("index").get<int>(), "/", count, "; shards count from 0)");
-    auto same = [&](bool equal, const char* what) {
-      FN_CHECK(equal, "merge: ", name, " is from another run than ", names[order[0]], ": its ", what, " differs");
-    };
-    same(s.at("count") == s0.at("count") && s.at("total_trajectories") == s0.at("total_trajectories"),
-         "shard count or total trajectories");
-    check_same_recording(first, d, same);
-    same(d.seed == first.seed, "seed");
-    same(run_settings(d) == run_settings(first), "generator settings");
     FN_CHECK(s.at("first_trajectory").get<int64_t>() == next && d.trajectories > 0, "merge: ", name,
-             " starts at trajectory ", s.at("first_trajectory").get<int64_t>(), ", expected ", next);
+             " starts at trajectory ", s.at("first_trajectory").get<int64_t>(), ", expected ", next,
+             " (a damaged shard?); regenerate it");
     next += d.trajectories;
   }
   FN_CHECK(next == total, "merge: the shards hold ", next, " of the run's ", total, " trajectories");

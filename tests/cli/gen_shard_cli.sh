@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # flashnerd gen --shard i/n + flashnerd merge: the shards of a run, merged in any order, are
 # the file one run writes, byte for byte, also for a robot that draws its scene per trajectory
-# (and so are gen's resumable blocks); a missing, repeated or foreign shard is refused.
+# (and so are gen's resumable blocks); a missing, repeated or foreign shard is refused, naming
+# that shard (the foreign one is the shard the others disagree with, whatever its index).
 # Usage: gen_shard_cli.sh PATH/TO/flashnerd
 source "$(dirname "$0")/common.bash" "$1"
 
@@ -23,8 +24,13 @@ cmp "$TMP/climb_whole.h5" "$TMP/climb_blocks.h5" || fail "climbing data generate
 
 SEED=5 gen --shard 1/3 --out "$TMP/other_seed.h5" || fail "gen, other seed"
 expect_error "2 given" merge "$TMP/s0.h5" "$TMP/s1.h5" --out "$TMP/m1.h5"
-expect_error "given twice" merge "$TMP/s0.h5" "$TMP/s1.h5" "$TMP/s1.h5" --out "$TMP/m2.h5"
-expect_error "its seed differs" merge "$TMP/s0.h5" "$TMP/other_seed.h5" "$TMP/s2.h5" --out "$TMP/m3.h5"
+expect_error "the file of --shard 2/3 is missing" merge "$TMP/s0.h5" "$TMP/s1.h5" --out "$TMP/m1.h5"
+expect_error "--shard 1/3 is given twice ($TMP/s1.h5 and $TMP/s1.h5)" merge "$TMP/s0.h5" "$TMP/s1.h5" "$TMP/s1.h5" --out "$TMP/m2.h5"
+expect_error "other_seed.h5 is from another run than $TMP/s0.h5 and the 1 other shard(s) that agree with it: its seed differs" \
+  merge "$TMP/s0.h5" "$TMP/other_seed.h5" "$TMP/s2.h5" --out "$TMP/m3.h5"
+# the foreign shard is named even when it holds the lowest index
+SEED=5 gen --shard 0/3 --out "$TMP/other_seed0.h5" || fail "gen, other seed, shard 0"
+expect_error "other_seed0.h5 is from another run than $TMP/s1.h5" merge "$TMP/other_seed0.h5" "$TMP/s1.h5" "$TMP/s2.h5" --out "$TMP/m5.h5"
 expect_error "not a shard" merge "$TMP/whole.h5" --out "$TMP/m4.h5"
 expect_error "already exists" merge "$TMP/s0.h5" "$TMP/s1.h5" "$TMP/s2.h5" --out "$TMP/whole.h5"
 expect_error "expected I/N" gen --robot cartpole --shard 3/3 --out "$TMP/bad.h5"
