@@ -12,6 +12,7 @@
 #include "env/factory.h"
 #include "core/progress.h"
 #include "env/vec_env.h"
+#include "rl/ppo_memory.h"
 #include "rl/ppo_runner.h"
 
 namespace flashnerd::cli {
@@ -49,11 +50,39 @@ struct PpoArgs {
   env::UncertaintyOptions uncertainty;
 };
 
+std::vector<int> hidden_widths(const PpoArgs& a) {
+  std::vector<int> hidden;
+  for (int64_t h : parse_int_list(a.hidden, "--hidden")) {
+    FN_CHECK(h >= 1 && h <= 4096, "--hidden widths must be in [1, 4096], got ", h);
+    hidden.push_back(int(h));
+  }
+  return hidden;
+}
+
+// The whole run's memory (rl/ppo_memory.h), checked before the first environment is made.
+void check_ppo_memory(const PpoArgs& a, const EnvOptions& eo, const std::vector<int>& hidden) {
+  const auto robot = env_robot(eo);
+  const auto task = env::make_task(eo.task, *robot);
+  rl::PpoRunOptions o = a.run;
+  o.ppo.actor_hidden = o.ppo.critic_hidden = hidden;
+  const StateLayout& l = robot->layout();
+  rl::PpoMemoryShape s{eo.envs, a.real_envs, task->observation_dim(), task->action_dim(), 0, l.nq, l.nv, l.nu};
+  if (!eo.model.empty()) s.history_frames = load_model_config(model_member_dirs(eo.model).front()).history();
+  s.environments = env::environment_bytes(backend_request(eo, eo.backend, eo.envs), *robot, *task);
+  if (a.run.eval_every > 0)
+    s.eval_environments = env::environment_bytes(backend_request(eo, env::BackendKind::Mujoco, a.eval_envs), *robot, *task);
+  if (a.real_envs > 0)
+    s.real_environments = env::environment_bytes(backend_request(eo, env::BackendKind::Mujoco, a.real_envs), *robot, *task);
+  rl::ppo_memory_plan(o, s).check("use fewer --envs, --steps-per-env, --start-buffer or --refresh-windows");
+}
+
 void run_ppo_command(const PpoArgs& a) {
   ThreadPool pool(checked_threads(a.threads.threads, a.threads.force_threads));
   EnvOptions eo = a.env;
   eo.ensemble_seed = a.run.seed;
   check_model_used(eo);
+  const std::vector<int> hidden = hidden_widths(a);
+  check_ppo_memory(a, eo, hidden);
   EnvParts parts = make_env_parts(eo, eo.backend, eo.envs, pool);
   env::VecEnv env(*parts.task, *parts.backend, pool, a.run.seed);
   env.set_uncertainty(a.uncertainty);
@@ -91,11 +120,6 @@ void run_ppo_command(const PpoArgs& a) {
       env::reload_learned_model(*parts.backend, r);
       if (say) std::fprintf(stderr, "\nppo: the imagined environments now step %s\n", dir.c_str());
     };
-  }
-  std::vector<int> hidden;
-  for (int64_t h : parse_int_list(a.hidden, "--hidden")) {
-    FN_CHECK(h >= 1 && h <= 4096, "--hidden widths must be in [1, 4096], got ", h);
-    hidden.push_back(int(h));
   }
   o.ppo.actor_hidden = o.ppo.critic_hidden = hidden;
   o.eval_env = eval_env.get();

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -36,6 +37,31 @@ void check_memory_fits(double bytes, const std::string& what, const std::string&
   const double available = available_memory_bytes();
   FN_CHECK(bytes <= available, what, " would need ", format_bytes(bytes), " of memory, but this machine has ",
            format_bytes(available), " available; ", fix);
+}
+
+MemoryPlan& MemoryPlan::add(const std::string& part, double bytes) {
+  if (bytes > 0) parts_.push_back({part, bytes});
+  return *this;
+}
+
+double MemoryPlan::total() const {
+  double sum = 0;
+  for (const auto& p : parts_) sum += p.second;
+  return sum;
+}
+
+std::string MemoryPlan::breakdown() const {
+  auto parts = parts_;
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string s;
+  for (const auto& [part, bytes] : parts) s += (s.empty() ? "" : ", ") + part + " " + format_bytes(bytes);
+  return s;
+}
+
+void MemoryPlan::check(const std::string& fix) const {
+  const double available = available_memory_bytes();
+  FN_CHECK(total() <= available, what_, " would need ", format_bytes(total()), " of memory (", breakdown(),
+           "), but this machine has ", format_bytes(available), " available; ", fix);
 }
 
 }  // namespace flashnerd

@@ -5,6 +5,8 @@
 #include "core/contact_row.h"
 #include "core/error.h"
 #include "core/state_codec.h"
+#include "core/ensemble_manifest.h"
+#include "core/model_artifact.h"
 #include "core/model_dataset_check.h"
 #include "core/system_memory.h"
 #include "sim/robot_spec.h"
@@ -13,6 +15,7 @@
 #include "env/learned_backend.h"
 #include "env/mujoco_backend.h"
 #include "env/spec_task.h"
+#include "env/vec_env.h"
 
 namespace flashnerd::env {
 
@@ -55,17 +58,23 @@ std::shared_ptr<const engine::Model> load_checked_model(const BackendRequest& r,
   return members[0];
 }
 
-// Refuses a batch of environments that could not fit before anything is allocated: per
-// environment, the simulator state the backend keeps (positions, velocities, commands,
-// warm starts) and, for learned kinds, each member's history cache and one frame's rows.
-void check_backend_memory(const BackendRequest& r, const sim::Robot& robot,
-                          const std::vector<std::shared_ptr<const engine::Model>>& members) {
+// Per environment, the simulator state a backend keeps (positions, velocities, commands, warm
+// starts) and, for learned kinds, each member's history cache and one frame's rows.
+double backend_bytes_per_env(const sim::Robot& robot, const std::vector<ModelConfig>& members) {
   const StateLayout& l = robot.layout();
   double per_env = sizeof(double) * (4.0 * (l.nq + l.nv) + 2.0 * l.nu + 64.0);
-  for (const auto& m : members)
-    per_env += double(engine::Context::history_bytes_per_env(m->config())) +
-               4.0 * sizeof(float) * double(m->config().input_dim + m->config().output_dim);
-  check_memory_fits(per_env * double(r.envs), str_cat(r.envs, " environments of the ", backend_kind_name(r.kind), " backend"),
+  for (const ModelConfig& c : members)
+    per_env += double(engine::Context::history_bytes_per_env(c)) + 4.0 * sizeof(float) * double(c.input_dim + c.output_dim);
+  return per_env;
+}
+
+// Refuses a batch of environments that could not fit before anything is allocated.
+void check_backend_memory(const BackendRequest& r, const sim::Robot& robot,
+                          const std::vector<std::shared_ptr<const engine::Model>>& members) {
+  std::vector<ModelConfig> configs;
+  for (const auto& m : members) configs.push_back(m->config());
+  check_memory_fits(backend_bytes_per_env(robot, configs) * double(r.envs),
+                    str_cat(r.envs, " environments of the ", backend_kind_name(r.kind), " backend"),
                     "use fewer environments (--envs, --samples, num_envs)");
 }
 
@@ -95,6 +104,14 @@ std::unique_ptr<Backend> make_backend(const BackendRequest& r, std::shared_ptr<c
   FN_CHECK(std::string(kind) == arch, "backend ", kind, " was asked for, but model ", r.model_dir, " is a ", arch,
            " model; pass --backend ", arch);
   return std::make_unique<LearnedBackend>(std::move(robot), std::move(members), r.envs, pool, r.ensemble, r.gemm);
+}
+
+double environment_bytes(const BackendRequest& r, const sim::Robot& robot, const Task& task) {
+  std::vector<ModelConfig> configs;
+  if (r.kind != BackendKind::Mujoco && !r.model_dir.empty())
+    for (const std::string& dir : model_member_dirs(r.model_dir)) configs.push_back(load_model_config(dir));
+  return double(r.envs) * (backend_bytes_per_env(robot, configs) +
+                           VecEnv::bytes_per_env(task.observation_dim(), int(task.reward_terms().size()), robot.layout().nu));
 }
 
 void reload_learned_model(Backend& backend, const BackendRequest& r) {

@@ -39,6 +39,10 @@ struct BackendRequest {
 std::unique_ptr<Backend> make_backend(const BackendRequest& request, std::shared_ptr<const sim::Robot> robot,
                                       ThreadPool& pool, std::vector<std::string>* warnings);
 
+// The memory `r.envs` environments of this request take before any is made: the backend's
+// state (and each learned member's history cache) and a VecEnv's buffers for `task`.
+double environment_bytes(const BackendRequest& r, const sim::Robot& robot, const Task& task);
+
 // A learned backend made by make_backend steps the artifact request.model_dir from now on (a
 // fine-tuned version of its model, checked as make_backend checks it); every environment
 // keeps its state and loses its history: reset them before stepping.

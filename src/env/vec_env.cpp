@@ -9,6 +9,12 @@
 
 namespace flashnerd::env {
 
+double VecEnv::bytes_per_env(int observation_dim, int reward_terms, int nu) {
+  const double own = sizeof(float) * 2.0 * observation_dim + sizeof(double) * (2.0 * reward_terms + nu + 8) + sizeof(Rng);
+  const double task_state = 256, caller_copies = sizeof(float) * 2.0 * observation_dim;
+  return own + task_state + caller_copies;
+}
+
 VecEnv::VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed, Autoreset autoreset)
     : task_(&task), backend_(&backend), pool_(&pool), autoreset_(autoreset), envs_(backend.envs()) {
   obs_dim_ = task.observation_dim();

@@ -69,6 +69,11 @@ class VecEnv {
  public:
   VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed, Autoreset autoreset = Autoreset::SameStep);
 
+  // What one environment's buffers take (observations, reward terms, commands, episode state,
+  // the task's own state, and a caller's copies of observations and actions), for memory
+  // estimates made before anything is allocated.
+  static double bytes_per_env(int observation_dim, int reward_terms, int nu);
+
   int envs() const { return envs_; }
   int observation_dim() const { return obs_dim_; }
   int action_dim() const { return act_dim_; }

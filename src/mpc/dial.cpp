@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/system_memory.h"
 
 namespace flashnerd::mpc {
 
@@ -23,8 +24,23 @@ void validate(const DialOptions& o) {
            o.risk_penalty, ")");
 }
 
+namespace {
+
+// The planner's memory, checked before its first allocation: the sampled control sequences,
+// the spline's weights and the plan's controls over the horizon.
+void check_planner_memory(const DialOptions& o, int action_dim) {
+  const double S = o.samples, H = o.horizon, K = o.knots, A = action_dim;
+  MemoryPlan(str_cat("planner: ", o.samples, " samples over a horizon of ", o.horizon, " steps"))
+      .add("sampled controls", sizeof(double) * S * (H + K) * A)
+      .add("spline weights", sizeof(double) * H * K)
+      .add("plan controls", sizeof(double) * H * A)
+      .check("lower --samples or --horizon");
+}
+
+}  // namespace
+
 Dial::Dial(const DialOptions& options, int action_dim)
-    : o_((validate(options), options)),
+    : o_((validate(options), check_planner_memory(options, action_dim), options)),
       action_dim_(action_dim),
       spline_(options.knots, options.horizon),
       rng_(options.seed) {

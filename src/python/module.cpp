@@ -251,6 +251,9 @@ class PyVecEnv {
     r.envs = num_envs;
     const engine::ModelOptions model_options{precision_of(precision)};  // checked for every backend
     if (backend != "mujoco") r.model_options = model_options;
+    MemoryPlan(str_cat("make_vec: ", num_envs, " environments"))
+        .add("simulator state and buffers", env::environment_bytes(r, *robot_, *task_))
+        .check("use fewer num_envs");
     backend_ = env::make_backend(r, robot_, pool_, &warnings_);
     env_ = std::make_unique<env::VecEnv>(*task_, *backend_, pool_, seed_, autoreset_);
   }

@@ -17,6 +17,7 @@
 #include "engine/engine.h"
 #include "rl/observation_normalizer.h"
 #include "rl/penalty_ramp.h"
+#include "rl/ppo_memory.h"
 #include "train/checkpoint.h"
 #include "train/torch_threads.h"
 
@@ -110,9 +111,10 @@ PpoRunner::PpoRunner(env::VecEnv& env, const PpoRunOptions& o)
   update_threads_ = o.update_threads > 0 ? o.update_threads : int(std::max(1u, std::thread::hardware_concurrency()));
   const int E = env.envs(), D = env.observation_dim(), A = env.action_dim();
   const int R = o.real.env != nullptr ? o.real.env->envs() : 0, batch_envs = E + (o.real.in_batch ? R : 0);
-  check_memory_fits(RolloutStorage::bytes_needed(o.ppo.steps_per_env, batch_envs, D, A),
-                    str_cat("ppo: the rollout storage of ", batch_envs, " envs x ", o.ppo.steps_per_env, " steps"),
-                    "use fewer --envs or --steps-per-env");
+  const env::Backend& b = env.backend();
+  // the environments exist already: the rest of the run's plan must fit beside them
+  ppo_memory_plan(o, {E, R, D, A, b.history_frames(), b.nq(), b.nv(), b.nu()})
+      .check("use fewer --envs, --steps-per-env, --start-buffer or --refresh-windows");
   lock_ = std::make_unique<OutputLock>(o.out_dir, "ppo: --out");
   ensure_writable_directory(o.out_dir);
   ensure_writable_directory(policy_dir_);
@@ -340,9 +342,6 @@ void PpoRunner::set_up_real() {
            ") of PPO's ", o_.ppo.steps_per_env, " steps per environment (now ", o_.real.steps, ")");
   const env::Backend& b = real.backend();
   const int frames = env_.backend().history_frames();
-  check_memory_fits(uint64_t(o_.real.buffer_capacity) * uint64_t(frames + 1) * uint64_t(b.nq() + b.nv() + b.nu()) * 8,
-                    str_cat("ppo: a buffer of ", o_.real.buffer_capacity, " real starts of ", frames, " frames"),
-                    "hold fewer real starts");
   starts_ = std::make_unique<env::StartBuffer>(frames, b.nq(), b.nv(), b.nu(), o_.real.buffer_capacity);
   recorder_ = std::make_unique<env::HistoryRecorder>(real, frames);
   env_.set_branched_starts({starts_.get(), o_.real.branch_fraction, o_.real.branch_steps});

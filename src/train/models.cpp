@@ -1,6 +1,7 @@
 // FlashNeRD and NeRD in libtorch; formulas in docs/FORMAT.md (the engine implements the same).
 #include "train/models.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -259,6 +260,25 @@ torch::Tensor NerdModel::forward(const torch::Tensor& x) {
 
 // ---------------------------------------------------------------------------------------
 // construction, initialization, weights in and out
+
+double training_floats_per_position(const ModelConfig& c) {
+  double kept = 2.0 * c.input_dim + 2.0 * c.output_dim;
+  if (c.arch == Arch::FlashNeRD) {
+    const FlashConfig& f = c.flash;
+    int widest_span = 0;
+    for (int s : f.spans) widest_span = std::max(widest_span, s);
+    // per block: norms and residuals, q/k/v, attention weights, attention out, the gated FFN
+    kept += f.n_layers * (6.0 * f.d_model + f.qkv_dim() + double(f.n_heads) * widest_span + 3.0 * f.ffn_hidden);
+    kept += 3.0 * f.readout_hidden;
+    if (c.contact.enabled())
+      kept += double(c.contact.capacity) * (3.0 * c.contact.row_hidden + c.contact.row_width + c.contact.slots) +
+              2.0 * c.contact.pooled_dim();
+  } else {
+    const NerdConfig& n = c.nerd;
+    kept += n.n_layers * (8.0 * n.d_model + double(n.n_heads) * n.window + 2.0 * n.mlp_hidden) + 3.0 * n.head_hidden;
+  }
+  return 2.0 * kept;  // and their gradients during the backward pass
+}
 
 std::shared_ptr<DynamicsModel> make_model(const ModelConfig& c, uint64_t seed) {
   c.validate();

@@ -151,6 +151,10 @@ class NerdModel : public DynamicsModel {
 
 // The module of c.arch, weights initialized (init_weights) from `seed`.
 std::shared_ptr<DynamicsModel> make_model(const ModelConfig& c, uint64_t seed);
+
+// Floats a training step holds per window position: the activations autograd keeps for the
+// backward pass and their gradients (an upper estimate, for the memory check before a run).
+double training_floats_per_position(const ModelConfig& c);
 // Deterministic initialization from a flashnerd::Rng: normal(0, 0.02) linear weights and
 // positions, zero biases and lag biases, unit norm weights, output projections (attn.out,
 // ffn.down, mlp.proj) scaled by 1/sqrt(2L).

@@ -305,13 +305,17 @@ void Trainer::setup_data() {
   FN_CHECK(config_.arch != Arch::NeRD || window_ <= config_.nerd.window, "train: window ", window_,
            " exceeds NeRD's ", config_.nerd.window, " learned positions");
   {  // positions past a trajectory's end are always masked: such a window only costs memory
-    const double batch_bytes =
-        double(opts_.batch) * window_ * (config_.input_dim + config_.output_dim + 1) * sizeof(float);
+    const double positions = double(opts_.batch) * window_;
+    const double batch_bytes = positions * (config_.input_dim + config_.output_dim + 1) * sizeof(float);
     FN_CHECK(window_ <= data_.steps, "train: --window ", window_, " exceeds the ", data_.steps,
              " steps of each trajectory of the dataset (a batch of ", opts_.batch, " such windows would need ",
              format_bytes(batch_bytes), " for its inputs alone); give --window ", data_.steps, " or less");
-    check_memory_fits(batch_bytes, str_cat("train: a batch of ", opts_.batch, " windows of ", window_, " frames"),
-                      "lower --batch or --window");
+    MemoryPlan(str_cat("train: a batch of ", opts_.batch, " windows of ", window_, " frames"))
+        .add("batch inputs", batch_bytes)
+        .add("activations and their gradients", positions * training_floats_per_position(config_) * sizeof(float))
+        .add("transition arrays", double(data_.trajectories) * data_.steps *
+                                      (config_.input_dim + config_.output_dim + 1) * sizeof(float))
+        .check("lower --batch or --window");
   }
   const bool free_velocity = config_.target == "free_velocity";
   arrays_ = build_transitions(data_, codec_, config_.probe_dim > 0, free_velocity, config_.contact.enabled());

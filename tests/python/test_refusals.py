@@ -26,6 +26,13 @@ def test_sizes_and_threads_are_refused_before_allocation():
             flashnerd.make_vec("cartpole-balance", num_envs=2, threads=threads)
 
 
+def test_environments_count_their_buffers_with_their_simulator_state():
+    # the observations and task buffers are part of the estimate: 2**31-1 quadrupeds need
+    # terabytes in all, and the refusal names the sum, before anything is allocated
+    with pytest.raises(Exception, match=r"make_vec: 2147483647 environments would need [0-9.]+ TB"):
+        flashnerd.make_vec("quadruped-velocity", num_envs=2**31 - 1)
+
+
 def test_unknown_precision_is_refused_on_every_backend():
     with pytest.raises(Exception, match="fp8"):
         flashnerd.make_vec("cartpole-balance", num_envs=2, precision="fp8")
