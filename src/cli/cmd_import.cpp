@@ -60,6 +60,10 @@ void register_import(CLI::App& app) {
                  "Mask transitions with a velocity above this (rad/s or m/s); joints outside their range and "
                  "commands outside ctrlrange (by over 10% of the range) are masked too")
       ->check(positive())->capture_default_str();
+  sub.add_option("--max-unbounded", a.import.max_unbounded,
+                 "Mask transitions where a coordinate without a range (an unlimited joint, the base position, a "
+                 "command without ctrlrange) exceeds this in magnitude")
+      ->check(positive())->capture_default_str();
 }
 
 }  // namespace flashnerd::cli

@@ -233,7 +233,10 @@ void register_plan(CLI::App& app) {
   PlanArgs& a = c.args;
   add_enum_option(sub, "--task", a.task, names_of(kPlanTaskNames),
                   "climb (quadruped_platform onto a terrain) or swingup (cartpole)");
-  add_enum_option(sub, "--backend", a.backend, names_of(env::kBackendKindNames), "Planning dynamics: mujoco, flashnerd or nerd");
+  add_enum_option(sub, "--backend", a.backend,
+                  names_of({env::BackendKind::Mujoco, env::BackendKind::FlashNeRD, env::BackendKind::NeRD},
+                           env::backend_kind_name),
+                  "Planning dynamics: mujoco, flashnerd or nerd");
   sub.add_option("--model", a.model, "Trained artifact for --backend flashnerd / nerd");
   add_precision_option(sub, a.precision);
   sub.add_flag("--allow-other-mjcf", a.allow_other_mjcf, "Plan with a model trained on another MJCF of the robot");

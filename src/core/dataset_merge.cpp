@@ -73,6 +73,13 @@ Dataset concat_datasets(std::vector<Dataset> parts, const std::vector<std::strin
         FN_CHECK(equal, "merge --concat: ", names[k], " does not record what ", names[0], " records: its ", what,
                  " differs");
       });
+    // the same recording twice would count its trajectories twice (and leak them across the
+    // training / validation split)
+    for (size_t j = 0; j < k; ++j)
+      FN_CHECK(parts[j].trajectories != parts[k].trajectories || parts[j].qpos != parts[k].qpos ||
+                   parts[j].ctrl != parts[k].ctrl,
+               "merge --concat: ", names[k], " holds the same trajectories as ", names[j],
+               "; give each dataset once");
     sources.push_back({{"file", names[k]}, {"seed", parts[k].seed}, {"trajectories", parts[k].trajectories},
                        {"generator", parts[k].generator}});
   }

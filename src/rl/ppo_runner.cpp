@@ -176,8 +176,14 @@ void PpoRunner::restore() {
     model_dir_ = meta.at("model_dir").get<std::string>();
     o_.refresh.load(model_dir_);
   }
-  env_.load_state(ck.blob("env_state"));
-  if (o_.real.env != nullptr) load_real(ck.blob("real_state"));
+  try {  // the seal held, so the state was damaged before sealing or resealed after: name the file
+    env_.load_state(ck.blob("env_state"));
+    if (o_.real.env != nullptr) load_real(ck.blob("real_state"));
+  } catch (const Error& e) {
+    throw Error(str_cat("--resume: ", ckpt_path_, " holds a damaged environment state (", e.what(),
+                        "); it cannot be resumed: start the run again with --overwrite, or restore the "
+                        "checkpoint from a copy"));
+  }
   start_ = meta.at("iteration");
   ppo_->set_learning_rate(meta.at("learning_rate"));
   normalizer_.set(meta.at("obs_mean"), meta.at("obs_var"), meta.at("obs_count"));

@@ -76,9 +76,9 @@ struct Plausibility {
   Plausibility(const Robot& robot, const ImportOptions& o) : v_max(o.max_velocity) {
     const mjModel* m = robot.model();
     const StateLayout& s = robot.layout();
-    const double inf = std::numeric_limits<double>::infinity();
-    q_lo.assign(size_t(s.nq), -inf);
-    q_hi.assign(size_t(s.nq), inf);
+    const double unbounded = o.max_unbounded;
+    q_lo.assign(size_t(s.nq), -unbounded);
+    q_hi.assign(size_t(s.nq), unbounded);
     const int base = s.base_nq();
     for (size_t j = 0; j < s.joint_names.size(); ++j) {
       const int id = mj_name2id(m, mjOBJ_JOINT, s.joint_names[j].c_str());
@@ -87,8 +87,8 @@ struct Plausibility {
       q_lo[size_t(base) + j] = lo - pad;
       q_hi[size_t(base) + j] = hi + pad;
     }
-    u_lo.assign(size_t(s.nu), -inf);
-    u_hi.assign(size_t(s.nu), inf);
+    u_lo.assign(size_t(s.nu), -unbounded);
+    u_hi.assign(size_t(s.nu), unbounded);
     for (size_t k = 0; k < robot.actuators().size() && k < size_t(s.nu); ++k) {
       const int id = mj_name2id(m, mjOBJ_ACTUATOR, robot.actuators()[k].name.c_str());
       if (id < 0 || !m->actuator_ctrllimited[id]) continue;

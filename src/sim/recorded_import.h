@@ -47,9 +47,12 @@ struct ImportOptions {
   double gap_factor = 3.0;
   // Plausibility: a transition is masked when a joint leaves its range, a command its
   // ctrlrange (both by more than `range_margin` of the range's width) or a velocity exceeds
-  // `max_velocity` (rad/s or m/s): a sensor glitch must not become training data.
+  // `max_velocity` (rad/s or m/s): a sensor glitch must not become training data. A
+  // coordinate without a range (an unlimited joint, the base position, a command without a
+  // ctrlrange) is implausible beyond ±max_unbounded (rad, m or the command's unit).
   double range_margin = 0.1;
   double max_velocity = 100.0;
+  double max_unbounded = 1e4;
 };
 
 struct ImportReport {

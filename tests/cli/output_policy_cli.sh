@@ -47,12 +47,19 @@ rows = open("log.csv").read().splitlines()
 head, body = rows[0], rows[1:]
 cols = body[150].split(","); cols[5] = "1e30"; body[150] = ",".join(cols)
 open("spike.csv", "w").write("\n".join([head] + body) + "\n")
+hinge = rows[1:]
+cols = hinge[150].split(","); cols[2] = "1e30"; hinge[150] = ",".join(cols)  # the unlimited hinge
+open("hinge_spike.csv", "w").write("\n".join([head] + hinge) + "\n")
 nan = [",".join(r.split(",")[:5] + ["nan"]) for r in body]
 open("nan.csv", "w").write("\n".join([head] + nan) + "\n")
 PY
 "$FN" import --robot cartpole --log spike.csv --out spike.h5 --steps 20 --json > spike.json || fail "import spike"
 python3 -c 'import json,sys; j=json.load(open("spike.json")); sys.exit(0 if j["implausible_transitions"] >= 1 and "u/cart_force" in j["first_implausible"] else 1)' \
   || { cat spike.json; fail "a command of 1e30 was kept as data"; }
+"$FN" import --robot cartpole --log hinge_spike.csv --out hinge_spike.h5 --steps 20 --json > hinge_spike.json \
+  || fail "import hinge spike"
+python3 -c 'import json,sys; j=json.load(open("hinge_spike.json")); sys.exit(0 if "q/hinge" in j["first_implausible"] else 1)' \
+  || { cat hinge_spike.json; fail "an unlimited joint at 1e30 rad was kept as data"; }
 expect_error "no valid transition" import --robot cartpole --log nan.csv --out nan.h5 --steps 20
 [ -e nan.h5 ] && fail "a log without valid transitions left a file"
 

@@ -76,4 +76,6 @@ expect_error "--samples" plan --task swingup --samples 1
 expect_error "--horizon" plan --task swingup --horizon 3 --knots 6
 expect_error "--task: must be one of climb or swingup, got 'dance'" plan --task dance
 expect_error "--model" plan --task swingup --backend flashnerd
+# the planner offers only the backends it can plan with (coupled kinds step objects in a hand)
+expect_error "--backend: must be one of mujoco, flashnerd or nerd, got 'two-way'" plan --task swingup --backend two-way
 echo "plan CLI OK"
