@@ -15,6 +15,7 @@ PACKAGES=(
   libpng-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri ffmpeg  # pictures and videos
   pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib  # Python module, tests, plots
   python3-torch                              # the Python PPO example (the module itself does not need it)
+  python3-onnx                               # tests read exported ONNX policies independently
   clang libclang-rt-14-dev                   # fuzz targets (scripts/fuzz.sh: libFuzzer)
 )
 

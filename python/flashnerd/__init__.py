@@ -14,7 +14,8 @@
   observation, action, reward terms and ends (``help(flashnerd.make_vec)`` lists them).
 - ``Policy.load(dir)``: a policy trained by ``flashnerd ppo``, without libtorch;
   ``export_policy(actor, dir, task, obs_mean, obs_std)`` writes a PyTorch actor as one, for
-  ``flashnerd policy-eval`` and ``policy-video``.
+  ``flashnerd policy-eval`` and ``policy-video``; ``export_onnx(policy_dir, path)`` writes a
+  policy as an ONNX graph, normalization inside.
 - ``load_dataset(path)``: a ``flashnerd gen`` file as named numpy arrays.
 - ``flashnerd.plot.draw(spec)``: a plot spec the CLI wrote (``NAME.plot.json``) drawn with matplotlib.
 - ``Error``: every error of the C++ core (bad arguments, bad files), a ``ValueError``.
@@ -22,11 +23,11 @@
 Arrays are numpy; PyTorch users convert with ``torch.from_numpy`` (no copy). docs/PYTHON.md
 has the whole API.
 """
-from ._flashnerd import Error, Model, Policy, load_dataset, robot_info, write_dataset
+from ._flashnerd import Error, Model, Policy, export_onnx, load_dataset, robot_info, write_dataset
 from .export import export_policy
 from .spaces import Box
 from .tasks import task_info, task_names
 from .vector import AutoresetMode, VectorEnv, make_vec
 
-__all__ = ["AutoresetMode", "Box", "Error", "Model", "Policy", "VectorEnv", "export_policy", "load_dataset", "make_vec",
-           "robot_info", "task_info", "task_names", "write_dataset"]
+__all__ = ["AutoresetMode", "Box", "Error", "Model", "Policy", "VectorEnv", "export_onnx", "export_policy", "load_dataset",
+           "make_vec", "robot_info", "task_info", "task_names", "write_dataset"]

@@ -140,5 +140,6 @@ void register_plan(CLI::App& app);
 void register_plan_video(CLI::App& app);
 void register_plot(CLI::App& app);
 void register_tasks(CLI::App& app);
+void register_export_onnx(CLI::App& app);
 
 }  // namespace flashnerd::cli

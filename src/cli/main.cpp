@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   flashnerd::cli::register_policy_eval(app);
   flashnerd::cli::register_bench_env(app);
   flashnerd::cli::register_policy_video(app);
+  flashnerd::cli::register_export_onnx(app);
   flashnerd::cli::register_plan(app);
   flashnerd::cli::register_plan_video(app);
   flashnerd::cli::register_eval(app);

@@ -18,12 +18,14 @@
 #include "core/error.h"
 #include "core/frame_features.h"
 #include "core/model_artifact.h"
+#include "core/output_policy.h"
 #include "core/state_codec.h"
 #include "core/system_memory.h"
 #include "engine/engine.h"
 #include "env/factory.h"
 #include "env/vec_env.h"
 #include "rl/policy.h"
+#include "rl/policy_onnx.h"
 #include "env/task_page.h"
 #include "sim/recorded_import.h"
 #include "sim/renderer.h"
@@ -751,6 +753,17 @@ void bind_policy(py::module_& m) {
              return out;
            },
            py::arg("obs"), "Mean actions of raw observations");
+  m.def(
+      "export_onnx",
+      [](const std::string& policy, const std::string& path, bool overwrite) {
+        FN_CHECK(resolved_path(path) != resolved_path(policy), "export_onnx: path ", path,
+                 " is the policy directory itself; give a file name such as policy.onnx");
+        rl::export_policy_onnx(rl::Policy::load(policy), path, overwrite);
+      },
+      py::arg("policy"), py::arg("path"), py::arg("overwrite") = false,
+      "Writes the policy in directory `policy` as an ONNX graph at `path`: input 'observation' (batch, obs), "
+      "output 'action' (batch, act), the mean action with the observation normalization inside. An existing "
+      "file is replaced only with overwrite=True.");
 }
 
 }  // namespace

@@ -52,6 +52,8 @@ class Policy {
   const PolicyInfo& info() const { return info_; }
   const std::vector<PolicyLayer>& layers() const { return layers_; }
   const std::vector<float>& action_std() const { return action_std_; }
+  const std::vector<float>& observation_mean() const { return obs_mean_; }
+  const std::vector<float>& observation_denominator() const { return obs_denominator_; }
   PolicyScratch make_scratch() const;
   // Mean actions (rows, action_dim) of raw observations (rows, observation_dim).
   void act(const float* obs, int rows, float* actions, PolicyScratch& scratch) const;
