@@ -149,7 +149,9 @@ void register_policy_eval(CLI::App& app) {
   auto [sub, a] = add_command<PolicyEvalArgs>(app, "policy-eval", "Run a trained policy (mean actions) in MuJoCo and "
                                               "report its reward", run_policy_eval);
   add_env_options(sub, a.env, 256);
-  a.env.task = "auto";
+  a.env.task = "auto";  // the policy's own task; the help shows that, not add_env_options' default
+  sub.get_option("--task")->default_str("auto")->description(
+      sub.get_option("--task")->get_description() + "; auto: the task the policy was trained for");
   sub.add_option("--policy", a.policy, "Policy directory (policy.json + policy.safetensors)")->required();
   sub.add_option("--steps", a.steps, "Steps of every environment (auto-reset)")->check(at_least(1))
       ->capture_default_str();

@@ -39,6 +39,9 @@ expect_error "has no reward term 'survival'; its terms: alive" "${PPO[@]}" --env
 grep -q '"episode_reward"' "$TMP/eval.json" || fail "policy-eval summary: $(cat "$TMP/eval.json")"
 expect_error "was trained on task 'cartpole-balance', not 'quadruped-velocity'" \
   policy-eval --policy "$TMP/run/policy" --task quadruped-velocity
+# the help shows the default policy-eval uses (the policy's own task), which it accepts when passed
+"$FN" policy-eval --help | grep -q -- "--task TEXT=auto" || fail "policy-eval --help shows another --task default"
+"$FN" policy-eval --policy "$TMP/run/policy" --task auto --envs 2 --steps 4 --json > /dev/null || fail "--task auto"
 expect_error "no policy at" policy-eval --policy "$TMP/nothing"
 
 # a learned backend in the loop: a tiny FlashNeRD model of the cartpole
