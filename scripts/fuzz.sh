@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of fuzz/ (clang, AddressSanitizer + UBSan, the core library only)
-# in build-fuzz/ and runs each for a fixed time, starting from its seed corpus in fuzz/corpus/.
+# Builds the libFuzzer targets of fuzz/ (clang, AddressSanitizer + UBSan; the core, sim, engine
+# and env libraries, no CLI, no Python module) in build-fuzz/ and runs each for a fixed time,
+# starting from its seed corpus in fuzz/corpus/.
 # Fails on any crash, sanitizer report, uncaught exception, leak, timeout or allocation over the
 # limit; the input that caused it is written to build-fuzz/artifacts/<target>/.
 # Usage: scripts/fuzz.sh [--seconds N]   (N seconds per target, default 30)
@@ -24,7 +25,7 @@ done
 export ASAN_OPTIONS="allocator_may_return_null=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 failed=()
-for target in safetensors model_config dataset policy sealed_file ensemble_manifest; do
+for target in safetensors model_config dataset policy sealed_file ensemble_manifest task_spec; do
   corpus=build-fuzz/corpus/$target artifacts=build-fuzz/artifacts/$target
   mkdir -p "$corpus" "$artifacts"
   echo "fuzz: $target for ${seconds} s"
