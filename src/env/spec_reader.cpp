@@ -40,11 +40,21 @@ double SpecReader::number(const std::string& key) {
 
 double SpecReader::number_or(const std::string& key, double def) { return has(key) ? number(key) : def; }
 
+namespace {
+
+// An integer a spec may hold (counts, steps, component indices): unsigned values above 2^63
+// are not read as negative, nor 2^32 as 0.
+bool small_integer(const nlohmann::json& v) {
+  if (v.is_number_unsigned()) return v.get<unsigned long long>() <= (1ULL << 30);
+  return v.is_number_integer() && v.get<long long>() >= -(1LL << 30) && v.get<long long>() <= (1LL << 30);
+}
+
+}  // namespace
+
 int SpecReader::integer_or(const std::string& key, int def) {
   if (!has(key)) return def;
   const auto& v = at(key);
-  if (!v.is_number_integer() || v.get<long long>() < -(1LL << 30) || v.get<long long>() > (1LL << 30))
-    fail(key, str_cat("must be an integer, got ", v.dump()));
+  if (!small_integer(v)) fail(key, str_cat("must be an integer in [-2^30, 2^30], got ", v.dump()));
   return v.get<int>();
 }
 
@@ -116,14 +126,17 @@ std::vector<int> SpecReader::indices_or(const std::string& key, const std::vecto
   if (!has(key)) return def;
   const auto& v = at(key);
   std::vector<int> out;
-  if (v.is_number_integer()) out.push_back(v.get<int>());
-  else if (v.is_array())
+  if (v.is_number_integer()) {
+    if (!small_integer(v)) fail(key, str_cat("must be a component index, got ", v.dump()));
+    out.push_back(v.get<int>());
+  } else if (v.is_array()) {
     for (const auto& x : v) {
-      if (!x.is_number_integer()) fail(key, str_cat("must list component indices (integers), got ", x.dump()));
+      if (!small_integer(x)) fail(key, str_cat("must list component indices (integers), got ", x.dump()));
       out.push_back(x.get<int>());
     }
-  else
+  } else {
     fail(key, str_cat("must be an index or a list of indices, got ", v.dump()));
+  }
   return out;
 }
 

@@ -188,6 +188,12 @@ TEST(SpecTask, BadSpecsAreRefusedNamingFileFieldAndFix) {
   j = good;
   j["format"] = "something";
   expect_refused(j, "format", "flashnerd-task");
+  j = good;  // 2^32 is not component 0, nor 2^64-1 a negative count
+  j["rewards"][0]["index"] = {0, 4294967296LL};
+  expect_refused(j, "rewards[0].index", "must list component indices");
+  j = good;
+  j["control_steps"] = 18446744073709551615ULL;
+  expect_refused(j, "control_steps", "got 18446744073709551615");
   // a fixed-base robot has no base velocity
   auto arm = sim::Robot::load("arm7");
   j = read_json_file(task_spec_path("arm7-reach"), "spec");
