@@ -1,4 +1,5 @@
-# cmake --install [--prefix P]: for C++ consumers the core and engine libraries (static),
+# cmake --install [--prefix P]: for C++ consumers the core, engine, sim, env and policy
+# libraries (static; none needs libtorch),
 # their headers under include/flashnerd, an exported flashnerdConfig.cmake
 # (find_package(flashnerd); target_link_libraries(app flashnerd::engine) pulls in every
 # dependency) and a pkg-config file; for everyone the CLI, the built-in robots and the
@@ -9,10 +10,17 @@ set(FLASHNERD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/flashnerd)
 
 set_target_properties(flashnerd_core PROPERTIES EXPORT_NAME core)
 set_target_properties(flashnerd_engine PROPERTIES EXPORT_NAME engine)
+set_target_properties(flashnerd_sim PROPERTIES EXPORT_NAME sim)        # MuJoCo robots
+set_target_properties(flashnerd_env PROPERTIES EXPORT_NAME env)        # tasks, backends, VecEnv
+set_target_properties(flashnerd_policy PROPERTIES EXPORT_NAME policy)  # trained policies (a deployment loop)
 set_target_properties(flashnerd_options PROPERTIES EXPORT_NAME options)  # link-only (sanitizer builds)
-install(TARGETS flashnerd_core flashnerd_engine flashnerd_options EXPORT flashnerdTargets
-  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS flashnerd_core flashnerd_engine flashnerd_sim flashnerd_env flashnerd_policy flashnerd_options
+  EXPORT flashnerdTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY src/core/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashnerd/core FILES_MATCHING PATTERN "*.h")
+install(DIRECTORY src/sim/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashnerd/sim FILES_MATCHING PATTERN "*.h")
+install(DIRECTORY src/env/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashnerd/env FILES_MATCHING PATTERN "*.h")
+install(FILES src/rl/policy.h src/rl/policy_eval.h src/rl/policy_onnx.h src/rl/observation_normalizer.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashnerd/rl)
 install(FILES src/engine/engine.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashnerd/engine)
 install(FILES src/engine/cpu/cpu_features.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashnerd/engine/cpu)
 install(EXPORT flashnerdTargets NAMESPACE flashnerd:: DESTINATION ${FLASHNERD_CMAKE_DIR})
