@@ -19,11 +19,12 @@
 //   for block l (span S):
 //     z = Norm(h)          RMSNorm: h / sqrt(mean(h²) + ε) · w
 //                          LayerNorm: (h − mean) / sqrt(var + ε) · w + b
-//     qkv = z attn.qkv.weightᵀ, rows [q_0 (64) .. q_{nq−1}, k (64), v (64)]
+//     qkv = z attn.qkv.weightᵀ, rows [q_0 (hd) .. q_{nq−1}, k (hd), v (hd)],  hd = head_dim
 //     head i: s_j = q_i·k_j / sqrt(hd) + attn.lag_bias[i][t − j],  j = max(0, t−S+1) .. t
 //             α = softmax_j(s), o_i = Σ_j α_j v_j;   a = [o_0 .. o_{nq−1}] attn.out.weightᵀ
 //     [gate, up] = z ffn.gate_up.weightᵀ (f each); g = act(gate) · up,
-//                  act = SiLU (swiglu) | GELU (geglu) | ReLU (reglu);  f = g ffn.down.weightᵀ
+//                  act = SiLU (swiglu) | GELU (geglu) | ReLU (reglu) | sigmoid (glu)
+//                        | Mish(x) = x · tanh(softplus(x)) (mishglu);  f = g ffn.down.weightᵀ
 //     h = h + a + f                              (no biases inside blocks)
 //   r = SiLU(Norm_readout(h) readout.fc.weightᵀ + readout.fc.bias)      (readout_hidden)
 //   ŷ = r head.weightᵀ + head.bias                                      (output_dim)
