@@ -32,12 +32,12 @@ CLI::Validator number_check(std::function<bool(double)> ok, const std::string& r
       desc);
 }
 
-// The numbers a value holds: the whole value, or its parts between ',', '=', ':' and spaces.
+// The numbers a value holds: the whole value, or its parts between ',', ';', '=', ':' and spaces.
 std::vector<std::string> number_parts(const std::string& value) {
   std::vector<std::string> parts;
   std::string part;
   for (char c : value + ',') {
-    if (c == ',' || c == '=' || c == ':' || c == ' ') {
+    if (c == ',' || c == ';' || c == '=' || c == ':' || c == ' ') {
       if (!part.empty()) parts.push_back(part);
       part.clear();
     } else {

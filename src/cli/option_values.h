@@ -24,7 +24,7 @@ CLI::Validator at_least(double lo);
 CLI::Validator positive();
 
 // Adds to every option of every subcommand of `app` the checks no option may skip: each number
-// in a value (alone, or in a list "0.5,0,1" / "alive=2") finite, written in range ("1e400" is
+// in a value (alone, or in a list "0.5,0,1" / "1,0,0;0,1,0" / "alive=2") finite, written in range ("1e400" is
 // refused, not read as infinity), and seeds (options named --seed or --*-seed) integers in
 // 0..2^64-1 ("-1" is refused, not wrapped). Call once, after every command is registered.
 void check_every_value(CLI::App& app);

@@ -9,6 +9,7 @@ cd "$TMP"
 expect_error "--max-memory-gb: must be a finite number, got nan" bench --max-memory-gb nan
 expect_error "must be a finite number, got inf" plan --task swingup --action-scale inf --frames 2
 expect_error "must hold only finite numbers, got 0.5,nan,0" policy-eval --policy p --commands 0.5,nan,0
+expect_error "must hold only finite numbers, got 1,0,0;inf,0,0" policy-eval --policy p --commands "1,0,0;inf,0,0"
 expect_error "got 1e400" gen --robot cartpole --trajectories 4 --steps 5 --out d.h5 --control-dt 1e400
 expect_error "a seed is an integer in 0..18446744073709551615 (2^64-1), got -1" gen --robot cartpole \
   --trajectories 4 --steps 5 --out d.h5 --seed -1
