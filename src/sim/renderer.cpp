@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -24,9 +25,45 @@ struct Renderer::Impl {
   mjvOption opt;
   mjvCamera cam;
   int width = 0, height = 0;
+  // A floating base is followed; a fixed-base robot is framed once, so that its motion (a cart
+  // on its rail) shows against the marks of its slide joints.
+  bool follow_root = true;
+  double lookat[3] = {0, 0, 0};
+  std::vector<mjvGeom> marks;  // drawn with every frame
 };
 
 namespace {
+
+// The rail of every slide joint of the robot at its reference pose: a thin bar over the joint's
+// range and a tick every 0.5 m, in the world frame (slide joints move their body along it).
+std::vector<mjvGeom> slide_joint_marks(const Robot& robot, const mjModel* m, const mjData* d) {
+  std::vector<mjvGeom> marks;
+  const float grey[4] = {0.55f, 0.55f, 0.55f, 1.0f}, light[4] = {0.85f, 0.85f, 0.85f, 1.0f};
+  const mjtNum identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  for (int j = 0; j < m->njnt; ++j) {
+    if (m->jnt_type[j] != mjJNT_SLIDE || !m->jnt_limited[j] || !robot.is_robot_body(m->jnt_bodyid[j])) continue;
+    const mjtNum* anchor = d->xanchor + 3 * j;
+    const mjtNum* axis = d->xaxis + 3 * j;
+    const double lo = m->jnt_range[2 * j], hi = m->jnt_range[2 * j + 1];
+    mjtNum from[3], to[3];
+    for (int i = 0; i < 3; ++i) {
+      from[i] = anchor[i] + lo * axis[i];
+      to[i] = anchor[i] + hi * axis[i];
+    }
+    mjvGeom rail;
+    mjv_initGeom(&rail, mjGEOM_CAPSULE, nullptr, nullptr, nullptr, grey);
+    mjv_makeConnector(&rail, mjGEOM_CAPSULE, 0.01, from[0], from[1], from[2], to[0], to[1], to[2]);
+    marks.push_back(rail);
+    for (double x = std::ceil(lo / 0.5) * 0.5; x <= hi + 1e-9; x += 0.5) {
+      mjtNum at[3], size[3] = {0.015, 0.015, std::abs(x) < 1e-9 ? 0.08 : 0.05};
+      for (int i = 0; i < 3; ++i) at[i] = anchor[i] + x * axis[i];
+      mjvGeom tick;
+      mjv_initGeom(&tick, mjGEOM_BOX, size, at, identity, light);
+      marks.push_back(tick);
+    }
+  }
+  return marks;
+}
 
 EGLDisplay surfaceless_display() {
   auto get_platform_display =
@@ -87,6 +124,9 @@ Renderer::Renderer(const Robot& robot, int width, int height) : impl_(new Impl) 
   const RobotSpec::CameraSpec view = robot.spec().camera.value_or(RobotSpec::CameraSpec{});
   r.cam.azimuth = view.azimuth;
   r.cam.elevation = view.elevation;
+  r.follow_root = robot.floating_base();
+  for (int i = 0; i < 3; ++i) r.lookat[i] = c[i];
+  r.marks = slide_joint_marks(robot, m, r.data);
 }
 
 Renderer::~Renderer() {
@@ -108,9 +148,12 @@ Image Renderer::render(const double* qpos, bool full_nq, const std::string& capt
     std::memcpy(r.data->qpos + r.robot->qpos_offset(), qpos, sizeof(double) * size_t(r.robot->layout().nq));
   }
   mj_forward(m, r.data);
-  for (int i = 0; i < 3; ++i) r.cam.lookat[i] = r.data->xpos[3 * r.robot->root_body() + i];
+  for (int i = 0; i < 3; ++i)
+    r.cam.lookat[i] = r.follow_root ? r.data->xpos[3 * r.robot->root_body() + i] : r.lookat[i];
   mjrRect viewport = {0, 0, r.width, r.height};
   mjv_updateScene(m, r.data, &r.opt, nullptr, &r.cam, mjCAT_ALL, &r.scene);
+  for (const mjvGeom& g : r.marks)
+    if (r.scene.ngeom < r.scene.maxgeom) r.scene.geoms[r.scene.ngeom++] = g;
   mjr_render(viewport, &r.scene, &r.con);
   if (!caption.empty()) mjr_overlay(mjFONT_NORMAL, mjGRID_TOPLEFT, viewport, caption.c_str(), nullptr, &r.con);
   if (!caption_right.empty())

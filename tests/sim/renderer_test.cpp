@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "sim_test_models.h"
@@ -36,6 +37,26 @@ TEST(Renderer, RendersDistinctNonBlankFrames) {
   std::string path = testing::write_temp("strip.png", "");
   write_png(path, strip);
   EXPECT_GT(std::filesystem::file_size(path), 1000u);
+}
+
+// A fixed-base robot is framed once: a cart that moves along its rail moves in the picture
+// (a camera following the cart showed the same frame wherever it was), against the rail's marks.
+TEST(Renderer, ACartMovesInThePictureAlongItsMarkedRail) {
+  auto robot = Robot::load("cartpole");
+  Renderer renderer(*robot, 160, 120);
+  std::vector<double> q(size_t(robot->layout().nq), 0.0);
+  const Image centred = renderer.render(q.data());
+  q[0] = 1.0;  // the slider
+  const Image moved = renderer.render(q.data());
+  EXPECT_NE(centred.rgb, moved.rgb) << "the cart at x = 1 m looks as it does at x = 0";
+  // the rail's marks are drawn: grey pixels (neither the black background, nor the blue cart or
+  // the brown pole) in the frame with the cart at the centre
+  size_t grey = 0;
+  for (size_t i = 0; i + 2 < centred.rgb.size(); i += 3) {
+    const int r = centred.rgb[i], g = centred.rgb[i + 1], b = centred.rgb[i + 2];
+    if (r > 40 && std::abs(r - g) <= 8 && std::abs(g - b) <= 8) ++grey;
+  }
+  EXPECT_GT(grey, 20u) << "no rail marks in the frame";
 }
 
 }  // namespace
