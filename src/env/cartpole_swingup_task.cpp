@@ -46,7 +46,7 @@ TaskDescription CartpoleSwingupTask::describe() const {
   d.reward = {{"upright", "cos θ: 1 upright, −1 hanging"},
               {"centred", "x², the cart's squared distance from the centre (m²)"},
               {"spin", "θ̇², the pole's squared angular velocity ((rad/s)²)"},
-              {"effort", "a², the squared action"}};
+              {"effort", "a², the squared action as the policy gives it, before the clamp to ±1: an action beyond the bound costs more and pushes no harder"}};
   d.termination = str_cat("|x| > ", kCartLimit, " m (the pole may be at any angle)");
   d.reset = str_cat("hanging at rest: θ = π, and x, θ, ẋ and θ̇ each uniform in ±", kStartNoise, " around it");
   return d;
