@@ -19,10 +19,8 @@ struct ExportOnnxArgs {
 };
 
 void run_export_onnx(const ExportOnnxArgs& a) {
-  check_output_not_input(a.out, "--out", {{"--policy", a.policy}});
-  const auto lock = std::make_unique<OutputLock>(a.out, "--out");
-  const rl::Policy policy = rl::Policy::load(a.policy);
-  rl::export_policy_onnx(policy, a.out, a.overwrite);
+  const OutputLock lock(a.out, "--out");
+  const rl::Policy policy = rl::export_policy_onnx(a.policy, a.out, a.overwrite);
   const rl::PolicyInfo& info = policy.info();
   print_summary(a.common, "flashnerd export-onnx: " + a.out,
                 {{"policy", a.policy}, {"task", info.task}, {"observation_dim", info.observation_dim},

@@ -46,7 +46,7 @@ std::vector<std::string> model_member_dirs(const std::string& dir) {
     FN_CHECK(std::filesystem::is_directory(member), path, ": member ", m.get<std::string>(), " (", member,
              ") does not exist");
     // a member listed twice agrees with itself: the disagreement would read as confidence
-    const std::string same = std::filesystem::weakly_canonical(member).string();
+    const std::string same = resolved_path(member);
     FN_CHECK(std::find(resolved.begin(), resolved.end(), same) == resolved.end(), path, ": member ",
              m.get<std::string>(), " is listed twice (", same, "); each member must be its own training");
     resolved.push_back(same);

@@ -34,9 +34,7 @@ std::string format_bytes(double bytes) {
 }
 
 void check_memory_fits(double bytes, const std::string& what, const std::string& fix) {
-  const double available = available_memory_bytes();
-  FN_CHECK(bytes <= available, what, " would need ", format_bytes(bytes), " of memory, but this machine has ",
-           format_bytes(available), " available; ", fix);
+  MemoryPlan(what).add(what, bytes).check(fix);
 }
 
 MemoryPlan& MemoryPlan::add(const std::string& part, double bytes) {
@@ -60,8 +58,9 @@ std::string MemoryPlan::breakdown() const {
 
 void MemoryPlan::check(const std::string& fix) const {
   const double available = available_memory_bytes();
-  FN_CHECK(total() <= available, what_, " would need ", format_bytes(total()), " of memory (", breakdown(),
-           "), but this machine has ", format_bytes(available), " available; ", fix);
+  const std::string parts = parts_.size() > 1 ? " (" + breakdown() + ")" : "";  // one part: its name is `what`
+  FN_CHECK(total() <= available, what_, " would need ", format_bytes(total()), " of memory", parts,
+           ", but this machine has ", format_bytes(available), " available; ", fix);
 }
 
 }  // namespace flashnerd

@@ -26,7 +26,8 @@ class MemoryPlan {
   // "a part 1.2 GB, another 300 MB": the parts, largest first.
   std::string breakdown() const;
   // Throws "<what> would need <total> of memory (<breakdown>), but this machine has
-  // <available> available; <fix>" when the total exceeds the available memory.
+  // <available> available; <fix>" when the total exceeds the available memory (the
+  // breakdown only when there are several parts).
   void check(const std::string& fix) const;
 
  private:

@@ -756,9 +756,7 @@ void bind_policy(py::module_& m) {
   m.def(
       "export_onnx",
       [](const std::string& policy, const std::string& path, bool overwrite) {
-        FN_CHECK(resolved_path(path) != resolved_path(policy), "export_onnx: path ", path,
-                 " is the policy directory itself; give a file name such as policy.onnx");
-        rl::export_policy_onnx(rl::Policy::load(policy), path, overwrite);
+        rl::export_policy_onnx(policy, path, overwrite);
       },
       py::arg("policy"), py::arg("path"), py::arg("overwrite") = false,
       "Writes the policy in directory `policy` as an ONNX graph at `path`: input 'observation' (batch, obs), "

@@ -95,4 +95,11 @@ void export_policy_onnx(const Policy& policy, const std::string& path, bool over
   write_file_atomic(path, policy_onnx_bytes(policy));
 }
 
+Policy export_policy_onnx(const std::string& policy_dir, const std::string& path, bool overwrite) {
+  check_output_not_input(path, "--out", {{"--policy", policy_dir}});
+  Policy policy = Policy::load(policy_dir);
+  export_policy_onnx(policy, path, overwrite);
+  return policy;
+}
+
 }  // namespace flashnerd::rl

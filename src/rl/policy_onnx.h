@@ -17,5 +17,8 @@ std::string policy_onnx_bytes(const Policy& policy);
 // Writes the graph to `path` (atomically); an existing file is replaced only when
 // `overwrite`.
 void export_policy_onnx(const Policy& policy, const std::string& path, bool overwrite);
+// The same for the policy artifact in `policy_dir`, refusing a `path` that names the
+// directory itself (what the CLI and Python export); returns the policy it wrote.
+Policy export_policy_onnx(const std::string& policy_dir, const std::string& path, bool overwrite);
 
 }  // namespace flashnerd::rl

@@ -21,6 +21,7 @@
 #include "core/frame_features.h"
 #include "core/model_artifact.h"
 #include "core/model_dataset_check.h"
+#include "core/output_policy.h"
 #include "core/progress.h"
 #include "core/rng.h"
 #include "core/state_codec.h"
@@ -226,10 +227,9 @@ void Trainer::setup_run() {
 // A resumed fine-tune continues the parent it started from, with the same dropout: another
 // --model or --init-from would be silently ignored (the weights come from the checkpoint).
 void Trainer::check_resumed_parent(const nlohmann::json& settings) const {
-  const auto canonical = [](const std::string& p) { return std::filesystem::weakly_canonical(p).string(); };
   const std::string recorded = settings.contains("finetune") ? settings.at("finetune").value("parent_model", "") : "";
-  const std::string given = opts_.init_from.empty() ? "" : canonical(opts_.init_from);
-  FN_CHECK((recorded.empty() ? "" : canonical(recorded)) == given, "--resume: the checkpoint in ", opts_.out_dir,
+  const std::string given = opts_.init_from.empty() ? "" : resolved_path(opts_.init_from);
+  FN_CHECK((recorded.empty() ? "" : resolved_path(recorded)) == given, "--resume: the checkpoint in ", opts_.out_dir,
            recorded.empty() ? std::string(" was trained from scratch") : " continues the model " + recorded, ", not ",
            given.empty() ? std::string("a run from scratch") : "the model " + given,
            "; resume with the same parent, or start a new run with another --out");
