@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """PPO in ~150 lines of PyTorch on a FlashNeRD vector environment: trains a CartPole
-balancing policy on the learned simulator (or on MuJoCo), then evaluates it in MuJoCo through
-the same API. No RL library; rsl_rl-style settings (clipped surrogate, GAE, value loss,
-entropy bonus, time-outs bootstrapped from the final observation).
+policy (balance, or the swing-up with --task cartpole-swingup) on the learned simulator or on
+MuJoCo, then evaluates it in MuJoCo through the same API. No RL library; rsl_rl-style
+settings (clipped surrogate, GAE, value loss, entropy bonus, time-outs bootstrapped from the
+final observation).
 
     export PYTHONPATH=$PWD/build/python
-    ./scripts/demo.sh                      # writes the learned cartpole out/demo/flashnerd
-    python3 examples/python/ppo_cartpole.py --backend flashnerd --model out/demo/flashnerd
+    python3 examples/python/ppo_cartpole.py --backend flashnerd --model models/cartpole
+    python3 examples/python/ppo_cartpole.py --task cartpole-swingup --backend mujoco \
+        --envs 512 --iterations 200 --entropy 0.01
 
-Prints one line per iteration and, at the end, the mean MuJoCo episode length of the mean
-policy (200 = every episode balanced to the time limit); --json prints that as JSON."""
+Prints one line per iteration and, at the end, the mean MuJoCo episode length and return of
+the mean policy (on the balance task 200 = every episode balanced to the time limit); --json
+prints that as JSON."""
 import argparse
 import json
+import time
 
 import numpy as np
 import torch
@@ -52,7 +56,7 @@ def collect(env, model, obs, steps, gamma):
         reward = torch.from_numpy(reward.astype(np.float32))
         if truncated.any():  # a time-out is not a failure: bootstrap from where the episode ended
             with torch.no_grad():
-                final = torch.from_numpy(info["final_observation"][truncated])
+                final = torch.from_numpy(info["final_obs"][truncated])
                 reward[torch.from_numpy(truncated)] += gamma * model.value(final)
         buf["rew"].append(reward)
         buf["done"].append(torch.from_numpy(terminated | truncated).float())
@@ -91,30 +95,33 @@ def update(model, opt, b, adv, ret, epochs=5, minibatches=4, clip=0.2, entropy=0
             opt.step()
 
 
-def evaluate(model, envs, seed):
-    """Mean episode length of the mean policy in MuJoCo (first episode of every env)."""
-    env = flashnerd.make_vec("cartpole-balance", backend="mujoco", num_envs=envs, seed=seed)
+def evaluate(model, task, envs, seed):
+    """Mean episode length and return of the mean policy in MuJoCo (first episode of every env)."""
+    env = flashnerd.make_vec(task, backend="mujoco", num_envs=envs, seed=seed)
     obs, _ = env.reset(seed=seed)
-    length, alive = np.zeros(envs), np.ones(envs, bool)
+    length, total, alive = np.zeros(envs), np.zeros(envs), np.ones(envs, bool)
     for _ in range(env.max_episode_steps):
         with torch.no_grad():
             a = model.actor(torch.from_numpy(obs)).numpy()
-        obs, _, terminated, truncated, _ = env.step(a)
+        obs, reward, terminated, truncated, _ = env.step(a)
         length += alive
+        total += alive * reward
         alive &= ~(terminated | truncated)
         if not alive.any():
             break
-    return float(length.mean())
+    return float(length.mean()), float(total.mean())
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--task", default="cartpole-balance", choices=["cartpole-balance", "cartpole-swingup"])
     p.add_argument("--backend", default="flashnerd", help="mujoco, flashnerd or nerd")
     p.add_argument("--model", default="", help="trained cartpole model directory (learned backends)")
     p.add_argument("--envs", type=int, default=64)
     p.add_argument("--steps", type=int, default=32, help="steps per env per iteration")
     p.add_argument("--iterations", type=int, default=100)
     p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--entropy", type=float, default=0.0, help="entropy bonus weight")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--export", default="", help="write the trained actor here as a policy artifact "
@@ -124,26 +131,29 @@ def main():
     torch.set_num_threads(1)
     gamma, lam = 0.99, 0.95
     # same-step autoreset: every stored transition is a real one (rsl_rl's convention)
-    env = flashnerd.make_vec("cartpole-balance", backend=a.backend, model=a.model, num_envs=a.envs, seed=a.seed,
+    env = flashnerd.make_vec(a.task, backend=a.backend, model=a.model, num_envs=a.envs, seed=a.seed,
                              autoreset="same_step")
     model = ActorCritic(env.observation_dim, env.action_dim)
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
     obs, _ = env.reset(seed=a.seed)
+    start = time.monotonic()
     for it in range(1, a.iterations + 1):
         b, last_value, obs = collect(env, model, obs, a.steps, gamma)
         adv, ret = advantages(b, last_value, gamma, lam)
-        update(model, opt, b, adv, ret)
+        update(model, opt, b, adv, ret, entropy=a.entropy)
         if not a.json:
             print(f"iteration {it}/{a.iterations}: reward per step {b['rew'].mean():.3f}, "
                   f"episodes ended {int(b['done'].sum())}", flush=True)
+    seconds = time.monotonic() - start
     if a.export:
-        flashnerd.export_policy(model.actor, a.export, "cartpole-balance", action_std=model.log_std.exp(),
+        flashnerd.export_policy(model.actor, a.export, a.task, action_std=model.log_std.exp(),
                                 training={"by": "examples/python/ppo_cartpole.py", "backend": a.backend,
                                           "iterations": a.iterations, "seed": a.seed})
-    length = evaluate(model, 64, a.seed + 1000)
-    result = {"backend": a.backend, "iterations": a.iterations, "mujoco_mean_episode_length": length,
-              "time_limit": env.max_episode_steps}
-    print(json.dumps(result) if a.json else f"MuJoCo evaluation: mean episode length {length:.1f} of {env.max_episode_steps}")
+    length, ret = evaluate(model, a.task, 64, a.seed + 1000)
+    result = {"task": a.task, "backend": a.backend, "iterations": a.iterations, "seed": a.seed,
+              "seconds": seconds, "mujoco_mean_episode_length": length, "mujoco_mean_return": ret, "time_limit": env.max_episode_steps}
+    print(json.dumps(result) if a.json else f"MuJoCo evaluation: mean episode length {length:.1f} of "
+          f"{env.max_episode_steps}, mean return {ret:.1f}")
 
 
 if __name__ == "__main__":

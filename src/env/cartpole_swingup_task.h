@@ -1,9 +1,10 @@
-// CartPole swing-up (the DeepMind Control Suite's cartpole-swingup, on this cartpole): the pole
-// starts hanging, the policy must swing it up and hold it upright with the cart near the
-// centre, in 300 control steps (5 s at 60 Hz). Per step: upright cos(θ) (θ = 0 up), minus
-// 0.1·x² (centred), 0.01·θ̇² (spin) and 0.01·a² (effort), the terms of the swing-up planning
-// task. The episode ends early when the cart leaves ±2.4 m. Needs the model over the whole
-// circle of pole angles, which is what makes it a test of the learned simulator.
+// CartPole swing-up (the DeepMind Control Suite's cartpole-swingup, on this cartpole, with its
+// reward): the pole starts hanging, the policy must swing it up and hold it upright with the
+// cart near the centre, in 300 control steps (5 s at 60 Hz). Per step, in [0, 1]: upright
+// (1 + cos θ)/2 (θ = 0 up) times centred, small-control and small-spin factors. The episode
+// ends early when the cart leaves ±2.4 m; since no step's reward is negative, leaving early
+// only forfeits reward. Needs the model over the whole circle of pole angles, which is what
+// makes it a test of the learned simulator.
 #pragma once
 
 #include <vector>
@@ -11,12 +12,6 @@
 #include "env/cartpole_balance_task.h"
 
 namespace flashnerd::env {
-
-// The swing-up reward, this task's and the swing-up planning task's: its terms (upright,
-// centred, spin, effort) weighted per_step · (1, −0.1, −0.01, −0.01), and their unscaled
-// values after a step to (q, v) under the action.
-std::vector<RewardTerm> cartpole_swingup_terms(double per_step);
-void cartpole_swingup_values(const double* q, const double* v, double action, double* values);
 
 class CartpoleSwingupTask : public CartpoleBalanceTask {
  public:

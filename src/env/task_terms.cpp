@@ -1,6 +1,7 @@
 #include "env/task_terms.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -188,6 +189,87 @@ class BodyContact : public RewardFunction, public TerminationCondition {
   double clearance_;
 };
 
+// The DeepMind Control Suite's tolerance: 1 while x is within bounds, falling off with the
+// distance outside them over margin along a sigmoid that equals value_at_margin one margin away;
+// the mean over the signal's components.
+class Tolerance : public RewardFunction {
+ public:
+  enum class Sigmoid { Gaussian, Linear, Quadratic };
+  Tolerance(Signal s, std::array<double, 2> bounds, double margin, Sigmoid sigmoid, double value_at_margin)
+      : s_(std::move(s)), bounds_(bounds), margin_(margin), sigmoid_(sigmoid), value_at_margin_(value_at_margin),
+        scale_(sigmoid == Sigmoid::Gaussian    ? std::sqrt(-2 * std::log(value_at_margin))
+               : sigmoid == Sigmoid::Quadratic ? std::sqrt(1 - value_at_margin)
+                                               : 1 - value_at_margin) {}
+  double value(const TermInput& in) override {
+    double x[kMaxSignalWidth];
+    in.signals.read(s_, in.backend, in.env, in.action, x);
+    double sum = 0;
+    for (int i = 0; i < s_.width(); ++i) sum += tolerance(x[i]);
+    return sum / s_.width();
+  }
+  std::string formula() const override {
+    const char* names[] = {"gaussian", "linear", "quadratic"};
+    return str_cat("tolerance(", s_.label, ": 1 within [", bounds_[0], ", ", bounds_[1], "], ",
+                   names[int(sigmoid_)], " fall-off to ", value_at_margin_, " at ", margin_, " beyond)");
+  }
+
+ private:
+  double tolerance(double x) const {
+    if (x >= bounds_[0] && x <= bounds_[1]) return 1.0;
+    if (margin_ == 0) return 0.0;
+    const double d = (x < bounds_[0] ? bounds_[0] - x : x - bounds_[1]) / margin_;
+    const double scaled = d * scale_;
+    switch (sigmoid_) {
+      case Sigmoid::Gaussian: return std::exp(-0.5 * scaled * scaled);
+      case Sigmoid::Linear: return scaled < 1 ? 1 - scaled : 0.0;
+      case Sigmoid::Quadratic: return scaled < 1 ? 1 - scaled * scaled : 0.0;
+    }
+    return 0.0;
+  }
+  Signal s_;
+  std::array<double, 2> bounds_;
+  double margin_;
+  Sigmoid sigmoid_;
+  double value_at_margin_;
+  double scale_;  // of the distance, so that the sigmoid equals value_at_margin one margin away
+};
+
+// Π (floor + (1 − floor)·factor): the Control Suite's way of combining terms, each a reward
+// function that stays in [0, 1], so that the product does too.
+class Product : public RewardFunction {
+ public:
+  struct Factor {
+    std::unique_ptr<RewardFunction> f;
+    double floor;
+  };
+  explicit Product(std::vector<Factor> factors) : factors_(std::move(factors)) {}
+  double value(const TermInput& in) override {
+    double p = 1.0;
+    for (auto& [f, floor] : factors_) p *= floor + (1 - floor) * f->value(in);
+    return p;
+  }
+  std::string formula() const override {
+    std::string s;
+    for (const auto& [f, floor] : factors_) {
+      s += s.empty() ? "" : " · ";
+      s += floor == 0 ? "(" + f->formula() + ")" : str_cat("(", floor, " + ", 1 - floor, "·", f->formula(), ")");
+    }
+    return s;
+  }
+  void allocate(int envs) override {
+    for (auto& factor : factors_) factor.f->allocate(envs);
+  }
+  void reset_env(int env) override {
+    for (auto& factor : factors_) factor.f->reset_env(env);
+  }
+  void io_state(StateIo& io) override {
+    for (auto& factor : factors_) factor.f->io_state(io);
+  }
+
+ private:
+  std::vector<Factor> factors_;
+};
+
 // ---- terminations --------------------------------------------------------------------------
 
 // A signal's component outside [min, max] (optionally its magnitude, angles wrapped to (−π, π]).
@@ -333,6 +415,39 @@ std::unique_ptr<RewardFunction> tracking(SpecReader& r, TaskSignals& s, bool exp
   return std::make_unique<Tracking>(x, target, sigma);
 }
 
+std::unique_ptr<RewardFunction> tolerance(SpecReader& r, TaskSignals& s) {
+  Signal x = s.parse(r);
+  const std::array<double, 2> bounds = r.range_or("bounds", {0.0, 0.0});
+  const double margin = r.number_or("margin", 0.0);
+  if (margin < 0) r.fail("margin", str_cat("must be >= 0, got ", margin));
+  const std::string sigmoid = r.string_or("sigmoid", "gaussian");
+  Tolerance::Sigmoid kind = Tolerance::Sigmoid::Gaussian;
+  if (sigmoid == "linear") kind = Tolerance::Sigmoid::Linear;
+  else if (sigmoid == "quadratic") kind = Tolerance::Sigmoid::Quadratic;
+  else if (sigmoid != "gaussian") r.fail("sigmoid", str_cat("must be gaussian, linear or quadratic, got '", sigmoid, "'"));
+  const double at_margin = r.number_or("value_at_margin", 0.1);
+  const bool gaussian = kind == Tolerance::Sigmoid::Gaussian;
+  if (at_margin >= 1 || at_margin < 0 || (gaussian && at_margin == 0))
+    r.fail("value_at_margin", str_cat("must be in ", gaussian ? "(0, 1)" : "[0, 1)", " for the ", sigmoid,
+                                      " sigmoid, got ", at_margin));
+  return std::make_unique<Tolerance>(x, bounds, margin, kind, at_margin);
+}
+
+std::unique_ptr<RewardFunction> product(SpecReader& r, TaskSignals& s) {
+  std::vector<Product::Factor> factors;
+  for (SpecReader& f : r.objects_or_empty("factors")) {
+    const double floor = f.number_or("floor", 0.0);
+    if (floor < 0 || floor >= 1) f.fail("floor", str_cat("must be in [0, 1), got ", floor));
+    f.string_or("about", "");
+    const std::string term = f.string("term");
+    if (term != "tolerance" && term != "linear")
+      f.fail("term", str_cat("is '", term, "'; a factor is a tolerance or a linear term"));
+    factors.push_back({parse_reward_function(f, s), floor});
+  }
+  if (factors.empty()) r.fail("factors", "must list at least one factor");
+  return std::make_unique<Product>(std::move(factors));
+}
+
 using RewardParser = std::unique_ptr<RewardFunction>(SpecReader&, TaskSignals&);
 const Parsers<RewardParser>& reward_parsers() {
   static const Parsers<RewardParser> table = {
@@ -387,6 +502,8 @@ const Parsers<RewardParser>& reward_parsers() {
          }
          return std::make_unique<JointLimits>(q, lo, hi);
        }},
+      {"tolerance", tolerance},
+      {"product", product},
       {"alive", [](SpecReader&, TaskSignals&) -> std::unique_ptr<RewardFunction> { return std::make_unique<Constant>(false); }},
       {"termination", [](SpecReader&, TaskSignals&) -> std::unique_ptr<RewardFunction> {
          return std::make_unique<Constant>(true);

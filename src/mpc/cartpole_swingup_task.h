@@ -1,10 +1,10 @@
-// Swing-up for the cartpole (the classic sampling-MPC check): pole upright (cos of the hinge
-// angle, 0 = up), cart near the centre, little spin and little force, per step with the
-// weights of the swing-up RL task (env::cartpole_swingup_terms). Actions are forces in units
-// of half the actuator's range.
+// Swing-up for the cartpole (the classic sampling-MPC check), a shaped sum per step: upright
+// cos θ (θ = 0 up), minus 0.1·x² (centred), 0.01·θ̇² (spin) and 0.01·a² (effort). A planner
+// sums it over a short horizon, where a sum of smooth terms ranks samples better than the RL
+// task's product of tolerances. Actions are forces in units of half the actuator's range.
 #pragma once
 
-#include "env/cartpole_swingup_task.h"
+#include "sim/robot.h"
 #include "mpc/plan_task.h"
 
 namespace flashnerd::mpc {

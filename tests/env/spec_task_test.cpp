@@ -111,27 +111,27 @@ TEST(SpecTask, NewTasksStepOnMuJoCo) {
   }
 }
 
-// The swing-up's effort is the squared action as the policy gives it (docs/TASKS.md says so):
-// beyond the bound an action costs more but pushes no harder than the bound.
-TEST(SpecTask, SwingupEffortIsTheUnclampedActionWhileThePhysicsGetsTheClamp) {
+// The swing-up's small-control factor reads the action as the policy gives it (docs/TASKS.md
+// says so): beyond the bound an action earns the factor's floor but pushes no harder.
+TEST(SpecTask, SwingupControlFactorReadsTheUnclampedActionWhileThePhysicsGetsTheClamp) {
   auto robot = sim::Robot::load("cartpole");
-  auto run = [&](float action, double* effort) {
+  auto run = [&](float action, double* reward) {
     auto task = builtin("cartpole-swingup", *robot);
     ThreadPool pool(1);
     MujocoBackend backend(robot, 1, pool);
     VecEnv env(*task, backend, pool, 3);
     env.reset_all();
     env.step(&action);
-    const auto& terms = task->reward_terms();
-    for (size_t k = 0; k < terms.size(); ++k)
-      if (terms[k].name == "effort") *effort = env.term_values(0)[k];
+    *reward = env.term_values(0)[0];
     return std::vector<double>(backend.q(0), backend.q(0) + robot->layout().nq);
   };
-  double at_bound = 0, beyond = 0;
+  double at_bound = 0, beyond = 0, half = 0;
   const std::vector<double> q_bound = run(1.0f, &at_bound), q_beyond = run(2.0f, &beyond);
+  run(0.5f, &half);
   EXPECT_EQ(q_bound, q_beyond) << "an action beyond the bound pushed differently";
-  EXPECT_DOUBLE_EQ(at_bound, 1.0);
-  EXPECT_DOUBLE_EQ(beyond, 4.0);
+  EXPECT_EQ(at_bound, beyond) << "both are at or beyond the margin: the factor's floor";
+  EXPECT_GT(half, at_bound);
+  EXPECT_GE(at_bound, 0.0);
 }
 
 // arm7-reach reads the hand's world position: the backend tracks it, MuJoCo's xpos equals it.
@@ -171,6 +171,71 @@ std::string refusal(const nlohmann::json& spec, const sim::Robot& robot) {
     return e.what();
   }
   return "accepted";
+}
+
+// The term library's tolerance is the Control Suite's: 1 within bounds, value_at_margin one
+// margin beyond, for each sigmoid; a product multiplies floor + (1 − floor)·factor.
+TEST(SpecTask, ToleranceAndProductFollowTheControlSuite) {
+  auto robot = sim::Robot::load("cartpole");
+  auto reward_at = [&](const nlohmann::json& term, double x) {
+    nlohmann::json spec = read_json_file(task_spec_path("cartpole-balance"), "spec");
+    spec["rewards"] = nlohmann::json::array({term});
+    spec["rewards"][0]["name"] = "probe";
+    spec["rewards"][0]["scale_per_step"] = 1.0;
+    auto task = SpecTask::load(write_spec("tolerance", spec), *robot);
+    ThreadPool pool(1);
+    MujocoBackend backend(robot, 1, pool);
+    task->allocate(1);
+    const double q[2] = {x, 0.0}, v[2] = {0.0, 0.0};
+    backend.set_state(0, q, v);
+    Rng rng(1);
+    const float action = 0.0f;
+    double value = 0;
+    task->evaluate(0, backend, &action, rng, &value);
+    return value;
+  };
+  const nlohmann::json cart = {{"term", "tolerance"}, {"signal", "joint_pos"}, {"joints", {"slider"}},
+                               {"bounds", {-0.25, 0.25}}, {"margin", 1.0}};
+  for (const char* sigmoid : {"gaussian", "linear", "quadratic"}) {
+    nlohmann::json t = cart;
+    t["sigmoid"] = sigmoid;
+    t["value_at_margin"] = 0.2;
+    EXPECT_EQ(reward_at(t, 0.1), 1.0) << sigmoid;
+    EXPECT_NEAR(reward_at(t, 1.25), 0.2, 1e-12) << sigmoid;
+    EXPECT_NEAR(reward_at(t, -1.25), 0.2, 1e-12) << sigmoid;
+    EXPECT_GT(reward_at(t, 0.75), 0.2) << sigmoid;
+    EXPECT_LT(reward_at(t, 0.75), 1.0) << sigmoid;
+  }
+  nlohmann::json linear = cart;
+  linear["sigmoid"] = "linear";
+  linear["value_at_margin"] = 0.0;
+  EXPECT_EQ(reward_at(linear, 2.0), 0.0) << "beyond the margin a linear fall-off stays at 0";
+  nlohmann::json product = {{"term", "product"}, {"factors", {cart, cart}}};
+  product["factors"][1]["floor"] = 0.5;
+  const double t = reward_at(cart, 0.75);
+  EXPECT_NEAR(reward_at(product, 0.75), t * (0.5 + 0.5 * t), 1e-15);
+  // refusals name the field
+  auto refused = [&](const nlohmann::json& term, const std::string& field) {
+    try {
+      reward_at(term, 0.0);
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("'rewards[0]." + field + "'"), std::string::npos) << e.what();
+      return;
+    }
+    ADD_FAILURE() << "accepted " << term.dump();
+  };
+  nlohmann::json bad = product;
+  bad["factors"][1]["floor"] = 1.0;
+  refused(bad, "factors[1].floor");
+  bad = product;
+  bad["factors"][0]["term"] = "l2";
+  refused(bad, "factors[0].term");
+  bad = cart;
+  bad["value_at_margin"] = 0.0;  // a Gaussian never reaches 0
+  refused(bad, "value_at_margin");
+  bad = cart;
+  bad["sigmoid"] = "cosine";
+  refused(bad, "sigmoid");
 }
 
 TEST(SpecTask, BadSpecsAreRefusedNamingFileFieldAndFix) {
