@@ -30,6 +30,7 @@ struct Renderer::Impl {
   bool follow_root = true;
   double lookat[3] = {0, 0, 0};
   std::vector<mjvGeom> marks;  // drawn with every frame
+  bool backdrop = false;       // the model has no skybox: a backdrop behind the robot instead
 };
 
 namespace {
@@ -63,6 +64,35 @@ std::vector<mjvGeom> slide_joint_marks(const Robot& robot, const mjModel* m, con
     }
   }
   return marks;
+}
+
+bool has_skybox(const mjModel* m) {
+  for (int t = 0; t < m->ntex; ++t)
+    if (m->tex_type[t] == mjTEXTURE_SKYBOX) return true;
+  return false;
+}
+
+// A pale blue wall behind the look-at point, facing the camera and filling its view, so that a
+// model without a skybox is not drawn on black (dark robots and shadows vanish on it).
+mjvGeom backdrop(const mjvCamera& cam) {
+  const double az = cam.azimuth * M_PI / 180, el = cam.elevation * M_PI / 180;
+  const double forward[3] = {std::cos(el) * std::cos(az), std::cos(el) * std::sin(az), std::sin(el)};
+  const double up[3] = {-std::sin(el) * std::cos(az), -std::sin(el) * std::sin(az), std::cos(el)};
+  const double right[3] = {forward[1] * up[2] - forward[2] * up[1], forward[2] * up[0] - forward[0] * up[2],
+                           forward[0] * up[1] - forward[1] * up[0]};
+  const double behind = cam.distance, half = 4 * cam.distance;
+  mjtNum size[3] = {half, half, 0.01}, pos[3], mat[9];
+  for (int i = 0; i < 3; ++i) {
+    pos[i] = cam.lookat[i] + behind * forward[i];
+    mat[3 * i + 0] = right[i];  // columns: the box's axes in the world
+    mat[3 * i + 1] = up[i];
+    mat[3 * i + 2] = forward[i];
+  }
+  const float pale_blue[4] = {0.62f, 0.74f, 0.88f, 1.0f};
+  mjvGeom g;
+  mjv_initGeom(&g, mjGEOM_BOX, size, pos, mat, pale_blue);
+  g.emission = 0.7f;  // evenly lit whatever the lights
+  return g;
 }
 
 EGLDisplay surfaceless_display() {
@@ -127,6 +157,7 @@ Renderer::Renderer(const Robot& robot, int width, int height) : impl_(new Impl) 
   r.follow_root = robot.floating_base();
   for (int i = 0; i < 3; ++i) r.lookat[i] = c[i];
   r.marks = slide_joint_marks(robot, m, r.data);
+  r.backdrop = !has_skybox(m);
 }
 
 Renderer::~Renderer() {
@@ -154,6 +185,7 @@ Image Renderer::render(const double* qpos, bool full_nq, const std::string& capt
   mjv_updateScene(m, r.data, &r.opt, nullptr, &r.cam, mjCAT_ALL, &r.scene);
   for (const mjvGeom& g : r.marks)
     if (r.scene.ngeom < r.scene.maxgeom) r.scene.geoms[r.scene.ngeom++] = g;
+  if (r.backdrop && r.scene.ngeom < r.scene.maxgeom) r.scene.geoms[r.scene.ngeom++] = backdrop(r.cam);
   mjr_render(viewport, &r.scene, &r.con);
   if (!caption.empty()) mjr_overlay(mjFONT_NORMAL, mjGRID_TOPLEFT, viewport, caption.c_str(), nullptr, &r.con);
   if (!caption_right.empty())

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include "sim_test_models.h"
 
@@ -49,7 +50,7 @@ TEST(Renderer, ACartMovesInThePictureAlongItsMarkedRail) {
   q[0] = 1.0;  // the slider
   const Image moved = renderer.render(q.data());
   EXPECT_NE(centred.rgb, moved.rgb) << "the cart at x = 1 m looks as it does at x = 0";
-  // the rail's marks are drawn: grey pixels (neither the black background, nor the blue cart or
+  // the rail's marks are drawn: grey pixels (neither the pale backdrop, nor the blue cart or
   // the brown pole) in the frame with the cart at the centre
   size_t grey = 0;
   for (size_t i = 0; i + 2 < centred.rgb.size(); i += 3) {
@@ -57,6 +58,12 @@ TEST(Renderer, ACartMovesInThePictureAlongItsMarkedRail) {
     if (r > 40 && std::abs(r - g) <= 8 && std::abs(g - b) <= 8) ++grey;
   }
   EXPECT_GT(grey, 20u) << "no rail marks in the frame";
+  // behind the robot a pale backdrop, not black: every corner of the frame is bright and bluish
+  for (const auto& [x, y] : {std::pair{0, 0}, {159, 0}, {0, 119}, {159, 119}}) {
+    const uint8_t* p = centred.rgb.data() + 3 * (size_t(y) * 160 + size_t(x));
+    EXPECT_GT(p[2], 120) << "corner " << x << "," << y;
+    EXPECT_GT(p[2], p[0]) << "corner " << x << "," << y;
+  }
 }
 
 }  // namespace
