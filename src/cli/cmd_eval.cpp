@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/cli_common.h"
+#include "cli/option_values.h"
 #include "cli/plot_drawing.h"
 #include "core/error.h"
 #include "core/atomic_file.h"
@@ -34,7 +35,17 @@ struct EvalArgs : ModelDataOptions {
   int batch = 512;
   std::string plots;
   bool by_start = false;
+  std::vector<double> input_noise = {0};  // scales of the noise on fed-back states (RolloutOptions)
+  uint64_t noise_seed = 1;
 };
+
+// The table's "input noise" column: every row carries it, and it is shown only when a
+// scale other than 0 was asked for, so the plain table stays as it was.
+constexpr size_t kNoiseColumn = 2;
+
+bool asks_for_noise(const EvalArgs& a) {
+  return std::any_of(a.input_noise.begin(), a.input_noise.end(), [](double s) { return s > 0; });
+}
 
 // Start kind (ground / edge / top) of each trajectory from its platform and first frame.
 std::vector<sim::StartKind> start_kinds(const sim::Robot& robot, const Dataset& data,
@@ -199,7 +210,7 @@ void report_by_start(const sim::Robot& robot, const Dataset& data, const std::ve
     auto part = eval::rollout_errors(data, eval::select_rollouts(rollout, rows, data.layout.nq, data.layout.nv, data.layout.na),
                                      cfg.norm.channel_std, horizons);
     nlohmann::json pn = nlohmann::json::array();
-    std::vector<std::string> prow = {label, name, std::to_string(part.trajectories), std::to_string(part.diverged)};
+    std::vector<std::string> prow = {label, name, "0", std::to_string(part.trajectories), std::to_string(part.diverged)};
     for (const auto& he : part.horizons) {
       pn.push_back(he.nrmse);
       prow.push_back(format_number(he.nrmse));
@@ -218,6 +229,38 @@ void report_by_start(const sim::Robot& robot, const Dataset& data, const std::ve
   }
 }
 
+// --input-noise: the rollouts again with noise on every fed-back state, one run per scale (0 is
+// the clean rollout already measured), into the model's JSON ("input_noise") and one table row
+// per scale above 0.
+void report_input_noise(const EvalArgs& a, eval::StepModel& step_model, const Dataset& data,
+                        const std::vector<int64_t>& eligible, eval::RolloutOptions options, ThreadPool& pool,
+                        const eval::RolloutErrors& clean, const std::vector<double>& channel_std,
+                        const std::vector<int>& horizons, const std::string& label, nlohmann::json& j,
+                        std::vector<std::vector<std::string>>& table) {
+  nlohmann::json by_scale = nlohmann::json::array();
+  for (double scale : a.input_noise) {
+    eval::RolloutErrors noisy;
+    if (scale > 0) {
+      options.input_noise = scale;
+      options.noise_seed = a.noise_seed;
+      noisy = eval::rollout_errors(data, eval::run_rollouts(step_model, data, eligible, options, pool), channel_std,
+                                   horizons);
+    }
+    const eval::RolloutErrors& e = scale > 0 ? noisy : clean;
+    nlohmann::json nrmse = nlohmann::json::array();
+    for (const auto& he : e.horizons) nrmse.push_back(he.nrmse);
+    by_scale.push_back({{"scale", scale}, {"trajectories", e.trajectories}, {"diverged", e.diverged}, {"nrmse", nrmse}});
+    if (scale == 0) continue;
+    std::vector<std::string> row = {label, "all", format_number(scale), std::to_string(e.trajectories),
+                                    std::to_string(e.diverged)};
+    for (const auto& he : e.horizons) row.push_back(format_number(he.nrmse));
+    if (data.layout.floating_base) row.push_back("");  // one-step errors read no fed-back state
+    table.push_back(row);
+  }
+  j["input_noise"] = {{"seed", a.noise_seed}, {"relative_to", "state component std over the evaluated trajectories"},
+                      {"by_scale", by_scale}};
+}
+
 // The summary: one JSON object (--json), or the error table with contact-row statistics.
 void print_eval_summary(const EvalArgs& a, const Dataset& data, const std::vector<int>& horizons,
                         const nlohmann::json& results, const std::vector<std::vector<std::string>>& table,
@@ -229,10 +272,15 @@ void print_eval_summary(const EvalArgs& a, const Dataset& data, const std::vecto
     std::printf("%s\n", out.dump().c_str());
     return;
   }
-  std::vector<std::string> header = {"model", "starts", "trajectories", "diverged"};
+  std::vector<std::string> header = {"model", "starts", "input noise", "trajectories", "diverged"};
   for (int h : horizons) header.push_back("NRMSE@" + std::to_string(h));
   if (data.layout.floating_base) header.push_back("1-step base mm");
-  std::printf("\nRollout error on %s (%s)\n%s", a.data.c_str(), data.robot.c_str(), format_table(header, table).c_str());
+  std::vector<std::vector<std::string>> shown = table;
+  if (!asks_for_noise(a)) {
+    header.erase(header.begin() + kNoiseColumn);
+    for (auto& row : shown) row.erase(row.begin() + kNoiseColumn);
+  }
+  std::printf("\nRollout error on %s (%s)\n%s", a.data.c_str(), data.robot.c_str(), format_table(header, shown).c_str());
   for (const auto& r : results)
     if (r.contains("contact_rows")) {
       const auto& c = r["contact_rows"];
@@ -312,7 +360,7 @@ void run_eval(const EvalArgs& a) {
       j["contact_rows"] = {{"min", rollout.contact_rows_min}, {"mean", rollout.contact_rows_mean},
                            {"max", rollout.contact_rows_max}, {"overflow", rollout.contact_overflow},
                            {"mujoco_buffer_full_frames", rollout.contact_buffer_full}};
-    std::vector<std::string> row = {model_label(cfg, model_dir), "all", std::to_string(errors.trajectories),
+    std::vector<std::string> row = {model_label(cfg, model_dir), "all", "0", std::to_string(errors.trajectories),
                                     std::to_string(errors.diverged)};
     for (const auto& he : errors.horizons) row.push_back(format_number(he.nrmse));
     eval::OneStepErrors one_step;
@@ -323,6 +371,8 @@ void run_eval(const EvalArgs& a) {
       row.push_back(format_number(one_step.base_rmse_mm()));
     }
     table.push_back(row);
+    report_input_noise(a, *step_model, data, eligible, ro, pool, errors, cfg.norm.channel_std, horizons,
+                       model_label(cfg, model_dir), j, table);
     if (a.by_start)
       report_by_start(*robot, data, eligible, rollout, cfg, model_label(cfg, model_dir), horizons, one_step,
                       kColors[mi % 5], j, table, start_curves);
@@ -351,6 +401,14 @@ void register_eval(CLI::App& app) {
   sub.add_option("--batch", a.batch, "Rollouts stepped together")->capture_default_str();
   sub.add_option("--plots", a.plots, "Directory for PNG plots");
   sub.add_flag("--by-start", a.by_start, "Also report errors by start: ground / edge / top (platform scenes)");
+  sub.add_option("--input-noise", a.input_noise,
+                 "Comma-separated scales of Gaussian noise added to every predicted state before it is fed back, "
+                 "relative to each state component's std over the evaluated trajectories (0 = clean)")
+      ->delimiter(',')
+      ->check(at_least(0))
+      ->default_str("0");
+  sub.add_option("--noise-seed", a.noise_seed, "Seed of the input noise (each trajectory draws its own stream)")
+      ->capture_default_str();
 }
 
 }  // namespace flashnerd::cli

@@ -9,6 +9,8 @@
 
 #include "core/error.h"
 #include "core/frame_features.h"
+#include "core/rng.h"
+#include "core/rotation.h"
 #include "core/stopwatch.h"
 #include "sim/frame_sensor.h"
 
@@ -24,6 +26,29 @@ std::vector<int64_t> eligible_trajectories(const Dataset& data, int history, int
     if (ok) out.push_back(n);
   }
   return out;
+}
+
+std::vector<double> state_component_std(const Dataset& data, const std::vector<int64_t>& trajectories) {
+  const int nq = data.layout.nq, nv = data.layout.nv, na = data.layout.na, D = nq + nv + na;
+  std::vector<double> sum(size_t(D), 0.0), sq(size_t(D), 0.0);
+  int64_t count = 0;
+  for (int64_t n : trajectories)
+    for (int64_t t = 0; t < data.steps; ++t) {
+      if (!data.is_valid(n, t)) continue;
+      for (int d = 0; d < D; ++d) {
+        const double x = d < nq ? data.q(n, t)[d] : d < nq + nv ? data.v(n, t)[d - nq] : data.a(n, t)[d - nq - nv];
+        sum[size_t(d)] += x;
+        sq[size_t(d)] += x * x;
+      }
+      ++count;
+    }
+  FN_CHECK(count > 1, "no valid frames to compute state standard deviations from");
+  std::vector<double> std_dev(size_t(D), 0.0);
+  for (int d = 0; d < D; ++d) {
+    const double mean = sum[size_t(d)] / double(count);
+    std_dev[size_t(d)] = std::sqrt(std::max(0.0, sq[size_t(d)] / double(count) - mean * mean));
+  }
+  return std_dev;
 }
 
 RolloutResult select_rollouts(const RolloutResult& r, const std::vector<size_t>& rows, int nq, int nv, int na) {
@@ -60,6 +85,8 @@ void check_rollout_inputs(const StepModel& model, const Dataset& data, const Fra
            " does not match the dataset's increments (", features.output_dim(), ")");
   const int R = model.history(), H = o.horizon;
   FN_CHECK(H >= 1, "horizon must be >= 1");
+  FN_CHECK(std::isfinite(o.input_noise) && o.input_noise >= 0, "input noise must be a finite number >= 0, got ",
+           o.input_noise);
   FN_CHECK(int64_t(R) + H - 1 <= data.steps, "horizon ", H, " with ", R,
            " frames of priming needs trajectories of at least ", R + H - 1,
            " steps; the dataset has ", data.steps, "; generate longer held-out trajectories (--steps)");
@@ -74,7 +101,7 @@ class RolloutBatches {
       : model_(model), data_(data), trajectories_(trajectories), pool_(pool), res_(res), codec_(data.layout),
         probe_count_(model.probe_dim() / kProbeFeatureDim), K_(model.contact_capacity()),
         features_(codec_, probe_count_), nq_(data.layout.nq), nv_(data.layout.nv), na_(data.layout.na),
-        din_(model.input_dim()), dout_(model.output_dim()) {
+        din_(model.input_dim()), dout_(model.output_dim()), input_noise_(o.input_noise), noise_seed_(o.noise_seed) {
     check_rollout_inputs(model, data, features_, o);
     const bool senses = probe_count_ > 0 || K_ > 0;
     if (senses)  // one sensor per thread
@@ -94,6 +121,11 @@ class RolloutBatches {
     contact_count_.assign(B, 0), contact_overflow_.assign(B, 0), contact_full_.assign(B, 0);
     contacts_ = {contact_rows_.data(), contact_link_.data(), contact_count_.data()};
     res.contact_rows_min = std::numeric_limits<int64_t>::max();
+    if (input_noise_ > 0) {
+      noise_std_ = state_component_std(data, trajectories);
+      for (double& s : noise_std_) s *= input_noise_;
+      noise_rng_.resize(B);
+    }
   }
 
   int batch() const { return B_; }
@@ -101,6 +133,8 @@ class RolloutBatches {
   // Rows first .. first + b − 1: primed, started, then H predicted steps.
   void run(int64_t first, int b) {
     model_.begin(b);
+    if (input_noise_ > 0)  // each trajectory its own stream, whatever batch it lands in
+      for (int e = 0; e < b; ++e) noise_rng_[size_t(e)] = Rng::stream(noise_seed_, uint64_t(res_.source[size_t(first + e)]));
     prime(first, b);
     start(first, b);
     for (int h = 0; h < res_.horizon; ++h) {
@@ -171,6 +205,17 @@ class RolloutBatches {
       });
   }
 
+  // Adds input noise to environment e's predicted state, which the next step reads; the
+  // quaternion of a floating base is renormalized (the codec integrates unit quaternions).
+  void add_input_noise(int64_t e, double* q, double* v, double* a) {
+    Rng& rng = noise_rng_[size_t(e)];
+    const double* sd = noise_std_.data();
+    for (int i = 0; i < nq_; ++i) q[i] += sd[i] * rng.normal();
+    for (int i = 0; i < nv_; ++i) v[i] += sd[nq_ + i] * rng.normal();
+    for (int i = 0; i < na_; ++i) a[i] += sd[nq_ + nv_ + i] * rng.normal();
+    if (data_.layout.floating_base) rot::quat_normalize(q + 3);
+  }
+
   // predicted step h from the current states with the recorded commands of frame R-1+h
   void predict(int64_t first, int b, int h) {
     const int t = model_.history() - 1 + h, H = res_.horizon;
@@ -200,7 +245,9 @@ class RolloutBatches {
         std::memcpy(res_.qpos.data() + size_t((row * H + h) * nq_), qn, sizeof(double) * size_t(nq_));
         std::memcpy(res_.qvel.data() + size_t((row * H + h) * nv_), vn, sizeof(double) * size_t(nv_));
         std::copy_n(an, na_, res_.act.data() + size_t((row * H + h) * na_));
-        if (senses()) sense(e, row, qn, vn, wi);  // collision geometry at the predicted state
+        // noise on what is fed back, after the prediction is reported; a diverged row stays frozen
+        if (input_noise_ > 0 && res_.diverged_at[size_t(row)] < 0) add_input_noise(e, qn, vn, an);
+        if (senses()) sense(e, row, qn, vn, wi);  // collision geometry at the state fed back
       }
     });
     if (senses()) res_.sensing_seconds += seconds_since(t0);
@@ -226,6 +273,8 @@ class RolloutBatches {
   const int probe_count_, K_;
   const FrameFeatures features_;
   const int nq_, nv_, na_, din_, dout_;
+  const double input_noise_;
+  const uint64_t noise_seed_;
   int B_ = 1;
   std::vector<std::unique_ptr<sim::FrameSensor>> sensors_;
   std::vector<float> inputs_, outputs_;                    // (B, din), (B, dout)
@@ -236,6 +285,8 @@ class RolloutBatches {
   std::vector<int32_t> contact_link_, contact_count_, contact_overflow_;  // (B, K), (B), (B)
   std::vector<uint8_t> contact_full_;                      // (B)
   engine::ContactBatch contacts_;
+  std::vector<double> noise_std_;                          // (nq + nv + na) input_noise · component std
+  std::vector<Rng> noise_rng_;                             // (B) the stream of each row's trajectory
   int64_t rows_total_ = 0, rows_steps_ = 0;
 };
 

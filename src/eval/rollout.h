@@ -4,7 +4,8 @@
 // When the model reads fixed probes or variable contacts, MuJoCo recomputes them at every
 // predicted state (in that trajectory's own scene), in parallel over environments: the
 // detector's rows feed the next step, the model's cache carries earlier contacts. Divergence (non-finite state or output) is reported per
-// trajectory, never thrown.
+// trajectory, never thrown. With input noise (the Robotic World Model's judgement of a model) each
+// predicted state is reported as predicted, then a noisy copy of it is what the next step reads.
 #pragma once
 
 #include <cstdint>
@@ -60,7 +61,19 @@ struct RolloutOptions {
   int batch = 512;              // environments stepped together
   const sim::Robot* robot = nullptr;  // needed when the model reads probes or contacts
   bool climbing_probes = false;
+  // Input noise: > 0 adds Gaussian noise to every component of each predicted state (q, v, a)
+  // before it is fed back (sensed, encoded, advanced), with standard deviation input_noise times
+  // that component's standard deviation over the valid frames of the evaluated trajectories;
+  // quaternions are renormalized. The reported states are the model's predictions from the
+  // noisy inputs. Each trajectory draws from its own stream (noise_seed, dataset index), so
+  // the bits do not depend on the batch or the thread count. 0: no noise, no draws.
+  double input_noise = 0;
+  uint64_t noise_seed = 1;
 };
+
+// The standard deviation of each state component (nq + nv + na, in that order) over the valid
+// frames of the given trajectories: the scale input noise is relative to.
+std::vector<double> state_component_std(const Dataset& data, const std::vector<int64_t>& trajectories);
 
 // Trajectories of `data` whose first R + H frames are all valid transitions.
 std::vector<int64_t> eligible_trajectories(const Dataset& data, int history, int horizon);

@@ -23,6 +23,29 @@ assert len(e["nrmse"]) == 3 and all(math.isfinite(x) and x > 0 for x in e["nrmse
 assert e["nrmse"][0] < e["nrmse"][2], "error should grow with the horizon"
 assert "joint_position" in e["groups"] and "velocity" in e["groups"], e
 PY
+# --input-noise: today's fields stay the clean rollout's, each scale gets its section, the same
+# seed gives the same numbers, and the table gains a column
+"$FN" eval --model "$TMP/flashnerd" --data "$TMP/test.h5" --horizons 1,15,50 --input-noise 0,0.05 --noise-seed 3 \
+  --json > "$TMP/noise.json" || fail "eval --input-noise"
+"$FN" eval --model "$TMP/flashnerd" --data "$TMP/test.h5" --horizons 1,15,50 --input-noise 0,0.05 --noise-seed 3 \
+  --threads 1 --batch 16 --json > "$TMP/noise_again.json" || fail "eval --input-noise again"
+python3 - "$TMP/eval.json" "$TMP/noise.json" "$TMP/noise_again.json" <<'PY' || fail "input noise JSON: $(cat "$TMP/noise.json")"
+import json, math, sys
+clean, noisy, again = (json.load(open(f)) for f in sys.argv[1:])
+assert noisy["nrmse"] == clean["nrmse"] and noisy["groups"] == clean["groups"], "scale 0 must stay today's result"
+section = noisy["input_noise"]
+assert section["seed"] == 3 and [s["scale"] for s in section["by_scale"]] == [0, 0.05], section
+zero, some = section["by_scale"]
+assert zero["nrmse"] == clean["nrmse"] and zero["diverged"] == clean["diverged"], section
+assert len(some["nrmse"]) == 3 and all(math.isfinite(x) for x in some["nrmse"]), section
+assert some["nrmse"][2] != clean["nrmse"][2], "noise on the fed-back states changed nothing"
+assert again["input_noise"] == section, "same seed, other numbers"
+PY
+"$FN" eval --model "$TMP/flashnerd" --data "$TMP/test.h5" --horizons 1,15 --input-noise 0.01,0.03 > "$TMP/noise.txt" \
+  || fail "eval --input-noise table"
+grep -q "input noise" "$TMP/noise.txt" && grep -q " 0.03 " "$TMP/noise.txt" || fail "noise table: $(cat "$TMP/noise.txt")"
+expect_error "--input-noise: must be >= 0, got -1" eval --model "$TMP/flashnerd" --data "$TMP/test.h5" --input-noise -1
+expect_error "--input-noise: must be >= 0, got nan" eval --model "$TMP/flashnerd" --data "$TMP/test.h5" --input-noise 0,nan
 "$FN" eval --model "$TMP/flashnerd" --model "$TMP/nerd" --data "$TMP/test.h5" --horizons 1,10 --plots "$TMP/plots" > "$TMP/table.txt" || fail "eval two models"
 grep -q "NRMSE@10" "$TMP/table.txt" || fail "eval table: $(cat "$TMP/table.txt")"
 [ -s "$TMP/plots/nrmse_vs_horizon.png" ] || fail "no NRMSE plot"
