@@ -216,10 +216,11 @@ void register_ppo(CLI::App& app) {
       ->check(in_range(1, 65536))->capture_default_str()->needs(real);
   sub.add_option("--refresh-lr", r.refresh.lr, "Fine-tune learning rate")->check(positive())->capture_default_str()
       ->needs(real);
-  sub.add_option("--refresh-precision", r.refresh.precision,
-                 "Matrix products of the fine-tunes: fp32 (the same bits on every run) or bf16 (faster on CPUs with "
-                 "native bf16; parameters, Adam and the loss stay fp32)")
-      ->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str()->needs(real);
+  add_enum_option(sub, "--refresh-precision", r.refresh.precision,
+                  names_of({train::TrainingPrecision::FP32, train::TrainingPrecision::BF16}, train::training_precision_name),
+                  "Matrix products of the fine-tunes: fp32 (the same bits on every run) or bf16 (faster on CPUs with "
+                  "native bf16; parameters, Adam and the loss stay fp32)")
+      ->needs(real);
   sub.add_option("--refresh-windows", r.refresh.max_windows, "Explored windows kept for the refreshes")
       ->check(at_least(2))->capture_default_str()->needs(real);
   sub.add_option("--steps-per-env", r.ppo.steps_per_env, "Steps of every environment per iteration")

@@ -53,10 +53,9 @@ void add_run_options(CLI::App& sub, RunArgs& r, const std::string& data_help, co
   sub.add_option("--valid-every", r.o.valid_every, "Validate every K updates (0: only at the end)")
       ->capture_default_str();
   add_quiet_flag(sub, r.o.progress);
-  sub.add_option("--precision", r.o.precision,
-                 "Matrix products: fp32, bf16 (autocast; parameters, Adam, norms and loss stay fp32) or auto "
-                 "(bf16 when a start-up measurement finds it faster)")
-      ->capture_default_str();
+  add_enum_option(sub, "--precision", r.o.precision, names_of(train::kTrainingPrecisionNames),
+                  "Matrix products: fp32, bf16 (autocast; parameters, Adam, norms and loss stay fp32) or auto "
+                  "(bf16 when a start-up measurement finds it faster)");
   sub.add_option("--workers", r.workers,
                  "Data-parallel processes on this machine (c10d Gloo on loopback); --batch stays the global "
                  "batch. Multi-machine: start one process per rank with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT")
@@ -223,7 +222,7 @@ void print_train_summary(const CommonOptions& common, const char* command, const
   summary.update({{"parameters", r.parameters},
                   {"train_loss", {finite_or_null(r.first_loss), finite_or_null(r.last_loss)}}, {"gflops", r.gflops},
                   {"window", r.window}, {"own_state_seconds", r.own_state_seconds}, {"workers", r.workers},
-                  {"precision", r.precision}, {"precision_reason", r.precision_reason},
+                  {"precision", train::training_precision_name(r.precision)}, {"precision_reason", r.precision_reason},
                   {"artifact", r.artifact_dir}});
   summary["seconds_split"] = {{"gather", r.split.gather},       {"forward", r.split.forward},
                               {"backward", r.split.backward},   {"allreduce", r.split.allreduce},

@@ -19,6 +19,7 @@
 #include "core/thread_pool.h"
 #include "sim/generator.h"
 #include "sim/robot.h"
+#include "train/precision.h"
 
 namespace flashnerd::rl {
 
@@ -38,7 +39,7 @@ struct ModelRefreshOptions {
   double lr = 3e-4;            // fine-tune learning rate (to a tenth, linearly, within each refresh)
   // matrix products of the fine-tune (train/precision.h): fp32 gives the same bits on every
   // run; bf16 is faster where the CPU has it natively
-  std::string precision = "fp32";
+  train::TrainingPrecision precision = train::TrainingPrecision::FP32;
   int64_t max_windows = 4096;  // explored windows kept for the refreshes (the oldest give way)
   std::string model_dir;       // the artifact the learned backend steps at the start
   // how windows become data: probes and contact rows as the model reads them (plan and

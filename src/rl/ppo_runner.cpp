@@ -54,7 +54,8 @@ nlohmann::json model_based_settings(const PpoRunOptions& o) {
   if (o.refresh.on()) {
     j["refresh"] = {{"every", o.refresh.every}, {"updates", o.refresh.updates}, {"batch", o.refresh.batch},
                     {"lr", o.refresh.lr}, {"max_windows", o.refresh.max_windows}};
-    if (o.refresh.precision != "fp32") j["refresh"]["precision"] = o.refresh.precision;  // fp32 runs: as before
+    if (o.refresh.precision != train::TrainingPrecision::FP32)  // fp32 runs: as before
+      j["refresh"]["precision"] = train::training_precision_name(o.refresh.precision);
     for (const RefreshUpdatesFrom& s : o.refresh.updates_from)  // a fixed budget: as before
       j["refresh"]["updates_from"].push_back({s.from, s.updates});
   }

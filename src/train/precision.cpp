@@ -30,20 +30,18 @@ double product_gflops(torch::ScalarType dtype, int64_t rows, int64_t inner, int6
 
 }  // namespace
 
-PrecisionChoice choose_precision(const std::string& requested, int64_t rows, int64_t inner, int64_t outer) {
-  FN_CHECK(requested == "auto" || requested == "fp32" || requested == "bf16", "--precision must be auto, fp32 or bf16 (got '",
-           requested, "')");
+PrecisionChoice choose_precision(TrainingPrecision requested, int64_t rows, int64_t inner, int64_t outer) {
   PrecisionChoice c;
-  if (requested == "fp32") {
+  if (requested == TrainingPrecision::FP32) {
     c.reason = "fp32 requested";
     return c;
   }
   c.fp32_gflops = product_gflops(torch::kFloat, rows, inner, outer);
   c.bf16_gflops = product_gflops(torch::kBFloat16, rows, inner, outer);
   const bool faster = c.bf16_gflops > 1.2 * c.fp32_gflops;
-  c.bf16 = requested == "bf16" || faster;
-  c.reason = str_cat(requested, ": bf16 products measured at ", int(c.bf16_gflops), " GFLOP/s vs fp32 ", int(c.fp32_gflops),
-                     " (", rows, "x", inner, "x", outer, ")", requested == "bf16" && !faster ? "; bf16 is not faster on this CPU" : "");
+  c.bf16 = requested == TrainingPrecision::BF16 || faster;
+  c.reason = str_cat(training_precision_name(requested), ": bf16 products measured at ", int(c.bf16_gflops), " GFLOP/s vs fp32 ", int(c.fp32_gflops),
+                     " (", rows, "x", inner, "x", outer, ")", requested == TrainingPrecision::BF16 && !faster ? "; bf16 is not faster on this CPU" : "");
   return c;
 }
 

@@ -9,9 +9,16 @@
 
 #include <string>
 
+#include "core/enum_names.h"
 #include "core/scope_exit.h"
 
 namespace flashnerd::train {
+
+// What a training run asks for: auto measures, fp32 and bf16 are taken as given.
+enum class TrainingPrecision { Auto, FP32, BF16 };
+inline constexpr EnumName<TrainingPrecision> kTrainingPrecisionNames[] = {
+    {TrainingPrecision::Auto, "auto"}, {TrainingPrecision::FP32, "fp32"}, {TrainingPrecision::BF16, "bf16"}};
+inline const char* training_precision_name(TrainingPrecision p) { return enum_name(kTrainingPrecisionNames, p); }
 
 struct PrecisionChoice {
   bool bf16 = false;
@@ -19,9 +26,9 @@ struct PrecisionChoice {
   std::string reason;                        // for logs and config.json
 };
 
-// requested: auto | fp32 | bf16 (throws naming --precision otherwise). rows × inner × outer:
-// a product shaped like the model's (batch·window rows, width, feed-forward width).
-PrecisionChoice choose_precision(const std::string& requested, int64_t rows, int64_t inner, int64_t outer);
+// rows × inner × outer: a product shaped like the model's (batch·window rows, width,
+// feed-forward width), measured both ways when requested is Auto or BF16.
+PrecisionChoice choose_precision(TrainingPrecision requested, int64_t rows, int64_t inner, int64_t outer);
 
 // bf16 autocast on this thread until the returned guard ends (nothing when !enabled).
 ScopeExit bf16_autocast(bool enabled);

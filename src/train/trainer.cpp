@@ -385,7 +385,7 @@ void Trainer::setup_model() {
   dp_.broadcast_bytes(choice, "the precision choice");  // every rank follows rank 0's measurement
   precision_.bf16 = choice[0] == '1';
   precision_.reason = choice.substr(1);
-  result_.precision = precision_.bf16 ? "bf16" : "fp32";
+  result_.precision = precision_.bf16 ? TrainingPrecision::BF16 : TrainingPrecision::FP32;
   result_.precision_reason = precision_.reason;
   result_.parameters = parameter_count(config_);
   result_.window = window_;
@@ -523,7 +523,7 @@ void Trainer::export_artifact(double seconds) {
   if (result_.stopped_early) config_.training["stopped_early_at"] = result_.updates;
   if (result_.best_update > 0) config_.training["exported_update"] = result_.best_update;
   config_.training["seconds"] = seconds;
-  config_.training["precision"] = result_.precision;
+  config_.training["precision"] = training_precision_name(result_.precision);
   config_.training["precision_reason"] = result_.precision_reason;
   export_model(*model_, config_, opts_.out_dir);
   result_.artifact_dir = opts_.out_dir;

@@ -24,6 +24,7 @@
 #include "train/data_parallel.h"
 #include "train/op_profile.h"
 #include "train/own_states.h"
+#include "train/precision.h"
 #include "train/state_sensor.h"
 
 namespace flashnerd::train {
@@ -57,7 +58,7 @@ struct TrainOptions {
   bool variable_contacts = false;   // FlashNeRD reads the dataset's contact rows (set encoder)
   int window = 0;                   // training window in frames; 0 = the model's history
   double grad_clip = 1.0;
-  std::string precision = "fp32";   // auto | fp32 | bf16 matrix products (train/precision.h)
+  TrainingPrecision precision = TrainingPrecision::FP32;  // matrix products (train/precision.h)
   bool progress = true;             // progress line on stderr
   int profile_updates = 0;          // op-level profile of this many updates after 5 of warm-up (0: none)
   bool write_plot = true;           // loss.plot.json
@@ -112,7 +113,7 @@ struct TrainResult {
   int workers = 1;                // data-parallel world size
   std::vector<OpTime> op_profile; // profile_updates > 0: op kinds by self time over those updates
   int64_t profiled_updates = 0;
-  std::string precision;          // fp32 or bf16, as chosen (train/precision.h)
+  TrainingPrecision precision = TrainingPrecision::FP32;  // FP32 or BF16, as chosen
   std::string precision_reason;   // the start-up measurement behind it
   std::string artifact_dir;       // empty when stopped by stop_at
 };

@@ -28,17 +28,14 @@ TEST(Precision, AutocastMakesProductsBf16OnlyInsideItsScope) {
 }
 
 TEST(Precision, ChoosesAndRefuses) {
-  EXPECT_FALSE(choose_precision("fp32", 64, 32, 64).bf16);
-  const PrecisionChoice forced = choose_precision("bf16", 64, 32, 64);
+  EXPECT_FALSE(choose_precision(TrainingPrecision::FP32, 64, 32, 64).bf16);
+  const PrecisionChoice forced = choose_precision(TrainingPrecision::BF16, 64, 32, 64);
   EXPECT_TRUE(forced.bf16);
   EXPECT_GT(forced.fp32_gflops, 0);
   EXPECT_GT(forced.bf16_gflops, 0);
-  try {
-    choose_precision("fp16", 1, 1, 1);
-    FAIL() << "fp16 accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--precision"), std::string::npos);
-  }
+  EXPECT_EQ(forced.reason.rfind("bf16: ", 0), 0u) << forced.reason;
+  EXPECT_EQ(parse_enum(kTrainingPrecisionNames, "auto", "precision"), TrainingPrecision::Auto);
+  EXPECT_THROW(parse_enum(kTrainingPrecisionNames, "fp16", "precision"), Error);
 }
 
 TEST(Precision, Bf16LossCurveFollowsFp32) {
@@ -59,9 +56,9 @@ TEST(Precision, Bf16LossCurveFollowsFp32) {
     o.progress = false;
     o.write_plot = false;
     o.seed = 5;
-    o.precision = bf16 ? "bf16" : "fp32";
+    o.precision = bf16 ? TrainingPrecision::BF16 : TrainingPrecision::FP32;
     const TrainResult r = train_model(d, o);
-    EXPECT_EQ(r.precision, bf16 ? "bf16" : "fp32");
+    EXPECT_EQ(r.precision, o.precision);
     first[bf16] = r.first_loss;
     last[bf16] = r.last_loss;
   }
