@@ -24,7 +24,7 @@ void run_export_onnx(const ExportOnnxArgs& a) {
   const rl::PolicyInfo& info = policy.info();
   print_summary(a.common, "flashnerd export-onnx: " + a.out,
                 {{"policy", a.policy}, {"task", info.task}, {"observation_dim", info.observation_dim},
-                 {"action_dim", info.action_dim}, {"hidden", info.hidden}, {"activation", info.activation},
+                 {"action_dim", info.action_dim}, {"hidden", info.hidden}, {"activation", rl::policy_activation_name(info.activation)},
                  {"bytes", std::filesystem::file_size(a.out)}, {"out", a.out}});
 }
 

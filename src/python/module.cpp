@@ -583,7 +583,7 @@ void save_policy_arrays(const std::string& dir, const std::string& task, const s
   info.observation_dim = t->observation_dim();
   info.action_dim = t->action_dim();
   info.observation_terms = t->observation_terms();
-  info.activation = activation;
+  info.activation = parse_enum(rl::kPolicyActivationNames, activation, "policy activation");
   info.training = nlohmann::json::parse(training_json);
   FN_CHECK(!weights.empty() && weights.size() == biases.size(), "export_policy: ", weights.size(), " weights and ",
            biases.size(), " biases");

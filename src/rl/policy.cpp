@@ -44,9 +44,7 @@ Policy::Policy(PolicyInfo info, std::vector<float> obs_mean, std::vector<float> 
   }
   FN_CHECK(action_std_.size() == size_t(info_.action_dim), "policy: action std of width ", action_std_.size());
   for (float d : obs_denominator_) FN_CHECK(d > 0 && std::isfinite(d), "policy: non-positive observation denominator");
-  FN_CHECK(info_.activation == "elu" || info_.activation == "tanh", "policy: activation '", info_.activation,
-           "' is not supported (elu or tanh)");
-  activation_ = info_.activation == "tanh" ? tanh_activation : elu;
+  activation_ = info_.activation == PolicyActivation::Tanh ? tanh_activation : elu;
 }
 
 PolicyScratch Policy::make_scratch() const {
@@ -96,7 +94,7 @@ void Policy::save(const std::string& dir) const {
                             {"task", i.task},            {"robot", i.robot},
                             {"mjcf_hash", i.mjcf_hash},  {"control_timestep", i.control_timestep},
                             {"observation_dim", i.observation_dim}, {"action_dim", i.action_dim},
-                            {"hidden", i.hidden},        {"activation", i.activation},
+                            {"hidden", i.hidden},        {"activation", policy_activation_name(i.activation)},
                             {"observation_terms", i.observation_terms}, {"training", i.training}};
   write_file_atomic(dir + "/policy.json", j.dump(2) + "\n");
 }
@@ -115,9 +113,11 @@ Policy Policy::parse(const std::string& json_text, const std::string& safetensor
     const nlohmann::json j = nlohmann::json::parse(json_text);
     FN_CHECK(j.value("format", "") == kFormat && j.value("version", 0) == kVersion, json_path,
              ": not a FlashNeRD policy of version ", kVersion);
-    info.activation = j.value("activation", "");
-    FN_CHECK(info.activation == "elu" || info.activation == "tanh", json_path, ": activation '", info.activation,
-             "' is not supported (elu or tanh)");
+    const std::string activation = j.value("activation", "");
+    const auto* known = find_enum(kPolicyActivationNames, activation);
+    FN_CHECK(known, json_path, ": activation '", activation, "' is not supported (",
+             enum_choices(kPolicyActivationNames), ")");
+    info.activation = known->value;
     info.task = j.at("task").get<std::string>();
     info.robot = j.at("robot").get<std::string>();
     info.mjcf_hash = j.value("mjcf_hash", "");

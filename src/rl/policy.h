@@ -13,7 +13,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/enum_names.h"
+
 namespace flashnerd::rl {
+
+// Between the actor's hidden layers: ELU (flashnerd ppo's) or tanh (common in PyTorch actors).
+enum class PolicyActivation { ELU, Tanh };
+inline constexpr EnumName<PolicyActivation> kPolicyActivationNames[] = {{PolicyActivation::ELU, "elu"},
+                                                                        {PolicyActivation::Tanh, "tanh"}};
+inline const char* policy_activation_name(PolicyActivation a) { return enum_name(kPolicyActivationNames, a); }
 
 // What policy.json records: the task and robot a policy acts for, and its actor's shape.
 struct PolicyInfo {
@@ -22,7 +30,7 @@ struct PolicyInfo {
   double control_timestep = 0;     // s per action
   int observation_dim = 0, action_dim = 0;
   std::vector<int> hidden;  // actor hidden widths
-  std::string activation = "elu";  // between the hidden layers: elu or tanh
+  PolicyActivation activation = PolicyActivation::ELU;
   std::vector<std::pair<std::string, int>> observation_terms;
   nlohmann::json training = nlohmann::json::object();
 };

@@ -70,7 +70,7 @@ std::string policy_onnx_bytes(const Policy& policy) {
     const bool last = l + 1 == layers.size();
     const std::string z = last ? "action" : "z" + std::to_string(l);
     graph.message(1, node("Gemm", {x, w, b}, z, true));
-    if (!last) graph.message(1, node(info.activation == "tanh" ? "Tanh" : "Elu", {z}, "x" + std::to_string(l + 1)));
+    if (!last) graph.message(1, node(info.activation == PolicyActivation::Tanh ? "Tanh" : "Elu", {z}, "x" + std::to_string(l + 1)));
   }
   graph.bytes(2, "flashnerd_policy_" + info.task);
   graph.message(5, tensor("obs_mean", {D}, policy.observation_mean()));

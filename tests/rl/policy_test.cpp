@@ -79,6 +79,15 @@ TEST(Policy, ExportedActorMatchesLibtorch) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("policy.json"), std::string::npos) << e.what();
   }
+  // an activation outside the table is refused naming the ones there are
+  std::ofstream(dir + "/policy.json") << "{\"format\": \"flashnerd-policy\", \"version\": 1, \"activation\": \"relu\"}";
+  try {
+    Policy::load(dir);
+    FAIL() << "a relu policy was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("activation 'relu' is not supported (elu or tanh)"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
