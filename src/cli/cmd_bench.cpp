@@ -34,6 +34,13 @@ enum class BenchArch { FlashNeRD, NeRD, Both };
 constexpr EnumName<BenchArch> kBenchArchNames[] = {
     {BenchArch::FlashNeRD, "flashnerd"}, {BenchArch::NeRD, "nerd"}, {BenchArch::Both, "both"}};
 
+// --precision: all (fp32, and bf16 where the CPU has it) or one engine::Precision.
+enum class BenchPrecision { All, Auto, FP32, BF16 };
+constexpr EnumName<BenchPrecision> kBenchPrecisionNames[] = {{BenchPrecision::All, "all"},
+                                                             {BenchPrecision::Auto, "auto"},
+                                                             {BenchPrecision::FP32, "fp32"},
+                                                             {BenchPrecision::BF16, "bf16"}};
+
 struct BenchOptions {
   CommonOptions common;
   BenchArch arch = BenchArch::Both;
@@ -46,8 +53,8 @@ struct BenchOptions {
   int groups = 9;
   double group_seconds = 0.2;
   double warmup_seconds = 10;
-  std::string gemm = "auto";
-  std::string precision = "all";  // all | auto | fp32 | bf16
+  engine::GemmBackend gemm = engine::GemmBackend::Auto;
+  BenchPrecision precision = BenchPrecision::All;
   int64_t parallel_min_macs = 0;
   int tile_rows = 0;
   double max_memory_gb = 0;
@@ -82,7 +89,6 @@ struct Result {
 struct BenchRun {
   const BenchOptions& o;
   ThreadPool& pool;
-  engine::GemmBackend gemm;
   int din, dout;
   double memory_limit;
   std::map<std::string, std::string> kernels;  // precision -> the context's kernel summary
@@ -100,7 +106,7 @@ std::optional<Result> time_batch(BenchRun& bc, const engine::Model& model, Arch 
     engine::ContextOptions probe;
     probe.max_batch = 1;
     probe.pool = &bc.pool;
-    probe.gemm = bc.gemm;
+    probe.gemm = bc.o.gemm;
     probe.tile_rows = o.tile_rows;
     engine::Context small(model, probe);
     bc.kernels[engine::precision_name(prec)] = small.kernel_summary();
@@ -118,7 +124,7 @@ std::optional<Result> time_batch(BenchRun& bc, const engine::Model& model, Arch 
   engine::ContextOptions opt;
   opt.max_batch = int(B);
   opt.pool = &bc.pool;
-  opt.gemm = bc.gemm;
+  opt.gemm = bc.o.gemm;
   opt.tile_rows = o.tile_rows;
   opt.parallel_min_macs = o.parallel_min_macs;
   engine::Context ctx(model, opt);
@@ -211,7 +217,7 @@ void print_bench_table(const BenchRun& bc, const nlohmann::json& summary, const 
   std::cout << "\nflashnerd bench: preset " << preset << ", input " << din << ", output " << dout
             << ", " << bc.pool.size() << " threads\n  " << engine::cpu_features().summary() << "\n";
   for (const auto& [p, k] : bc.kernels) std::cout << "  kernels " << k << "\n";
-  std::cout << "  ceilings: fp32 sgemm (" << engine::gemm_backend_name(bc.gemm) << ") " << fmt(gemm_gflops, 1)
+  std::cout << "  ceilings: fp32 sgemm (" << engine::gemm_backend_name(bc.o.gemm) << ") " << fmt(gemm_gflops, 1)
             << " GFLOP/s";
   if (bf16_gflops > 0)
     std::cout << "; bf16 oneDNN matmul " << fmt(bf16_gflops, 1) << " GFLOP/s (engine's own bf16 kernel "
@@ -235,21 +241,27 @@ void print_bench_table(const BenchRun& bc, const nlohmann::json& summary, const 
   std::cout << std::flush;
 }
 
+// The precisions --precision times: all = fp32 and, where the CPU has native bf16, bf16; else
+// the one named, resolved for this CPU (bf16 on a CPU without it throws with the fix).
+std::vector<engine::Precision> bench_precisions(BenchPrecision p) {
+  switch (p) {
+    case BenchPrecision::All:
+      if (engine::cpu_features().native_bf16()) return {engine::Precision::FP32, engine::Precision::BF16};
+      return {engine::Precision::FP32};
+    case BenchPrecision::Auto: return {engine::resolve_precision(engine::Precision::Auto)};
+    case BenchPrecision::FP32: return {engine::resolve_precision(engine::Precision::FP32)};
+    case BenchPrecision::BF16: return {engine::resolve_precision(engine::Precision::BF16)};
+  }
+  return {};
+}
+
 void run_bench(const BenchOptions& o) {
   const auto batches = parse_int_list(o.batches, "--batch");
   for (int64_t b : batches) FN_CHECK(b >= 1 && b <= (1 << 24), "--batch: ", b, " is out of range [1, 2^24]");
-  const engine::GemmBackend gemm = engine::parse_gemm_backend(o.gemm);
   ThreadPool pool(checked_threads(o.threads.threads, o.threads.force_threads));
   const double memory_limit = o.max_memory_gb > 0 ? o.max_memory_gb * 1e9 : 0.6 * physical_memory_bytes();
 
-  // precisions: all = fp32 and, where the CPU has native bf16, bf16
-  std::vector<engine::Precision> precisions;
-  if (o.precision == "all") {
-    precisions.push_back(engine::Precision::FP32);
-    if (engine::cpu_features().native_bf16()) precisions.push_back(engine::Precision::BF16);
-  } else {
-    precisions.push_back(model_options(o.precision).precision);
-  }
+  const std::vector<engine::Precision> precisions = bench_precisions(o.precision);
   // models: from --model (its own arch; the other arch gets the same preset and dims) or random
   std::vector<Arch> archs;
   if (o.arch != BenchArch::NeRD) archs.push_back(Arch::FlashNeRD);
@@ -277,13 +289,13 @@ void run_bench(const BenchOptions& o) {
   const bool bf16 = std::count(precisions.begin(), precisions.end(), engine::Precision::BF16) > 0;
 
   std::fprintf(stderr, "measuring the GEMM rates (%d threads)...\n", pool.size());
-  const double gemm_before = engine::measure_gemm_gflops(&pool, gemm, 1.0);
+  const double gemm_before = engine::measure_gemm_gflops(&pool, o.gemm, 1.0);
   const double bf16_before = bf16 ? engine::measure_bf16_gemm_gflops(&pool, engine::Bf16Gemm::OneDNN, 1.0) : 0;
 
   nlohmann::json summary;
   summary["models"] = nlohmann::json::object();
   std::vector<Result> results;
-  BenchRun bc{o, pool, gemm, din, dout, memory_limit, {}, {}, {}};
+  BenchRun bc{o, pool, din, dout, memory_limit, {}, {}, {}};
   for (Arch a : archs)
    for (engine::Precision prec : precisions) {
     const engine::Model& model = *models[{a, prec}];
@@ -296,7 +308,7 @@ void run_bench(const BenchOptions& o) {
 
   // the ceiling: the better of the measurements before and after (the machine is shared)
   std::fprintf(stderr, "measuring the GEMM rate again...\n");
-  const double gemm_after = engine::measure_gemm_gflops(&pool, gemm, 1.0);
+  const double gemm_after = engine::measure_gemm_gflops(&pool, o.gemm, 1.0);
   const double gemm_gflops = std::max(gemm_before, gemm_after);
   summary["gemm_gflops"] = gemm_gflops;
   summary["gemm_gflops_before_after"] = {gemm_before, gemm_after};
@@ -320,7 +332,7 @@ void run_bench(const BenchOptions& o) {
   summary["preset"] = preset;
   summary["input_dim"] = din;
   summary["output_dim"] = dout;
-  summary["gemm_backend"] = engine::gemm_backend_name(gemm);
+  summary["gemm_backend"] = engine::gemm_backend_name(o.gemm);
   if (!bc.skipped.empty()) summary["skipped"] = bc.skipped;
   if (!bc.notes.empty()) summary["notes"] = bc.notes;
   summary["groups"] = o.groups;
@@ -349,9 +361,9 @@ void register_bench(CLI::App& app) {
       ->capture_default_str();
   sub.add_option("--group-seconds", o.group_seconds, "Minimum duration of one group (at least one step)")->capture_default_str();
   sub.add_option("--warmup-seconds", o.warmup_seconds, "Stop warming up after this long (at least 2 steps)")->capture_default_str();
-  sub.add_option("--gemm", o.gemm, "fp32 GEMM backend: auto, openblas, eigen, naive, row-invariant")->capture_default_str();
-  sub.add_option("--precision", o.precision,
-                 "all (fp32, and bf16 where the CPU has it), auto, fp32 or bf16")->capture_default_str();
+  add_enum_option(sub, "--gemm", o.gemm, names_of(engine::kGemmBackendNames), "fp32 GEMM backend");
+  add_enum_option(sub, "--precision", o.precision, names_of(kBenchPrecisionNames),
+                  "all (fp32, and bf16 where the CPU has it), auto, fp32 or bf16");
   sub.add_option("--parallel-min-macs", o.parallel_min_macs,
                  "Split a small batch's GEMM over threads from this many multiply-adds (0: default, -1: never)")
       ->capture_default_str();

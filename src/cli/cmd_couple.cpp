@@ -23,7 +23,7 @@ struct CoupleArgs {
   std::string model;
   std::string scene = "hand16";
   std::string alone = "hand16_alone";
-  std::string motion = "random";
+  eval::HandMotion motion = eval::HandMotion::Random;
   int envs = 16;
   int steps = 240;
   uint64_t seed = 0;
@@ -40,7 +40,7 @@ void run_couple(const CoupleArgs& a) {
   eval::CoupledOptions o;
   o.envs = a.envs;
   o.steps = a.steps;
-  o.motion = eval::parse_hand_motion(a.motion);
+  o.motion = a.motion;
   o.seed = a.seed;
   auto r = eval::run_coupled_comparison(scene, alone, model, o, pool);
 
@@ -56,7 +56,7 @@ void run_couple(const CoupleArgs& a) {
     rows.push_back({m.mode, format_number(m.cube_position_error.back()), format_number(m.cube_orientation_error.back()),
                     format_number(m.hand_error.back()), format_number(m.steps_per_second)});
   }
-  nlohmann::json j = {{"scene", a.scene}, {"precision", engine::precision_name(model->precision())}, {"motion", a.motion}, {"envs", a.envs}, {"steps", a.steps},
+  nlohmann::json j = {{"scene", a.scene}, {"precision", engine::precision_name(model->precision())}, {"motion", eval::hand_motion_name(a.motion)}, {"envs", a.envs}, {"steps", a.steps},
                       {"seconds", seconds}, {"modes", modes},
                       {"hand_deflection_rad", r.hand_deflection.back()}};
   if (!a.plots.empty()) {
@@ -74,7 +74,7 @@ void run_couple(const CoupleArgs& a) {
       series.push_back(s);
     }
     PlotOptions po;
-    po.title = "Cube position error against MuJoCo (" + a.motion + ", " + std::to_string(a.envs) + " envs)";
+    po.title = str_cat("Cube position error against MuJoCo (", eval::hand_motion_name(a.motion), ", ", a.envs, " envs)");
     po.x_label = "time (s)";
     po.y_label = "mean cube position error (m)";
     po.log_y = true;
@@ -103,7 +103,7 @@ void run_couple(const CoupleArgs& a) {
     return;
   }
   std::printf("\nCoupled stepping, %s motion, %d envs x %d steps (%.2f s): errors at the end against MuJoCo\n%s",
-              a.motion.c_str(), a.envs, a.steps, seconds,
+              eval::hand_motion_name(a.motion), a.envs, a.steps, seconds,
               format_table({"mode", "cube pos err (m)", "cube rot err (rad)", "hand err (rad)", "env steps/s"}, rows).c_str());
   std::printf("hand deflection by the cube (two-way vs one-way, RMS joint angle): %.4g rad\n", r.hand_deflection.back());
   if (j.contains("plot")) std::printf("plot: %s\nstrip: %s (rows: MuJoCo, two-way, one-way)\n",
@@ -119,8 +119,7 @@ void register_couple(CLI::App& app) {
   sub.add_option("--model", a.model, "A model trained with --target free_velocity")->required();
   sub.add_option("--scene", a.scene, "Robot + objects (built-in name or path)")->capture_default_str();
   sub.add_option("--alone", a.alone, "The same robot without objects")->capture_default_str();
-  sub.add_option("--motion", a.motion, "Scripted commands: grasp, push or random")
-      ->check(CLI::IsMember({"grasp", "push", "random"}))->capture_default_str();
+  add_enum_option(sub, "--motion", a.motion, names_of(eval::kHandMotionNames), "Scripted commands: grasp, push or random");
   sub.add_option("--envs", a.envs, "Environments")->check(positive())->capture_default_str();
   sub.add_option("--steps", a.steps, "Steps (240 = 1 s for hand16)")->check(positive())->capture_default_str();
   sub.add_option("--seed", a.seed, "Seed of the random commands")->capture_default_str();

@@ -190,8 +190,8 @@ void register_gen(CLI::App& app) {
       ->check(in_range(1, 1 << 20))->capture_default_str();
   sub.add_option("--control-dt", a.overrides.control_timestep, "Control timestep in seconds (multiple of the physics step)")
       ->check(positive());
-  sub.add_option("--command-process", a.overrides.command_process, "uniform | hold | ar1")
-      ->check(CLI::IsMember({"uniform", "hold", "ar1"}));
+  add_enum_option(sub, "--command-process", a.overrides.command_process, names_of(sim::kCommandProcessNames),
+                  "How commands are drawn (default: the robot's)");
   sub.add_option("--hold-steps", a.overrides.hold_steps, "Steps a command is held (hold)")->check(at_least(1));
   // a coefficient >= 1 makes the commands diverge
   sub.add_option("--ar1-coefficient", a.overrides.ar1_coefficient, "AR(1) coefficient (ar1)")

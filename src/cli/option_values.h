@@ -4,6 +4,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,6 +88,13 @@ CLI::Option* add_enum_option(CLI::App& sub, const std::string& flag, E& value, c
   for (const auto& [name, v] : table)
     if (v == value) opt->default_str(name);
   return opt;
+}
+
+// Binds an optional `value` to `flag` by name: unset unless the flag is given.
+template <class E>
+CLI::Option* add_enum_option(CLI::App& sub, const std::string& flag, std::optional<E>& value,
+                             const NameTable<E>& table, const std::string& help) {
+  return sub.add_option(flag, value, help)->transform(by_name(table));
 }
 
 }  // namespace flashnerd::cli

@@ -71,6 +71,7 @@
 #include <vector>
 
 #include "core/contact_row.h"
+#include "core/enum_names.h"
 #include "core/model_config.h"
 #include "core/safetensors.h"
 #include "core/scope_exit.h"
@@ -89,13 +90,17 @@ namespace flashnerd::engine {
 // depend on where its row sits in the batch: an environment copied to another slot steps
 // bit-identically to its source (planners fork one history into many samples).
 enum class GemmBackend { Auto, OpenBLAS, Eigen, Naive, RowInvariant };
+// The one name table (auto, openblas, eigen, naive, row-invariant): bench's --gemm, reports
+// and the choices an error lists.
+extern const EnumName<GemmBackend> kGemmBackendNames[5];
 const char* gemm_backend_name(GemmBackend b);
-GemmBackend parse_gemm_backend(const std::string& s);  // auto|openblas|eigen|naive|row-invariant
+GemmBackend parse_gemm_backend(const std::string& s);  // throws naming the choices
 
 // Matrix-product precision of a model. Auto: bf16 where the CPU has native bf16
 // (AVX-512-BF16 or AMX), fp32 elsewhere.
 enum class Precision { Auto, FP32, BF16 };
-const char* precision_name(Precision p);          // auto | fp32 | bf16
+extern const EnumName<Precision> kPrecisionNames[3];  // auto, fp32, bf16
+const char* precision_name(Precision p);
 Precision parse_precision(const std::string& s);  // throws naming the choices
 // Auto resolved for this CPU; BF16 on a CPU without native bf16 throws with the fix.
 Precision resolve_precision(Precision requested);

@@ -22,28 +22,20 @@ namespace {
 size_t round16(size_t n) { return (n + 15) / 16 * 16; }
 void pack_weights(const Model& m, ModelWeights& w);  // below from_tensors
 
-constexpr EnumName<GemmBackend> kGemmBackendNames[] = {
+}  // namespace
+
+const EnumName<GemmBackend> kGemmBackendNames[5] = {
     {GemmBackend::Auto, "auto"},   {GemmBackend::OpenBLAS, "openblas"},
     {GemmBackend::Eigen, "eigen"}, {GemmBackend::Naive, "naive"},
     {GemmBackend::RowInvariant, "row-invariant"}};
-constexpr EnumName<Precision> kPrecisionNames[] = {
+const EnumName<Precision> kPrecisionNames[3] = {
     {Precision::Auto, "auto"}, {Precision::FP32, "fp32"}, {Precision::BF16, "bf16"}};
 
-}  // namespace
-
 const char* gemm_backend_name(GemmBackend b) { return enum_name(kGemmBackendNames, b); }
-
-GemmBackend parse_gemm_backend(const std::string& s) {
-  if (const auto* e = find_enum(kGemmBackendNames, s)) return e->value;
-  throw Error("unknown GEMM backend '" + s + "': expected " + enum_choices(kGemmBackendNames));
-}
+GemmBackend parse_gemm_backend(const std::string& s) { return parse_enum(kGemmBackendNames, s, "GEMM backend"); }
 
 const char* precision_name(Precision p) { return enum_name(kPrecisionNames, p); }
-
-Precision parse_precision(const std::string& s) {
-  if (const auto* e = find_enum(kPrecisionNames, s)) return e->value;
-  throw Error("unknown precision '" + s + "': expected " + enum_choices(kPrecisionNames));
-}
+Precision parse_precision(const std::string& s) { return parse_enum(kPrecisionNames, s, "precision"); }
 
 Precision resolve_precision(Precision requested) {
   const CpuFeatures& cpu = cpu_features();

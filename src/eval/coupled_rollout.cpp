@@ -14,12 +14,11 @@
 
 namespace flashnerd::eval {
 
-HandMotion parse_hand_motion(const std::string& s) {
-  if (s == "grasp") return HandMotion::Grasp;
-  if (s == "push") return HandMotion::Push;
-  if (s == "random") return HandMotion::Random;
-  throw Error("unknown motion '" + s + "': expected grasp, push or random");
-}
+const EnumName<HandMotion> kHandMotionNames[3] = {
+    {HandMotion::Grasp, "grasp"}, {HandMotion::Push, "push"}, {HandMotion::Random, "random"}};
+
+HandMotion parse_hand_motion(const std::string& s) { return parse_enum(kHandMotionNames, s, "motion"); }
+const char* hand_motion_name(HandMotion m) { return enum_name(kHandMotionNames, m); }
 
 namespace {
 

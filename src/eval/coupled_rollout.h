@@ -10,14 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/thread_pool.h"
 #include "engine/engine.h"
 #include "sim/robot.h"
 
 namespace flashnerd::eval {
 
+// The hand's scripted commands (coupled_rollout.cpp says what each does).
 enum class HandMotion { Grasp, Push, Random };
-HandMotion parse_hand_motion(const std::string& s);
+// The one name table (grasp, push, random): couple's --motion, its reports and the choices an
+// error lists.
+extern const EnumName<HandMotion> kHandMotionNames[3];
+HandMotion parse_hand_motion(const std::string& s);  // throws naming the choices
+const char* hand_motion_name(HandMotion m);
 
 struct CoupledOptions {
   int envs = 16;

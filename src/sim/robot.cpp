@@ -323,7 +323,7 @@ void Robot::analyze(const RobotOverrides& o) {
   const std::string& path = spec_.mjcf;
   // overrides
   if (o.control_timestep > 0) spec_.control_timestep = o.control_timestep;
-  if (!o.command_process.empty()) spec_.command.process = parse_command_process(o.command_process);
+  if (o.command_process) spec_.command.process = *o.command_process;
   if (o.hold_steps > 0) spec_.command.hold_steps = o.hold_steps;
   if (o.ar1_coefficient >= 0) spec_.command.ar1_coefficient = o.ar1_coefficient;
   if (o.ar1_amplitude >= 0) spec_.command.ar1_amplitude = o.ar1_amplitude;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,7 @@ namespace flashnerd::sim {
 // Command-line overrides of spec fields (unset = keep the spec's value).
 struct RobotOverrides {
   double control_timestep = 0;
-  std::string command_process;  // uniform | hold | ar1
+  std::optional<CommandProcess> command_process;
   int hold_steps = 0;
   double ar1_coefficient = -1;
   double ar1_amplitude = -1;

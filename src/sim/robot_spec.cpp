@@ -35,12 +35,8 @@ std::string resolve_portable_path(const std::string& path) {
 
 }  // namespace
 
-namespace {
-
-constexpr EnumName<CommandProcess> kCommandProcessNames[] = {
+const EnumName<CommandProcess> kCommandProcessNames[3] = {
     {CommandProcess::Uniform, "uniform"}, {CommandProcess::Hold, "hold"}, {CommandProcess::AR1, "ar1"}};
-
-}  // namespace
 
 CommandProcess parse_command_process(const std::string& s) {
   return parse_enum(kCommandProcessNames, s, "command process");

@@ -11,10 +11,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/enum_names.h"
+
 namespace flashnerd::sim {
 
+// How a trajectory's commands are drawn (sim/samplers.h): uniform in the ctrlrange at every
+// step, held for hold_steps, or an AR(1) process around the nominal command.
 enum class CommandProcess { Uniform, Hold, AR1 };
-CommandProcess parse_command_process(const std::string& s);
+// The one name table (uniform, hold, ar1): the spec file's "process", gen's --command-process
+// and the choices an error lists.
+extern const EnumName<CommandProcess> kCommandProcessNames[3];
+CommandProcess parse_command_process(const std::string& s);  // throws naming the choices
 const char* command_process_name(CommandProcess p);
 
 struct ProbeSpec {

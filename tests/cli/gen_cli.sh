@@ -30,6 +30,8 @@ expect_error "--ar1-coefficient: must be in .0, 1), got 1" gen --robot cartpole 
 expect_error "--hold-steps: must be >= 1, got 0" gen --robot cartpole --hold-steps 0 --out "$TMP/x.h5"
 expect_error "--contact-capacity: must be >= 0, got -2" gen --robot cartpole --contact-capacity -2 --out "$TMP/x.h5"
 expect_error "--contacts: must be one of on or off, got 'maybe'" gen --robot cartpole --contacts maybe --out "$TMP/x.h5"
+expect_error "--command-process: must be one of uniform, hold or ar1, got 'bogus'" gen --robot cartpole \
+  --command-process bogus --out "$TMP/x.h5"
 # the memory a request would need, refused before allocating it
 expect_error "--trajectories 1000000000000 of 100 steps of robot 'cartpole' would need .* of memory" \
   gen --robot cartpole --trajectories 1000000000000 --out "$TMP/x.h5"

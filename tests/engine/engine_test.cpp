@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "engine/reference.h"
 #include "engine/test_models.h"
+#include "testing/enum_names_checks.h"
 
 namespace flashnerd::engine {
 namespace {
@@ -115,6 +116,16 @@ TEST(Engine, EveryKernelLevelMatchesReference) {
   std::string list;
   for (const auto& s : skipped) list += " " + s;
   if (!list.empty()) std::printf("  kernel levels skipped on this CPU (%s):%s\n", cpu_features().model.c_str(), list.c_str());
+}
+
+// The GEMM backends' and precisions' name tables: every name parses to its value and back, an
+// unknown name is refused with the choices.
+TEST(Engine, GemmBackendAndPrecisionNamesRoundTrip) {
+  flashnerd::testing::expect_enum_names(
+      kGemmBackendNames, parse_gemm_backend, gemm_backend_name, "mkl",
+      "unknown GEMM backend 'mkl': expected auto, openblas, eigen, naive or row-invariant");
+  flashnerd::testing::expect_enum_names(kPrecisionNames, parse_precision, precision_name, "fp16",
+                                        "unknown precision 'fp16': expected auto, fp32 or bf16");
 }
 
 // bf16 refuses to load where the CPU lacks it, and a bf16 model refuses a context capped

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/state_codec.h"
+#include "testing/enum_names_checks.h"
 #include "testing/robot_models.h"
 
 namespace flashnerd::eval {
@@ -14,6 +15,13 @@ namespace {
 
 ModelConfig free_velocity_config(const sim::Robot& robot, const std::string& target) {
   return flashnerd::testing::robot_model_config(robot, Arch::FlashNeRD, target);
+}
+
+// The motions' one name table: every name parses to its value and back, an unknown name is
+// refused with the choices.
+TEST(CoupledComparison, HandMotionNamesRoundTrip) {
+  flashnerd::testing::expect_enum_names(kHandMotionNames, parse_hand_motion, hand_motion_name, "wave",
+                                        "unknown motion 'wave': expected grasp, push or random");
 }
 
 TEST(CoupledComparison, OracleMatchesMuJoCoAndModesReport) {
