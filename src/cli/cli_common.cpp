@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/option_values.h"
 #include "core/error.h"
 #include "env/factory.h"
 #include "core/thread_pool.h"
@@ -24,10 +25,9 @@ void add_quiet_flag(CLI::App& sub, bool& progress) {
   sub.add_flag_callback("--no-progress", quiet, "No progress line (the older spelling of --quiet)")->group("");
 }
 
-void add_precision_option(CLI::App& sub, std::string& precision) {
-  sub.add_option("--precision", precision,
-                 "Matrix products: auto (bf16 where the CPU has native bf16), fp32 or bf16")
-      ->capture_default_str();
+void add_precision_option(CLI::App& sub, engine::Precision& precision) {
+  add_enum_option(sub, "--precision", precision, names_of(engine::kPrecisionNames),
+                  "Matrix products: auto (bf16 where the CPU has native bf16), fp32 or bf16");
 }
 
 CLI::Option* add_model_data_options(CLI::App& sub, ModelDataOptions& o, const std::string& model_help,
@@ -52,9 +52,9 @@ std::unique_ptr<OutputLock> claim_dataset_output(const DatasetOutput& o, const C
   return std::make_unique<OutputLock>(o.out, "--out");
 }
 
-engine::ModelOptions model_options(const std::string& precision) {
+engine::ModelOptions model_options(engine::Precision precision) {
   engine::ModelOptions o;
-  o.precision = engine::resolve_precision(engine::parse_precision(precision));
+  o.precision = engine::resolve_precision(precision);
   return o;
 }
 

@@ -91,15 +91,15 @@ std::string model_label(const ModelConfig& config, const std::string& dir);
 std::string backend_label(const std::string& kind);
 
 // --precision auto|fp32|bf16 on every command that runs a model (engine::Precision).
-void add_precision_option(CLI::App& sub, std::string& precision);
+void add_precision_option(CLI::App& sub, engine::Precision& precision);
 // The model options for it; bf16 on a CPU without native bf16 throws with the fix.
-engine::ModelOptions model_options(const std::string& precision);
+engine::ModelOptions model_options(engine::Precision precision);
 
 // Trained models run on a dataset's recorded trajectories (eval, rollout).
 struct ModelDataOptions {
   std::vector<std::string> models;
   std::string data;
-  std::string precision = "auto";  // matrix products (engine::Precision)
+  engine::Precision precision = engine::Precision::Auto;  // matrix products
   bool allow_other_mjcf = false;   // data of another MJCF than the models' (warns)
 };
 // --precision, --model (repeatable; returned), --data (required) and --allow-other-mjcf, whose

@@ -26,7 +26,7 @@ namespace flashnerd::cli {
 namespace {
 
 struct BenchContactsArgs {
-  std::string precision = "auto";  // matrix products (engine::Precision)
+  engine::Precision precision = engine::Precision::Auto;  // matrix products
   CommonOptions common;
   std::string model;
   std::string data;

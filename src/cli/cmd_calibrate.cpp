@@ -28,7 +28,8 @@ namespace {
 struct CalibrateArgs {
   CommonOptions common;
   ThreadOptions threads;
-  std::string model, data, out, precision = "fp32";
+  std::string model, data, out;
+  engine::Precision precision = engine::Precision::FP32;
   int64_t trajectories = 0;
   int batch = 256;
   bool overwrite = false;
@@ -89,7 +90,7 @@ void run_calibrate(const CalibrateArgs& a) {
            "(flashnerd train --ensemble N)");
   const ModelConfig& cfg = members[0]->config();
   print_warnings(check_model_dataset(cfg, a.model, data, a.data, false));
-  FN_CHECK(cfg.target == "increment", "calibration needs models of the full dynamics (target 'increment')");
+  FN_CHECK(cfg.target == PredictionTarget::Increment, "calibration needs models of the full dynamics (target 'increment')");
   auto eligible = eval::eligible_trajectories(data, cfg.history(), 1);
   FN_CHECK(!eligible.empty(), a.data, " has no trajectory with ", cfg.history(), " valid steps");
   if (a.trajectories > 0 && int64_t(eligible.size()) > a.trajectories) eligible.resize(size_t(a.trajectories));

@@ -18,7 +18,7 @@ namespace flashnerd::cli {
 namespace {
 
 struct CoupleArgs {
-  std::string precision = "auto";  // matrix products (engine::Precision)
+  engine::Precision precision = engine::Precision::Auto;  // matrix products
   CommonOptions common;
   std::string model;
   std::string scene = "hand16";

@@ -36,7 +36,7 @@ struct PlanArgs {
   PlanTaskKind task = PlanTaskKind::Climb;
   env::BackendKind backend = env::BackendKind::Mujoco;
   std::string model;
-  std::string precision = "fp32";
+  engine::Precision precision = engine::Precision::FP32;
   bool allow_other_mjcf = false;
   std::string terrains;
   int terrain = 3;

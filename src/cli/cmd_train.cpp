@@ -162,8 +162,6 @@ void run_train(const TrainArgs& a) {
   train::TrainOptions& o = *run;
   ModelConfig preset_check;
   apply_preset(o.preset, preset_check);  // an unknown preset fails here, listing the names
-  if (!o.activation.empty()) parse_activation(o.activation);  // fail before the dataset load
-  if (!o.norm.empty()) parse_norm(o.norm);
   FN_CHECK(!o.variable_contacts || o.probes != train::ProbeUse::On,
            "--variable-contacts replaces fixed probes; drop --probes on");
   if (o.variable_contacts && o.probes == train::ProbeUse::Auto) o.probes = train::ProbeUse::Off;
@@ -301,7 +299,7 @@ void run_finetune(const FinetuneArgs& a) {
   const std::unique_ptr<train::TrainOptions> run = prepare_run(a.run, "finetune", lock);
   if (!run) return;
   train::TrainOptions& o = *run;
-  FN_CHECK(parent.target == "increment", "finetune: ", a.model, " predicts ", parent.target,
+  FN_CHECK(parent.target == PredictionTarget::Increment, "finetune: ", a.model, " predicts ", target_name(parent.target),
            "; only increment models are fine-tuned");
   o.init_from = a.model;
   o.arch = parent.arch;
@@ -325,14 +323,18 @@ void register_train(CLI::App& app) {
   add_enum_option(sub, "--arch", o.arch, names_of({Arch::FlashNeRD, Arch::NeRD}, arch_name), "Architecture: flashnerd or nerd");
   sub.add_option("--preset", o.preset, "Model size: tiny, small, paper-cartpole, paper-franka, paper-g1, paper-anymal")
       ->capture_default_str();
-  sub.add_option("--activation", o.activation,
-                 "FlashNeRD's FFN gate: swiglu, geglu, reglu, glu or mishglu (default: the preset's, swiglu)");
-  sub.add_option("--norm", o.norm, "FlashNeRD's norm: rmsnorm or layernorm (default: the preset's, rmsnorm)");
+  add_enum_option(sub, "--activation", o.activation,
+                  names_of({FfnActivation::SwiGLU, FfnActivation::GEGLU, FfnActivation::ReGLU, FfnActivation::GLU,
+                            FfnActivation::MishGLU},
+                           activation_name),
+                  "FlashNeRD's FFN gate (default: the preset's, swiglu)");
+  add_enum_option(sub, "--norm", o.norm, names_of({NormKind::RMSNorm, NormKind::LayerNorm}, norm_name),
+                  "FlashNeRD's norm (default: the preset's, rmsnorm)");
   sub.add_option("--lr-final", o.lr_final, "Final learning rate (default lr/10)");
   sub.add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every K updates (default: --valid-every)")
       ->check(at_least(1));
-  sub.add_option("--target", o.target, "What the model predicts: increment, or free_velocity (coupling)")
-      ->check(CLI::IsMember({"increment", "free_velocity"}))->capture_default_str();
+  add_enum_option(sub, "--target", o.target, names_of(kPredictionTargetNames),
+                  "What the model predicts: increment, or free_velocity (coupling)");
   add_enum_option(sub, "--probes", o.probes, names_of(kProbeUseNames), "Fixed-probe inputs: auto (when recorded), on, off");
   sub.add_flag("--variable-contacts", o.variable_contacts,
                "FlashNeRD reads the detector's contact rows through the set encoder (no fixed probes)");

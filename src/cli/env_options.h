@@ -21,7 +21,7 @@ struct EnvOptions {
   std::string robot;  // default: the task's robot
   env::BackendKind backend = env::BackendKind::Mujoco;
   std::string model;
-  std::string precision = "auto";
+  engine::Precision precision = engine::Precision::Auto;
   env::EnsembleMode ensemble_mode = env::EnsembleMode::Mean;  // an ensemble --model
   int ensemble_member = 0;
   uint64_t ensemble_seed = 0;  // --ensemble-mode random: the members' draws (the command's --seed)

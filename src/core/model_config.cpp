@@ -106,9 +106,7 @@ void ModelConfig::validate() const {
                {"dims.output", output_dim}, {"robot.layout.nu", layout.nu}}, kMaxWidth);
   FN_CHECK(input_dim == int64_t(state_dim) + layout.nu + probe_dim, "model config: input_dim=", input_dim,
            " but state_dim + nu + probe_dim = ", int64_t(state_dim) + layout.nu + probe_dim);
-  FN_CHECK(target == "increment" || target == "free_velocity", "model config: target '", target,
-           "' is neither 'increment' nor 'free_velocity'");
-  FN_CHECK(target != "free_velocity" || output_dim == layout.nv, "model config: a free_velocity model "
+  FN_CHECK(target != PredictionTarget::FreeVelocity || output_dim == layout.nv, "model config: a free_velocity model "
            "predicts nv=", layout.nv, " values, but output_dim=", output_dim);
   FN_CHECK(timestep > 0, "model config: timestep must be positive, got ", timestep);
   if (arch == Arch::FlashNeRD) {
@@ -179,7 +177,7 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
                {"probe", c.probe_dim},
                {"input", c.input_dim},
                {"output", c.output_dim}};
-  j["target"] = c.target;
+  j["target"] = target_name(c.target);
   if (c.arch == Arch::FlashNeRD) {
     const FlashConfig& f = c.flash;
     j["flashnerd"] = {{"spans", f.spans}, {"activation", activation_name(f.activation)}, {"norm", norm_name(f.norm)}};
@@ -258,7 +256,10 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   c.probe_dim = field<int>(d, "dims.", "probe");
   c.input_dim = field<int>(d, "dims.", "input");
   c.output_dim = field<int>(d, "dims.", "output");
-  c.target = j.value("target", "increment");
+  const std::string target = j.value("target", "increment");
+  const auto* known = find_enum(kPredictionTargetNames, target);
+  FN_CHECK(known, "model config: target '", target, "' is neither 'increment' nor 'free_velocity'");
+  c.target = known->value;
   if (c.arch == Arch::FlashNeRD) {
     const auto& f = field<const nlohmann::json&>(j, "", "flashnerd");
     read_sizes(f, kFlashSizes, "flashnerd.", c.flash);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/enum_names.h"
 #include "core/state_layout.h"
 
 namespace flashnerd {
@@ -22,6 +23,12 @@ enum class FfnActivation { SwiGLU, GEGLU, ReGLU, GLU, MishGLU };
 constexpr FfnActivation kAllActivations[] = {FfnActivation::SwiGLU, FfnActivation::GEGLU, FfnActivation::ReGLU,
                                              FfnActivation::GLU, FfnActivation::MishGLU};
 enum class NormKind { RMSNorm, LayerNorm };
+// What a model predicts: the codec's one-step increment (contacts included), or the robot's
+// pre-constraint velocity increment qacc_smooth·dt (two-way coupling, docs/DESIGN.md §5).
+enum class PredictionTarget { Increment, FreeVelocity };
+inline constexpr EnumName<PredictionTarget> kPredictionTargetNames[] = {
+    {PredictionTarget::Increment, "increment"}, {PredictionTarget::FreeVelocity, "free_velocity"}};
+inline const char* target_name(PredictionTarget t) { return enum_name(kPredictionTargetNames, t); }
 
 const char* arch_name(Arch a);
 Arch parse_arch(const std::string& s);  // "flashnerd" | "nerd"; throws with the choices
@@ -106,10 +113,7 @@ struct ModelConfig {
   int probe_dim = 0;
   int input_dim = 0;
   int output_dim = 0;          // increment_dim of the codec, or nv for free_velocity
-  // What the model predicts: "increment" (the codec's one-step increment, contacts included)
-  // or "free_velocity" (the robot's pre-constraint velocity increment qacc_smooth·dt, for
-  // two-way coupling, docs/DESIGN.md §5).
-  std::string target = "increment";
+  PredictionTarget target = PredictionTarget::Increment;
   FlashConfig flash;
   NerdConfig nerd;
   ContactEncoderConfig contact;  // FlashNeRD with variable contacts (capacity > 0)

@@ -24,7 +24,7 @@ CoupledBackend::CoupledBackend(std::shared_ptr<const sim::Robot> scene, std::sha
   FN_CHECK(onq_ > 0, "coupled backend: scene '", robot_->name(), "' has no objects to couple the robot to");
   if (model_) {
     const ModelConfig& c = model_->config();
-    FN_CHECK(c.target == "free_velocity", "coupled backend: the model predicts '", c.target,
+    FN_CHECK(c.target == PredictionTarget::FreeVelocity, "coupled backend: the model predicts '", target_name(c.target),
              "'; coupling needs a free-dynamics model (train with --target free_velocity on data from "
              "gen --free-dynamics)");
     FN_CHECK(c.layout == robot_->layout(), "coupled backend: the model's state layout is not robot '",

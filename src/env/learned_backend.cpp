@@ -43,7 +43,7 @@ LearnedBackend::LearnedBackend(std::shared_ptr<const sim::Robot> robot,
   FN_CHECK(use.mode != EnsembleMode::Member || (use.member >= 0 && use.member < M), "learned backend: member ",
            use.member, " asked for, but the ensemble has ", M, " (0..", M - 1, ")");
   const ModelConfig& c = members_[0]->config();
-  FN_CHECK(c.target == "increment", "learned backend: the model predicts '", c.target,
+  FN_CHECK(c.target == PredictionTarget::Increment, "learned backend: the model predicts '", target_name(c.target),
            "'; environments need a model of the full dynamics (target 'increment')");
   FN_CHECK(c.layout == robot_->layout(), "learned backend: the model's state layout (nq ", c.layout.nq, ", nv ",
            c.layout.nv, ", nu ", c.layout.nu, ") is not robot '", robot_->name(), "'s (nq ", nq_, ", nv ", nv_,

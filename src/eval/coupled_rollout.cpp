@@ -62,8 +62,8 @@ namespace {
 
 // The model's and the scene's fitness for coupled stepping; returns the object's qpos address.
 int check_coupled_inputs(const sim::Robot& scene, const ModelConfig& cfg, const CoupledOptions& o) {
-  FN_CHECK(cfg.target == "free_velocity", "coupled stepping needs a model trained with --target "
-           "free_velocity (it predicts the robot's free motion); this one predicts '", cfg.target, "'");
+  FN_CHECK(cfg.target == PredictionTarget::FreeVelocity, "coupled stepping needs a model trained to predict "
+           "free_velocity (the robot's free motion); this one predicts '", target_name(cfg.target), "'");
   FN_CHECK(cfg.layout == scene.layout(), "the model is for robot '", cfg.robot, "', whose joints differ from scene '",
            scene.name(), "'");
   FN_CHECK(cfg.probe_dim == 0, "a coupled model reads no probes: contact comes from the solver");

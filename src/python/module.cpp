@@ -98,7 +98,8 @@ class Stepper {
     FN_CHECK(batch >= 1, "batch must be >= 1, got ", batch);
     FN_CHECK(!model_->config().contact.enabled(), "models with variable contacts are stepped through make_vec "
              "(their contact rows come from MuJoCo at every state)");
-    FN_CHECK(model_->config().target == "increment", "this model predicts ", model_->config().target,
+    FN_CHECK(model_->config().target == PredictionTarget::Increment, "this model predicts ",
+             target_name(model_->config().target),
              "; state stepping needs an increment model");
     engine::ContextOptions o;
     o.max_batch = batch;

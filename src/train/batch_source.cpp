@@ -46,8 +46,8 @@ class FrameRewriter {
         input_(size_t(c.input_dim)), target_(size_t(c.output_dim)), probes_(size_t(std::max(1, c.probe_dim))),
         rows_(size_t(std::max(1, c.contact.capacity)) * kContactRowDim),
         links_(size_t(std::max(1, c.contact.capacity))) {
-    FN_CHECK(c.target == "increment", "training on the model's own states (--unroll, --input-noise) needs a model "
-             "that predicts increments; this one predicts ", c.target);
+    FN_CHECK(c.target == PredictionTarget::Increment, "training on the model's own states (--unroll, --input-noise) "
+             "needs a model that predicts increments; this one predicts ", target_name(c.target));
     FN_CHECK(features_.input_dim() == c.input_dim, "model input width ", c.input_dim,
              " does not match the dataset's frame features (", features_.input_dim(), ")");
   }

@@ -77,7 +77,7 @@ nlohmann::json own_state_settings(const OwnStateOptions& o) {
 // ---------------------------------------------------------------------------------------
 
 ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes,
-                              const std::string& target, bool use_contacts) {
+                              PredictionTarget target, bool use_contacts) {
   FN_CHECK(!use_contacts || arch == Arch::FlashNeRD, "variable contacts exist only for the flashnerd "
            "architecture; NeRD reads fixed probes (--probes on)");
   FN_CHECK(!use_contacts || d.contact_capacity > 0, "dataset of robot '", d.robot,
@@ -96,7 +96,7 @@ ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& pr
   c.probe_dim = use_probes ? d.probe_count * kProbeFeatureDim : 0;
   c.input_dim = c.state_dim + d.layout.nu + c.probe_dim;
   c.target = target;
-  c.output_dim = target == "free_velocity" ? d.layout.nv : codec.increment_dim();
+  c.output_dim = target == PredictionTarget::FreeVelocity ? d.layout.nv : codec.increment_dim();
   apply_preset(preset, c);
   if (use_contacts) {
     FN_CHECK(std::any_of(d.contact_count.begin(), d.contact_count.end(), [](int32_t n) { return n > 0; }),
@@ -121,22 +121,20 @@ double training_flops_per_window(const ModelConfig& c, int window) {
   return 3.0 * fwd;
 }
 
-// --activation / --norm: set on a fresh run, checked against the checkpoint on a resume.
+// The activation and norm chosen: set on a fresh run, checked against the checkpoint on a resume.
 void apply_block_choices(const TrainOptions& opts, ModelConfig& config, bool resuming) {
-  if (opts.activation.empty() && opts.norm.empty()) return;
-  FN_CHECK(config.arch == Arch::FlashNeRD, "--activation and --norm choose FlashNeRD's blocks; NeRD is the "
-           "published GPT-2 block (LayerNorm, GELU MLP): drop them with --arch nerd");
-  if (!opts.activation.empty()) {
-    const FfnActivation a = parse_activation(opts.activation);
-    FN_CHECK(!resuming || a == config.flash.activation, "--resume: the checkpoint was trained with --activation ",
-             activation_name(config.flash.activation), ", not ", opts.activation);
-    config.flash.activation = a;
+  if (!opts.activation && !opts.norm) return;
+  FN_CHECK(config.arch == Arch::FlashNeRD, "the activation and norm choose FlashNeRD's blocks; NeRD is the "
+           "published GPT-2 block (LayerNorm, GELU MLP): choose neither for a NeRD model");
+  if (opts.activation) {
+    FN_CHECK(!resuming || *opts.activation == config.flash.activation, "resume: the checkpoint was trained with "
+             "activation ", activation_name(config.flash.activation), ", not ", activation_name(*opts.activation));
+    config.flash.activation = *opts.activation;
   }
-  if (!opts.norm.empty()) {
-    const NormKind n = parse_norm(opts.norm);
-    FN_CHECK(!resuming || n == config.flash.norm, "--resume: the checkpoint was trained with --norm ",
-             norm_name(config.flash.norm), ", not ", opts.norm);
-    config.flash.norm = n;
+  if (opts.norm) {
+    FN_CHECK(!resuming || *opts.norm == config.flash.norm, "resume: the checkpoint was trained with norm ",
+             norm_name(config.flash.norm), ", not ", norm_name(*opts.norm));
+    config.flash.norm = *opts.norm;
   }
 }
 
@@ -317,7 +315,7 @@ void Trainer::setup_data() {
                                       (config_.input_dim + config_.output_dim + 1) * sizeof(float))
         .check("lower --batch or --window");
   }
-  const bool free_velocity = config_.target == "free_velocity";
+  const bool free_velocity = config_.target == PredictionTarget::FreeVelocity;
   arrays_ = build_transitions(data_, codec_, config_.probe_dim > 0, free_velocity, config_.contact.enabled());
   int64_t valid = 0;
   for (uint8_t m : arrays_.mask) valid += m;

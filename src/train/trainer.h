@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "core/dataset.h"
@@ -34,8 +35,8 @@ enum class ProbeUse { Auto, On, Off };  // Auto: use fixed probes when the datas
 struct TrainOptions {
   Arch arch = Arch::FlashNeRD;
   std::string preset = "small";     // model size (core apply_preset); the CLI default too
-  std::string activation;           // FlashNeRD's FFN gate (swiglu, geglu, ...); empty = the preset's
-  std::string norm;                 // FlashNeRD's norm (rmsnorm, layernorm); empty = the preset's
+  std::optional<FfnActivation> activation;  // FlashNeRD's FFN gate; none: the preset's
+  std::optional<NormKind> norm;             // FlashNeRD's norm; none: the preset's
   std::string out_dir;              // artifact, checkpoint, log and plot
   std::string data_path;            // recorded in config.json (informational)
   int64_t updates = 2000;           // total updates of the run (a resume continues to it)
@@ -54,7 +55,7 @@ struct TrainOptions {
   int rollout_steps = 10;           // open-loop validation horizon
   int rollout_count = 64;           // validation rollouts
   ProbeUse probes = ProbeUse::Auto;
-  std::string target = "increment";  // or "free_velocity" (coupling, needs free_dv in the data)
+  PredictionTarget target = PredictionTarget::Increment;  // FreeVelocity needs free_dv in the data
   bool variable_contacts = false;   // FlashNeRD reads the dataset's contact rows (set encoder)
   int window = 0;                   // training window in frames; 0 = the model's history
   double grad_clip = 1.0;
@@ -122,7 +123,7 @@ struct TrainResult {
 // output widths from the codec (+ probes), then the preset's sizes.
 // With use_contacts the FlashNeRD contact encoder reads the dataset's K contact rows.
 ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes,
-                              const std::string& target = "increment", bool use_contacts = false);
+                              PredictionTarget target = PredictionTarget::Increment, bool use_contacts = false);
 
 // Runs (or resumes) training; throws flashnerd::Error with a clear message on bad input,
 // I/O failure or divergence.

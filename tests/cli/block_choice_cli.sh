@@ -23,13 +23,13 @@ done
 grep -q '"activation": *"swiglu"' "$TMP/default/config.json" || fail "default activation"
 grep -q '"norm": *"rmsnorm"' "$TMP/default/config.json" || fail "default norm"
 
-expect_error "unknown activation 'gelu': expected swiglu, geglu, reglu, glu or mishglu" \
+expect_error "--activation: must be one of swiglu, geglu, reglu, glu or mishglu, got 'gelu'" \
   "${TRAIN[@]}" --activation gelu --out "$TMP/x"
-expect_error "unknown norm 'batchnorm': expected rmsnorm or layernorm" "${TRAIN[@]}" --norm batchnorm --out "$TMP/x"
+expect_error "--norm: must be one of rmsnorm or layernorm, got 'batchnorm'" "${TRAIN[@]}" --norm batchnorm --out "$TMP/x"
 expect_error "published GPT-2 block" "${TRAIN[@]}" --arch nerd --activation glu --out "$TMP/x"
 [ -e "$TMP/x" ] && [ -n "$(ls "$TMP/x")" ] && fail "a refused run left files in --out"
 # a resume keeps the checkpoint's choice
 "$FN" train --data "$TMP/data.h5" --preset tiny --updates 5 --valid-every 0 --quiet --out "$TMP/m_glu_rmsnorm" \
   --resume --activation mishglu > "$TMP/out.txt" 2>&1 && fail "resume with another activation"
-grep -q "trained with --activation glu, not mishglu" "$TMP/out.txt" || { cat "$TMP/out.txt"; fail "resume message"; }
+grep -q "trained with activation glu, not mishglu" "$TMP/out.txt" || { cat "$TMP/out.txt"; fail "resume message"; }
 echo "block_choice_cli: all checks passed"

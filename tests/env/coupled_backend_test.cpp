@@ -117,7 +117,7 @@ TEST(CoupledBackend, OracleOneWayMovesTheHandAsIfAlone) {
 
 // A free-velocity model of the hand with random weights: histories that matter.
 std::shared_ptr<const engine::Model> random_free_dynamics_model(const sim::Robot& hand) {
-  return engine::Model::random(flashnerd::testing::robot_model_config(hand, Arch::FlashNeRD, "free_velocity"), 11);
+  return engine::Model::random(flashnerd::testing::robot_model_config(hand, Arch::FlashNeRD, PredictionTarget::FreeVelocity), 11);
 }
 
 TEST(CoupledBackend, LearnedResetTouchesOnlyItsEnvironmentAndStateRoundTrips) {

@@ -67,8 +67,8 @@ void expect_same_next_state(std::shared_ptr<const sim::Robot> robot,
 
 TEST(LearnedBackend, AResetWithHistoryStepsAsTeacherForcingThroughTheFrames) {
   auto quadruped = sim::Robot::load("quadruped");
-  const ModelConfig probes = flashnerd::testing::robot_model_config(*quadruped, Arch::FlashNeRD, "increment", true);
-  const ModelConfig nerd = flashnerd::testing::robot_model_config(*quadruped, Arch::NeRD, "increment", true);
+  const ModelConfig probes = flashnerd::testing::robot_model_config(*quadruped, Arch::FlashNeRD, PredictionTarget::Increment, true);
+  const ModelConfig nerd = flashnerd::testing::robot_model_config(*quadruped, Arch::NeRD, PredictionTarget::Increment, true);
   for (int frames : {0, 3, probes.history() + 4})
     expect_same_next_state(quadruped, {engine::Model::random(probes, 5)}, frames);
   expect_same_next_state(quadruped, {engine::Model::random(nerd, 6)}, nerd.history() + 2);
@@ -81,7 +81,7 @@ TEST(LearnedBackend, AResetWithHistoryLeavesTheOtherEnvironmentsAlone) {
   auto robot = sim::Robot::load("quadruped");
   const Recording r = record(robot, 5);
   ThreadPool pool(1);
-  const ModelConfig c = flashnerd::testing::robot_model_config(*robot, Arch::FlashNeRD, "increment", true);
+  const ModelConfig c = flashnerd::testing::robot_model_config(*robot, Arch::FlashNeRD, PredictionTarget::Increment, true);
   LearnedBackend b(robot, engine::Model::random(c, 5), 3, pool);
   std::vector<double> u(size_t(3) * size_t(b.nu()), 0.0);
   b.step(u.data());

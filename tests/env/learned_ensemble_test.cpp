@@ -21,7 +21,7 @@ namespace flashnerd::env {
 namespace {
 
 std::shared_ptr<const engine::Model> member(const sim::Robot& robot, uint64_t seed) {
-  ModelConfig c = flashnerd::testing::robot_model_config(robot, Arch::FlashNeRD, "increment", true);
+  ModelConfig c = flashnerd::testing::robot_model_config(robot, Arch::FlashNeRD, PredictionTarget::Increment, true);
   c.norm.target_std.assign(size_t(c.output_dim), 1e-2f);  // larger steps: members that move apart
   return engine::Model::random(c, seed);
 }

@@ -24,14 +24,14 @@ namespace {
 enum class Kind { Mujoco, Flash, FlashProbes, Nerd, EnsembleRandom, EnsembleMean };
 
 std::shared_ptr<const engine::Model> random_model(const sim::Robot& robot, Arch arch, bool probes) {
-  return engine::Model::random(flashnerd::testing::robot_model_config(robot, arch, "increment", probes), 3);
+  return engine::Model::random(flashnerd::testing::robot_model_config(robot, arch, PredictionTarget::Increment, probes), 3);
 }
 
 // Three independent random members with probes (seeds 3, 4, 5).
 std::vector<std::shared_ptr<const engine::Model>> random_members(const sim::Robot& robot) {
   std::vector<std::shared_ptr<const engine::Model>> members;
   for (uint64_t seed : {3, 4, 5})
-    members.push_back(engine::Model::random(flashnerd::testing::robot_model_config(robot, Arch::FlashNeRD, "increment", true), seed));
+    members.push_back(engine::Model::random(flashnerd::testing::robot_model_config(robot, Arch::FlashNeRD, PredictionTarget::Increment, true), seed));
   return members;
 }
 
@@ -181,7 +181,7 @@ TEST(CubeReorientation, NoAllocationPerStepOnAnyBackend) {
   if (!FLASHNERD_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under AddressSanitizer";
   auto hand = sim::Robot::load("hand16");
   auto alone = sim::Robot::load("hand16_alone");
-  auto model = engine::Model::random(flashnerd::testing::robot_model_config(*alone, Arch::FlashNeRD, "free_velocity"), 5);
+  auto model = engine::Model::random(flashnerd::testing::robot_model_config(*alone, Arch::FlashNeRD, PredictionTarget::FreeVelocity), 5);
   ThreadPool pool(2);
   const int E = 4;
   std::vector<std::unique_ptr<Backend>> backends;

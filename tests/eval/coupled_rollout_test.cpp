@@ -13,7 +13,7 @@
 namespace flashnerd::eval {
 namespace {
 
-ModelConfig free_velocity_config(const sim::Robot& robot, const std::string& target) {
+ModelConfig free_velocity_config(const sim::Robot& robot, PredictionTarget target) {
   return flashnerd::testing::robot_model_config(robot, Arch::FlashNeRD, target);
 }
 
@@ -27,7 +27,7 @@ TEST(CoupledComparison, HandMotionNamesRoundTrip) {
 TEST(CoupledComparison, OracleMatchesMuJoCoAndModesReport) {
   auto scene = sim::Robot::load("hand16");
   auto alone = sim::Robot::load("hand16_alone");
-  auto model = engine::Model::random(free_velocity_config(*scene, "free_velocity"), 3);
+  auto model = engine::Model::random(free_velocity_config(*scene, PredictionTarget::FreeVelocity), 3);
   ThreadPool pool(2);
   CoupledOptions o;
   o.envs = 3;
@@ -49,7 +49,7 @@ TEST(CoupledComparison, OracleMatchesMuJoCoAndModesReport) {
 TEST(CoupledComparison, IncrementModelIsRefused) {
   auto scene = sim::Robot::load("hand16");
   auto alone = sim::Robot::load("hand16_alone");
-  auto model = engine::Model::random(free_velocity_config(*scene, "increment"), 3);
+  auto model = engine::Model::random(free_velocity_config(*scene, PredictionTarget::Increment), 3);
   ThreadPool pool(1);
   EXPECT_THROW(run_coupled_comparison(scene, alone, model, CoupledOptions{}, pool), Error);
 }

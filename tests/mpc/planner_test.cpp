@@ -33,7 +33,7 @@ std::unique_ptr<env::Backend> make(Kind kind, std::shared_ptr<const sim::Robot> 
           engine::GemmBackend::RowInvariant);
     case Kind::NerdProbes:
       return std::make_unique<env::LearnedBackend>(
-          robot, engine::Model::random(flashnerd::testing::robot_model_config(*robot, Arch::NeRD, "increment", true), 5),
+          robot, engine::Model::random(flashnerd::testing::robot_model_config(*robot, Arch::NeRD, PredictionTarget::Increment, true), 5),
           envs, pool, engine::GemmBackend::RowInvariant);
   }
   return nullptr;

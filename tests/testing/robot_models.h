@@ -8,10 +8,10 @@
 
 namespace flashnerd::testing {
 
-inline ModelConfig robot_model_config(const sim::Robot& robot, Arch arch, const std::string& target = "increment",
-                                      bool probes = false) {
+inline ModelConfig robot_model_config(const sim::Robot& robot, Arch arch,
+                                      PredictionTarget target = PredictionTarget::Increment, bool probes = false) {
   ModelConfig c = env::random_robot_model_config(robot, arch, "tiny", probes);
-  if (target == "free_velocity") {
+  if (target == PredictionTarget::FreeVelocity) {
     c.target = target;
     c.output_dim = c.layout.nv;
     c.norm.target_mean.assign(size_t(c.output_dim), 0.0f);

@@ -189,11 +189,11 @@ TEST(ContactEncoder, TrainsOnClimbingDataAndRollsOutWithRedetectedContacts) {
 
 TEST(ContactEncoder, RefusesWhatCannotWork) {
   const Dataset& d = climbing_data();
-  EXPECT_THROW(make_model_config(d, Arch::NeRD, "tiny", false, "increment", true), Error);
+  EXPECT_THROW(make_model_config(d, Arch::NeRD, "tiny", false, PredictionTarget::Increment, true), Error);
   Dataset no_rows = d;
   no_rows.contact_capacity = 0;
   try {
-    make_model_config(no_rows, Arch::FlashNeRD, "tiny", false, "increment", true);
+    make_model_config(no_rows, Arch::FlashNeRD, "tiny", false, PredictionTarget::Increment, true);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no contact rows recorded"), std::string::npos) << e.what();
