@@ -4,6 +4,7 @@
 // in one run, at OpenBLAS thread counts 1 and 2. Prints ms per update.
 #include <benchmark/benchmark.h>
 
+#include "engine/blas.h"
 #include "engine/engine.h"
 #include "rl/ppo.h"
 #include "train/torch_threads.h"

@@ -22,7 +22,7 @@ install(DIRECTORY src/env/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashnerd/env
 install(FILES src/rl/policy.h src/rl/policy_eval.h src/rl/policy_onnx.h src/rl/observation_normalizer.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashnerd/rl)
 install(FILES src/engine/engine.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashnerd/engine)
-install(FILES src/engine/cpu/cpu_features.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashnerd/engine/cpu)
+install(FILES src/engine/isa.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashnerd/engine)
 install(EXPORT flashnerdTargets NAMESPACE flashnerd:: DESTINATION ${FLASHNERD_CMAKE_DIR})
 configure_package_config_file(cmake/flashnerdConfig.cmake.in ${PROJECT_BINARY_DIR}/flashnerdConfig.cmake
   INSTALL_DESTINATION ${FLASHNERD_CMAKE_DIR})

@@ -24,7 +24,9 @@
 #include "core/rng.h"
 #include "core/thread_pool.h"
 #include "core/plot_spec.h"
+#include "engine/cpu/cpu_features.h"
 #include "engine/engine.h"
+#include "engine/gemm_rate.h"
 
 namespace flashnerd::cli {
 

@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/loopback_port.h"
+#include "engine/blas.h"
 
 namespace flashnerd::cli {
 

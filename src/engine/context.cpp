@@ -8,6 +8,7 @@
 #include "core/thread_pool.h"
 #include "engine/cpu/backend.h"
 #include "engine/cpu/bf16.h"
+#include "engine/cpu/cpu_features.h"
 #include "engine/cpu/kernel_variants.h"
 #include "engine/cpu/kernels.h"
 #include "engine/engine_impl.h"
@@ -27,7 +28,7 @@ constexpr int kSplitRows = 64;
 // A column-split GEMM pays a thread hand-off: about a microsecond with the spinning pool on
 // idle cores, milliseconds when another process holds the cores and the workers wait for the
 // scheduler (measured on the 2-core Zen 5 VM, docs/BENCHMARKS.md "Threads at small batch":
-// B = 1 of paper-cartpole 77 µs split over two idle cores, 145 µs on one, 2.0 ms split with
+// B = 1 of paper-cartpole in fp32: 96 µs split over two idle cores, 145 µs on one, 2.0 ms split with
 // the second core busy). So the context measures the pool's hand-off when it is created and
 // splits products of at least kParallelMinMacs multiply-adds only where it is fast.
 constexpr int64_t kParallelMinMacs = int64_t(1) << 16;

@@ -56,7 +56,7 @@
 // Precision (docs/DESIGN.md §8): fp32, or bf16 matrix products (weights packed in bf16, activations
 // rounded to bf16 at each GEMM input, fp32 accumulation); the residual stream, norms, softmax,
 // attention, the contact encoder and de-normalization stay fp32 in both. Kernels are chosen
-// at run time from the CPU (cpu/cpu_features.h): fp32 small-M products use the AVX-512 or
+// at run time from the CPU (cpu/cpu_features.h, an internal header): fp32 small-M products use the AVX-512 or
 // AVX2 kernel, larger ones OpenBLAS; bf16 products use AMX tiles or AVX-512-BF16.
 //
 // Errors (CONTRIBUTING.md, rule 6): API misuse (batch > max batch, a context from another model, a corrupt
@@ -74,8 +74,7 @@
 #include "core/enum_names.h"
 #include "core/model_config.h"
 #include "core/safetensors.h"
-#include "core/scope_exit.h"
-#include "engine/cpu/cpu_features.h"
+#include "engine/isa.h"
 
 namespace flashnerd {
 class ThreadPool;
@@ -270,21 +269,6 @@ void prime(const Model& model, Context& ctx, int batch, int frames, const float*
 // With contacts: contacts[f] holds frame f's rows of every environment (f = 0..frames−1).
 void prime(const Model& model, Context& ctx, int batch, int frames, const float* inputs,
            const ContactBatch* contacts, float* outputs);
-// OpenBLAS's own thread count, process-wide. The engine runs OpenBLAS single-threaded inside
-// its own threads (set when a context is made); code outside a step that wants BLAS threads
-// (a libtorch training update) raises it for a scope: the returned guard restores it.
-ScopeExit blas_threads(int threads);
-
-// C (M, N; ldc) = alpha · op(A) · op(B) + beta · C, row-major, op(X) = Xᵀ where trans_x:
-// A is (M, K) or (K, M) with leading dimension lda, B (K, N) or (N, K). oneDNN's sgemm (the
-// CPU's widest vector ISA) on `threads` threads, for products outside a step (the fused PPO
-// update). With beta 0, C is never read. The same bits for the same inputs and thread count.
-// sgemm_naive: the reference (double accumulation).
-void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
-           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc, int threads = 1);
-void sgemm_naive(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
-                 int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
-
 // Environment env starts a new, empty history; every other environment is untouched.
 void reset_env(Context& ctx, int env);
 void reset_all(Context& ctx);
@@ -294,18 +278,5 @@ void copy_env(Context& ctx, int src, int dst);
 // The same across two contexts of one model (any batch sizes): a history built in a small
 // context (e.g. primed with one environment's recorded frames) becomes env dst's of another.
 void copy_env(const Context& from, int src, Context& to, int dst);
-
-}  // namespace flashnerd::engine
-
-namespace flashnerd::engine {
-
-// The machine's fp32 GEMM rate as the engine sees it: every thread of `pool` (or the caller
-// alone) runs its own single-threaded C = A·Wᵀ of (M, N, K) = (512, 1024, 1024) through
-// `gemm` for about `seconds`. Returns GFLOP/s summed over threads. For benchmarks.
-double measure_gemm_gflops(ThreadPool* pool, GemmBackend gemm, double seconds);
-// The same product in bf16 (fp32 accumulation): oneDNN's matmul (the machine's bf16 ceiling)
-// or the engine's own kernel (AMX, else AVX-512-BF16). 0 on a CPU without native bf16.
-enum class Bf16Gemm { OneDNN, Engine };
-double measure_bf16_gemm_gflops(ThreadPool* pool, Bf16Gemm kernel, double seconds);
 
 }  // namespace flashnerd::engine

@@ -12,6 +12,7 @@
 #include "core/model_artifact.h"
 #include "core/rng.h"
 #include "engine/cpu/bf16.h"
+#include "engine/cpu/cpu_features.h"
 #include "engine/engine_impl.h"
 #include "core/enum_names.h"
 

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "engine/blas.h"
 #include "engine/engine.h"
 
 namespace flashnerd::rl {

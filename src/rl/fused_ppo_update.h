@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "engine/blas.h"
 #include "rl/actor_critic.h"
 
 namespace flashnerd::rl {

@@ -14,6 +14,7 @@
 #include "core/progress.h"
 #include "core/stopwatch.h"
 #include "core/system_memory.h"
+#include "engine/blas.h"
 #include "engine/engine.h"
 #include "rl/observation_normalizer.h"
 #include "rl/penalty_ramp.h"

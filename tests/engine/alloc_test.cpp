@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "engine/cpu/cpu_features.h"
 #include "engine/engine.h"
 #include "engine/test_models.h"
 #include "testing/alloc_counter.h"

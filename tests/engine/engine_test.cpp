@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "engine/cpu/cpu_features.h"
 #include "engine/engine.h"
 #include "engine/reference.h"
 #include "engine/test_models.h"

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "engine/blas.h"
 #include "engine/engine.h"
 #include "engine/test_models.h"
 

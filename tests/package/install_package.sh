@@ -20,6 +20,10 @@ for f in lib/libflashnerd_engine.a lib/libflashnerd_core.a include/flashnerd/eng
 done
 # the engine's internals stay out of the package (engine.h is the public surface)
 [ ! -e "$PREFIX/include/flashnerd/engine/engine_impl.h" ] || fail "internal header installed: engine_impl.h"
+# nor the CPU report: the public headers name instruction-set levels (engine/isa.h) only
+[ ! -e "$PREFIX/include/flashnerd/engine/cpu/cpu_features.h" ] || fail "internal header installed: cpu_features.h"
+! grep -rnE '#include "engine/(cpu/cpu_features|engine_impl)\.h"' "$PREFIX/include/flashnerd" \
+  || fail "an installed header includes an internal one"
 PYDIR=$(ls -d "$PREFIX"/lib/python3*/dist-packages) || fail "no Python package installed"
 [ -f "$PYDIR/flashnerd/__init__.py" ] && ls "$PYDIR"/flashnerd/_flashnerd*.so > /dev/null || fail "Python package incomplete"
 

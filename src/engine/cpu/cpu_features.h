@@ -8,12 +8,9 @@
 
 #include <string>
 
-namespace flashnerd::engine {
+#include "engine/isa.h"
 
-// Instruction-set levels of the engine's kernels, each a superset of the one before.
-enum class Isa { AVX2, AVX512, AVX512_BF16, AMX_BF16 };
-const char* isa_name(Isa isa);  // avx2 | avx512 | avx512_bf16 | amx_bf16
-Isa parse_isa(const std::string& s);
+namespace flashnerd::engine {
 
 struct CpuFeatures {
   std::string vendor;          // cpuid vendor string, e.g. "AuthenticAMD"

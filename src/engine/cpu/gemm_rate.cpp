@@ -13,9 +13,11 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "engine/cpu/bf16.h"
+#include "engine/cpu/cpu_features.h"
 #include "engine/cpu/kernel_variants.h"
 #include "engine/cpu/kernels.h"
 #include "engine/engine.h"
+#include "engine/gemm_rate.h"
 
 namespace flashnerd::engine {
 

@@ -11,6 +11,8 @@
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include "core/error.h"
+#include "engine/blas.h"
+#include "engine/cpu/cpu_features.h"
 #include "engine/cpu/kernel_variants.h"
 #include "engine/engine.h"
 

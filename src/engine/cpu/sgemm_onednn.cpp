@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "engine/blas.h"
 #include "engine/engine.h"
 
 namespace flashnerd::engine {
