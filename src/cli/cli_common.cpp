@@ -64,7 +64,7 @@ void add_thread_options(CLI::App& sub, ThreadOptions& opts) {
   sub.add_flag("--force-threads", opts.force_threads, "Allow --threads above the core count (oversubscribe)");
 }
 
-int checked_threads(int requested, bool force) { return checked_thread_count(requested, force, "--threads"); }
+int checked_threads(int requested, bool force) { return checked_thread_count(requested, force, "threads", "force_threads"); }
 
 std::string format_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows) {

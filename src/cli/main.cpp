@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cli_common.h"
+#include "cli/option_fields.h"
 #include "cli/option_values.h"
 #include "cli/worker_launcher.h"
 #include "core/error.h"
@@ -82,6 +83,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const flashnerd::OptionError& e) {  // about one option: named by its flag, as CLI11 does
+    std::fprintf(stderr, "flashnerd: error: %s\n", printable(flashnerd::cli::flag_message(e).c_str()).c_str());
+    return failed();
   } catch (const flashnerd::Error& e) {
     std::fprintf(stderr, "flashnerd: error: %s\n", printable(e.what()).c_str());
     return failed();

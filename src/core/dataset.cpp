@@ -359,7 +359,7 @@ void save_dataset(const std::string& path, const Dataset& d) {
 
 Dataset load_dataset(const std::string& path) {
   FN_CHECK(std::filesystem::exists(path), "dataset ", path,
-           " does not exist; create one with 'flashnerd gen --out ", path, "'");
+           " does not exist; generate one first ('flashnerd gen' writes datasets)");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   FN_CHECK(H5Fis_hdf5(path.c_str()) > 0, path, " is not an HDF5 file (truncated or corrupted?)");
   check_root_object_header(path);  // before libhdf5 allocates what the header claims

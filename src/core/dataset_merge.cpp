@@ -11,7 +11,7 @@ namespace {
 
 // The shard record of a generator block, or a clear refusal.
 const nlohmann::json& shard_of(const Dataset& d, const std::string& name) {
-  FN_CHECK(d.generator.contains("shard"), name, " is not a shard: it was generated without --shard i/n "
+  FN_CHECK(d.generator.contains("shard"), name, " is not a shard: it was generated whole, not as shard i of a run of n "
            "(only the shards of one run can be merged)");
   return d.generator.at("shard");
 }
@@ -64,13 +64,13 @@ void check_same_recording(const Dataset& a, const Dataset& b, const Same& same) 
 }  // namespace
 
 Dataset concat_datasets(std::vector<Dataset> parts, const std::vector<std::string>& names) {
-  FN_CHECK(parts.size() >= 2, "merge --concat: give at least two datasets, got ", parts.size());
+  FN_CHECK(parts.size() >= 2, "merge: give at least two datasets to concatenate, got ", parts.size());
   FN_ASSERT(names.size() == parts.size());
   nlohmann::json sources = nlohmann::json::array();
   for (size_t k = 0; k < parts.size(); ++k) {
     if (k > 0)
       check_same_recording(parts[0], parts[k], [&](bool equal, const char* what) {
-        FN_CHECK(equal, "merge --concat: ", names[k], " does not record what ", names[0], " records: its ", what,
+        FN_CHECK(equal, "merge: ", names[k], " does not record what ", names[0], " records: its ", what,
                  " differs");
       });
     // the same recording twice would count its trajectories twice (and leak them across the
@@ -78,7 +78,7 @@ Dataset concat_datasets(std::vector<Dataset> parts, const std::vector<std::strin
     for (size_t j = 0; j < k; ++j)
       FN_CHECK(parts[j].trajectories != parts[k].trajectories || parts[j].qpos != parts[k].qpos ||
                    parts[j].ctrl != parts[k].ctrl,
-               "merge --concat: ", names[k], " holds the same trajectories as ", names[j],
+               "merge: ", names[k], " holds the same trajectories as ", names[j],
                "; give each dataset once");
     sources.push_back({{"file", names[k]}, {"seed", parts[k].seed}, {"trajectories", parts[k].trajectories},
                        {"generator", parts[k].generator}});
@@ -175,15 +175,15 @@ Dataset merge_shards(std::vector<Dataset> shards, const std::vector<std::string>
   std::map<int, std::vector<size_t>> files;  // per shard index, the files given
   for (size_t i = 0; i < n; ++i) {
     const int index = shard_of(shards[i], names[i]).at("index").get<int>();
-    FN_CHECK(index >= 0 && index < count, "merge: ", names[i], " claims --shard ", index, "/", count,
+    FN_CHECK(index >= 0 && index < count, "merge: ", names[i], " claims to be shard ", index, "/", count,
              ", outside the run (shards count from 0); regenerate it");
     files[index].push_back(i);
   }
   for (const auto& [k, f] : files)
-    FN_CHECK(f.size() == 1, "merge: --shard ", k, "/", count, " is given twice (", names[f[0]], " and ", names[f[1]],
+    FN_CHECK(f.size() == 1, "merge: shard ", k, "/", count, " is given twice (", names[f[0]], " and ", names[f[1]],
              "); give each shard of the run once");
   for (int k = 0; k < count; ++k)  // ends by k = n: the indices are distinct and in range
-    FN_CHECK(files.count(k), "merge: the run has ", count, " shards, ", n, " given: the file of --shard ", k, "/",
+    FN_CHECK(files.count(k), "merge: the run has ", count, " shards, ", n, " given: the file of shard ", k, "/",
              count, " is missing");
   std::vector<size_t> order;  // by shard index
   for (const auto& [k, f] : files) order.push_back(f[0]);

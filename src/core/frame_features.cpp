@@ -38,7 +38,7 @@ TransitionArrays build_transitions(const Dataset& d, const StateCodec& codec, bo
   FN_CHECK(!use_probes || d.probe_count > 0, "the model uses fixed probes but dataset of robot '",
            d.robot, "' has none recorded; regenerate it with probes");
   FN_CHECK(!free_velocity || !d.free_dv.empty(), "a free-velocity model needs free-dynamics targets, but "
-           "dataset of robot '", d.robot, "' has none; generate it with 'flashnerd gen --free-dynamics'");
+           "dataset of robot '", d.robot, "' has none; regenerate it recording free-dynamics targets");
   FrameFeatures ff(codec, use_probes ? d.probe_count : 0);
   TransitionArrays a;
   a.trajectories = d.trajectories;
@@ -70,7 +70,7 @@ TransitionArrays build_transitions(const Dataset& d, const StateCodec& codec, bo
   }
   if (use_contacts) {
     FN_CHECK(d.contact_capacity > 0, "dataset of robot '", d.robot, "' has no contact rows recorded; "
-             "regenerate it with --contacts on, or train without variable contacts");
+             "regenerate it with contact rows recorded, or train without variable contacts");
     a.contact_capacity = d.contact_capacity;
     const int K = d.contact_capacity;
     a.contact_offset.assign(size_t(d.trajectories * d.steps + 1), 0);

@@ -40,11 +40,11 @@ ModelConfig load_model_config(const std::string& dir) {
   FN_CHECK(!std::filesystem::exists(dir) || std::filesystem::is_directory(dir), "model ", dir,
            " is a file; a model is a directory (config.json, weights.safetensors) written by 'flashnerd train'");
   FN_CHECK(std::filesystem::is_directory(dir), "model directory ", dir,
-           " does not exist; pass the --out directory of 'flashnerd train'");
+           " does not exist; give the output directory of 'flashnerd train'");
   if (is_ensemble_dir(dir)) return load_model_config(model_member_dirs(dir).front());  // members share it
   const std::string path = dir + "/config.json";
   FN_CHECK(std::filesystem::exists(path), dir, " is not a model directory (no config.json); train one with "
-           "'flashnerd train --out DIR', or pass a shipped model (models/<name>)");
+           "'flashnerd train', or give a shipped model (models/<name>)");
   return parse_model_config(read_file(path), path);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/option_error.h"
 
 namespace flashnerd {
 
@@ -23,7 +24,8 @@ std::vector<std::string> check_model_source(const ModelConfig& model, const std:
     const std::string what = str_cat("model ", model_dir, " was trained on MJCF ", model.mjcf_hash,
                                      " (robot.mjcf_hash in config.json) but ", src.what, " is MJCF ",
                                      src.mjcf_hash, ": the robot files differ");
-    FN_CHECK(allow_other_mjcf, what, "; use the model's MJCF, or pass --allow-other-mjcf to run anyway");
+    FN_CHECK_OPTION(allow_other_mjcf, "", what, "; use the model's MJCF, or pass ", option_ref("allow_other_mjcf"),
+                    " to run anyway");
     warnings.push_back(what + " (--allow-other-mjcf given)");
   }
   return warnings;
@@ -37,7 +39,8 @@ std::vector<std::string> check_model_dataset(const ModelConfig& model, const std
   src.what = "dataset " + data_path;
   src.timestep = data.timestep;
   src.timestep_field = "attribute 'timestep'";
-  src.timestep_fix = str_cat("generate the data with --control-dt ", model.timestep, ", or train a model on this dataset");
+  src.timestep_fix = str_cat("generate the data with a control step of ", model.timestep,
+                             " s, or train a model on this dataset");
   src.mjcf_hash = data.mjcf_hash;
   return check_model_source(model, model_dir, src, allow_other_mjcf);
 }

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/option_error.h"
 
 namespace flashnerd {
 
@@ -39,8 +40,8 @@ constexpr const char* kLockSuffix = ".lock";
 void check_not_lock_file(const std::string& path, const std::string& option) {
   const std::string name = without_trailing_separator(path).filename().string();
   const size_t n = std::string(kLockSuffix).size();
-  FN_CHECK(name.size() <= n || name.compare(name.size() - n, n, kLockSuffix) != 0, option, " ", path,
-           ": names ending in ", kLockSuffix, " are the lock files of running commands; choose another name");
+  FN_CHECK_OPTION(name.size() <= n || name.compare(name.size() - n, n, kLockSuffix) != 0, option, path,
+                  ": names ending in ", kLockSuffix, " are the lock files of running commands; choose another name");
 }
 
 long read_pid(int fd) {
@@ -69,8 +70,9 @@ void check_output_not_input(const std::string& output, const std::string& option
   check_path_examinable(output, option);
   const std::string out = resolved_path(output);
   for (const auto& [input_option, path] : inputs)
-    FN_CHECK(path.empty() || resolved_path(path) != out, option, " ", output, " is this command's own ", input_option,
-             " (", out, "); writing it would destroy the input, --overwrite or not: choose another ", option);
+    FN_CHECK_OPTION(path.empty() || resolved_path(path) != out, option, output, " is this command's own ",
+                    option_ref(input_option), " (", out, "); writing it would destroy the input, ",
+                    option_ref("overwrite"), " or not: choose another path");
 }
 
 void check_output_file(const std::string& path, const std::string& option, bool overwrite) {
@@ -78,23 +80,23 @@ void check_output_file(const std::string& path, const std::string& option, bool 
   check_path_examinable(path, option);
   const fs::path out(path);
   const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  FN_CHECK(fs::is_directory(dir), option, " ", path, ": directory ", dir.string(), " does not exist; create it first");
-  FN_CHECK(::access(dir.c_str(), W_OK) == 0, option, " ", path, ": directory ", dir.string(),
-           " is not writable; choose another output path");
-  FN_CHECK(!fs::is_directory(out), option, " ", path, " is a directory; give a file name inside it");
-  FN_CHECK(overwrite || !fs::exists(out), option, " ", path,
-           " already exists; pass --overwrite to replace it, or choose another file");
+  FN_CHECK_OPTION(fs::is_directory(dir), option, path, ": directory ", dir.string(), " does not exist; create it first");
+  FN_CHECK_OPTION(::access(dir.c_str(), W_OK) == 0, option, path, ": directory ", dir.string(),
+                  " is not writable; choose another output path");
+  FN_CHECK_OPTION(!fs::is_directory(out), option, path, " is a directory; give a file name inside it");
+  FN_CHECK_OPTION(overwrite || !fs::exists(out), option, path,
+                  " already exists; pass ", option_ref("overwrite"), " to replace it, or choose another file");
 }
 
 void check_output_directory_free(const std::string& dir, const std::string& option,
                                  std::initializer_list<const char*> artifacts, bool overwrite) {
   check_not_lock_file(dir, option);
   check_path_examinable(dir, option);
-  FN_CHECK(!fs::exists(dir) || fs::is_directory(dir), option, " ", dir, " is a file; give a directory");
+  FN_CHECK_OPTION(!fs::exists(dir) || fs::is_directory(dir), option, dir, " is a file; give a directory");
   if (overwrite) return;
   for (const char* name : artifacts)
-    FN_CHECK(!fs::exists(fs::path(dir) / name), option, " ", dir, " already holds ", name,
-             "; pass --overwrite to replace it, or choose another directory");
+    FN_CHECK_OPTION(!fs::exists(fs::path(dir) / name), option, dir, " already holds ", name,
+                    "; pass ", option_ref("overwrite"), " to replace it, or choose another directory");
 }
 
 std::string resolved_path(const std::string& path) {
@@ -118,13 +120,13 @@ OutputLock::OutputLock(const std::string& output, const std::string& option)
   fs::create_directories(fs::path(output_).parent_path(), ec);  // a nested --out: its parents, as before
   for (int attempt = 0; attempt < 16; ++attempt) {
     const int fd = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    FN_CHECK(fd >= 0, option, " ", output, ": cannot create the lock file ", lock_path_, ": ", std::strerror(errno),
-             "; check that the directory exists and is writable");
+    FN_CHECK_OPTION(fd >= 0, option, output, ": cannot create the lock file ", lock_path_, ": ", std::strerror(errno),
+                    "; check that the directory exists and is writable");
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const long holder = read_pid(fd);
       ::close(fd);
       if (holder > 0 && holder == long(::getppid())) return;  // a worker under its launcher's lock
-      throw Error(str_cat(option, " ", output, " is in use by another flashnerd run (pid ", holder,
+      throw OptionError(option, str_cat(output, " is in use by another flashnerd run (pid ", holder,
                           ", lock ", lock_path_, "); wait for it to finish, or choose another output"));
     }
     // the holder may have removed the file between our open and our lock: lock the current one
@@ -141,7 +143,7 @@ OutputLock::OutputLock(const std::string& output, const std::string& option)
     fd_ = fd;
     return;
   }
-  throw Error(str_cat(option, " ", output, ": the lock file ", lock_path_, " keeps changing; is another run starting?"));
+  throw OptionError(option, str_cat(output, ": the lock file ", lock_path_, " keeps changing; is another run starting?"));
 }
 
 OutputLock::~OutputLock() {

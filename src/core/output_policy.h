@@ -13,7 +13,7 @@
 
 namespace flashnerd {
 
-// A command's inputs as (option, path): "--log", "recording.csv".
+// A command's inputs as (option field, path): "log", "recording.csv".
 using CommandInputs = std::vector<std::pair<std::string, std::string>>;
 
 // Throws when `output` names one of the command's own inputs (after resolution): the run
@@ -22,8 +22,8 @@ void check_output_not_input(const std::string& output, const std::string& option
 
 // Throws unless `path` can be written as a file: its directory exists and is writable,
 // `path` is not a directory nor a lock file ("*.lock": they belong to the runs holding
-// them), and it does not exist yet unless `overwrite`. `option` names
-// the command-line option in the message.
+// them), and it does not exist yet unless `overwrite`. `option` is the output's field
+// ("out"): these refusals are OptionErrors about it (core/option_error.h).
 void check_output_file(const std::string& path, const std::string& option, bool overwrite);
 
 // Throws unless `dir` can hold this command's outputs: when one of `artifacts` (file names

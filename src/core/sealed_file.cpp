@@ -6,6 +6,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/fnv1a.h"
+#include "core/option_error.h"
 
 namespace flashnerd {
 
@@ -25,9 +26,9 @@ std::string read_sealed_file(const std::string& path, const UnsealedFiles& unsea
 
 std::string unseal(std::string bytes, const std::string& path, const UnsealedFiles& unsealed) {
   if (!unsealed.magic.empty() && bytes.compare(0, unsealed.magic.size(), unsealed.magic) == 0) {
-    FN_CHECK(unsealed.allowed, path, " was written by an older flashnerd, before files were sealed: damage to it "
-             "cannot be detected; pass --allow-unsealed to read it anyway (weights are still checked finite), "
-             "or start the run again");
+    FN_CHECK_OPTION(unsealed.allowed, "", path, " was written by an older flashnerd, before files were sealed: "
+                    "damage to it cannot be detected; pass ", option_ref("allow_unsealed"),
+                    " to read it anyway (weights are still checked finite), or start the run again");
     return bytes;
   }
   const size_t eol = bytes.find('\n');

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/option_error.h"
 
 namespace flashnerd {
 
@@ -59,8 +60,9 @@ std::string MemoryPlan::breakdown() const {
 void MemoryPlan::check(const std::string& fix) const {
   const double available = available_memory_bytes();
   const std::string parts = parts_.size() > 1 ? " (" + breakdown() + ")" : "";  // one part: its name is `what`
-  FN_CHECK(total() <= available, what_, " would need ", format_bytes(total()), " of memory", parts,
-           ", but this machine has ", format_bytes(available), " available; ", fix);
+  // a fix naming options (option_ref) is shown in each front end's names
+  FN_CHECK_OPTION(total() <= available, "", what_, " would need ", format_bytes(total()), " of memory", parts,
+                  ", but this machine has ", format_bytes(available), " available; ", fix);
 }
 
 }  // namespace flashnerd

@@ -12,8 +12,9 @@ namespace flashnerd {
 double available_memory_bytes();
 std::string format_bytes(double bytes);  // "1.5 GB", "320 MB", "12 kB"
 
-// Throws flashnerd::Error "<what> would need <bytes> of memory, but this machine has
-// <available> available; <fix>" when `bytes` exceeds the available memory.
+// Throws flashnerd::OptionError (with no field) "<what> would need <bytes> of memory, but this
+// machine has <available> available; <fix>" when `bytes` exceeds the available memory; `fix`
+// may name options through option_ref (core/option_error.h).
 void check_memory_fits(double bytes, const std::string& what, const std::string& fix);
 
 // A run's memory: every part it will allocate, summed, and checked once before the first

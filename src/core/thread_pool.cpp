@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "core/error.h"
+#include "core/option_error.h"
 
 namespace flashnerd {
 
@@ -32,7 +33,7 @@ ThreadPool::ThreadPool(int threads) {
     } catch (const std::system_error& e) {
       stop_workers();
       throw Error(str_cat("could not start worker thread ", i, " of ", threads, ": ", e.what(),
-                          "; use fewer threads (--threads) or raise the process limit (ulimit -u)"));
+                          "; use fewer threads or raise the process limit (ulimit -u)"));
     }
   }
 }
@@ -139,13 +140,13 @@ double ThreadPool::handoff_microseconds(int calls) {
   return us[us.size() / 2];
 }
 
-int checked_thread_count(int requested, bool force, const std::string& option) {
+int checked_thread_count(int requested, bool force, const std::string& option, const std::string& force_option) {
   const unsigned cores = std::thread::hardware_concurrency();  // 0: unknown
-  FN_CHECK(requested >= 0, option, " ", requested, " is negative; give 0 (all ", cores, " cores) or a count from 1 to ",
-           cores);
-  FN_CHECK(force || cores == 0 || unsigned(requested) <= cores, option, " ", requested, " exceeds the ", cores,
-           " cores of this machine; give at most ", cores, " (0 = all cores)",
-           option == "--threads" ? ", or add --force-threads to oversubscribe" : "");
+  FN_CHECK_OPTION(requested >= 0, option, requested, " is negative; give 0 (all ", cores,
+                  " cores) or a count from 1 to ", cores);
+  FN_CHECK_OPTION(force || cores == 0 || unsigned(requested) <= cores, option, requested, " exceeds the ", cores,
+                  " cores of this machine; give at most ", cores, " (0 = all cores)",
+                  force_option.empty() ? "" : str_cat(", or add ", option_ref(force_option), " to oversubscribe"));
   return requested;
 }
 

@@ -39,10 +39,10 @@ class ChunkFn {
   void (*call_)(void*, int64_t, int64_t, int);
 };
 
-// The thread count a user asked for (`option` names the setting in messages), checked:
-// 0 (all cores) or 1..cores, more only with `force`. Throws flashnerd::Error otherwise, before
-// anything is started.
-int checked_thread_count(int requested, bool force, const std::string& option);
+// The thread count a user asked for (`option` is its field, "threads"), checked: 0 (all cores)
+// or 1..cores, more only with `force`. Throws flashnerd::OptionError otherwise, before anything
+// is started; the message offers `force_option` (the field that sets `force`) when there is one.
+int checked_thread_count(int requested, bool force, const std::string& option, const std::string& force_option = "");
 
 class ThreadPool {
  public:

@@ -8,13 +8,14 @@
 #include <map>
 
 #include "core/ensemble_manifest.h"
+#include "core/enum_names.h"
 #include "core/error.h"
 #include "core/model_artifact.h"
+#include "core/option_error.h"
 #include "core/rng.h"
 #include "engine/cpu/bf16.h"
 #include "engine/cpu/cpu_features.h"
 #include "engine/engine_impl.h"
-#include "core/enum_names.h"
 
 namespace flashnerd::engine {
 
@@ -42,9 +43,9 @@ Precision resolve_precision(Precision requested) {
   const CpuFeatures& cpu = cpu_features();
   if (requested == Precision::Auto) return cpu.native_bf16() ? Precision::BF16 : Precision::FP32;
   if (requested == Precision::BF16)
-    FN_CHECK(cpu.native_bf16(), "bf16 precision needs a CPU with AVX-512-BF16 or AMX; this one (",
-             cpu.model.empty() ? cpu.vendor : cpu.model, ", kernels up to ", isa_name(cpu.best),
-             ") has neither: use --precision fp32 (or auto, which picks fp32 here)");
+    FN_CHECK_OPTION(cpu.native_bf16(), "precision", "bf16 needs a CPU with AVX-512-BF16 or AMX; this one (",
+                    cpu.model.empty() ? cpu.vendor : cpu.model, ", kernels up to ", isa_name(cpu.best),
+                    ") has neither: use fp32 (or auto, which picks fp32 here)");
   return requested;
 }
 

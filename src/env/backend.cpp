@@ -1,6 +1,7 @@
 #include "env/backend.h"
 
 #include "core/error.h"
+#include "core/option_error.h"
 #include "sim/probe_features.h"
 
 namespace flashnerd::env {
@@ -8,7 +9,7 @@ namespace flashnerd::env {
 Backend::Backend(std::shared_ptr<const sim::Robot> robot, int envs, ThreadPool& pool)
     : robot_(std::move(robot)), pool_(&pool), envs_(envs) {
   FN_CHECK(robot_ != nullptr, "backend: no robot");
-  FN_CHECK(envs >= 1, "backend: --envs must be >= 1 (got ", envs, ")");
+  FN_CHECK_OPTION(envs >= 1, "envs", "must be >= 1 (got ", envs, ")");
   const StateLayout& layout = robot_->layout();
   nq_ = layout.nq;
   nv_ = layout.nv;

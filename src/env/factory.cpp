@@ -3,19 +3,20 @@
 #include <string_view>
 
 #include "core/contact_row.h"
-#include "core/error.h"
-#include "core/state_codec.h"
 #include "core/ensemble_manifest.h"
+#include "core/error.h"
 #include "core/model_artifact.h"
 #include "core/model_dataset_check.h"
+#include "core/option_error.h"
+#include "core/state_codec.h"
 #include "core/system_memory.h"
-#include "sim/robot_spec.h"
 #include "env/coupled_backend.h"
 #include "env/cube_reorient_task.h"
 #include "env/learned_backend.h"
 #include "env/mujoco_backend.h"
 #include "env/spec_task.h"
 #include "env/vec_env.h"
+#include "sim/robot_spec.h"
 
 namespace flashnerd::env {
 
@@ -35,7 +36,8 @@ namespace {
 // control step, MJCF).
 std::vector<std::shared_ptr<const engine::Model>> load_checked_members(const BackendRequest& r, const sim::Robot& robot,
                                                                        std::vector<std::string>* warnings) {
-  FN_CHECK(!r.model_dir.empty(), "backend ", backend_kind_name(r.kind), " needs a trained model: pass --model DIR");
+  FN_CHECK_OPTION(!r.model_dir.empty(), "model", "backend ", backend_kind_name(r.kind),
+                  " needs a trained model: give the directory of one");
   auto members = engine::Model::load_members(r.model_dir, r.model_options);
   const ModelConfig& c = members[0]->config();
   FN_CHECK(c.robot == robot.name(), "model ", r.model_dir, " is for robot '", c.robot, "', not '", robot.name(), "'");
@@ -43,7 +45,7 @@ std::vector<std::shared_ptr<const engine::Model>> load_checked_members(const Bac
   src.what = "robot " + robot.name() + " (" + robot.spec().mjcf + ")";
   src.timestep = robot.control_timestep();
   src.timestep_field = "its control_timestep";
-  src.timestep_fix = str_cat("run the robot with --control-dt ", c.timestep, ", or train a model at this step");
+  src.timestep_fix = str_cat("run the robot with a control step of ", c.timestep, " s, or train a model at this step");
   src.mjcf_hash = robot.mjcf_hash();
   std::vector<std::string> w = check_model_source(c, r.model_dir, src, r.allow_other_mjcf);
   if (warnings) warnings->insert(warnings->end(), w.begin(), w.end());
@@ -75,7 +77,7 @@ void check_backend_memory(const BackendRequest& r, const sim::Robot& robot,
   for (const auto& m : members) configs.push_back(m->config());
   check_memory_fits(backend_bytes_per_env(robot, configs) * double(r.envs),
                     str_cat(r.envs, " environments of the ", backend_kind_name(r.kind), " backend"),
-                    "use fewer environments (--envs, --samples, num_envs)");
+                    "use fewer environments");
 }
 
 }  // namespace
@@ -101,8 +103,8 @@ std::unique_ptr<Backend> make_backend(const BackendRequest& r, std::shared_ptr<c
   auto members = load_checked_members(r, *robot, warnings);
   check_backend_memory(r, *robot, members);
   const char* arch = members[0]->config().arch == Arch::FlashNeRD ? "flashnerd" : "nerd";
-  FN_CHECK(std::string(kind) == arch, "backend ", kind, " was asked for, but model ", r.model_dir, " is a ", arch,
-           " model; pass --backend ", arch);
+  FN_CHECK_OPTION(std::string(kind) == arch, "backend", kind, " was asked for, but model ", r.model_dir, " is a ",
+                  arch, " model; pass ", arch, " as ", option_ref("backend"));
   return std::make_unique<LearnedBackend>(std::move(robot), std::move(members), r.envs, pool, r.ensemble, r.gemm);
 }
 

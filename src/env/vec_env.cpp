@@ -175,7 +175,7 @@ void VecEnv::set_uncertainty(const UncertaintyOptions& o) {
            "uncertainty penalty and truncation threshold must be finite and >= 0, got ", o.penalty, " and ",
            o.truncate_above);
   FN_CHECK(!o.any() || backend_->ensemble_size() > 1, "an uncertainty penalty or truncation needs an ensemble "
-           "model (flashnerd train --ensemble N); the ", backend_->kind(), " backend steps ",
+           "model (several members trained together); the ", backend_->kind(), " backend steps ",
            backend_->ensemble_size(), " model");
   uncertainty_ = o;
 }

@@ -12,7 +12,7 @@ namespace {
 int checked_probes(const StepModel& model, const Dataset& data) {
   const int K = model.contact_capacity();
   FN_CHECK(K == 0 || data.contact_capacity == K, "the model reads ", K, " contact rows per frame but the dataset "
-           "records ", data.contact_capacity, "; regenerate it with --contact-capacity ", K);
+           "records ", data.contact_capacity, "; regenerate it recording ", K, " contact rows per frame");
   const int probe_count = model.probe_dim() / kProbeFeatureDim;
   FN_CHECK(probe_count == 0 || data.probe_count == probe_count, "the model reads ", probe_count,
            " fixed probes but the dataset records ", data.probe_count);

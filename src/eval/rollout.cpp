@@ -89,7 +89,7 @@ void check_rollout_inputs(const StepModel& model, const Dataset& data, const Fra
            o.input_noise);
   FN_CHECK(int64_t(R) + H - 1 <= data.steps, "horizon ", H, " with ", R,
            " frames of priming needs trajectories of at least ", R + H - 1,
-           " steps; the dataset has ", data.steps, "; generate longer held-out trajectories (--steps)");
+           " steps; the dataset has ", data.steps, "; generate longer held-out trajectories (more steps each) or judge shorter horizons");
 }
 
 // One batch of up to B rollouts at a time: the buffers, the sensing, and the three phases

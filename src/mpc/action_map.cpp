@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/option_error.h"
 
 namespace flashnerd::mpc {
 
@@ -13,8 +14,8 @@ ActionMap::ActionMap(const sim::Robot& robot, double scale) : centre_(robot.nomi
     const bool limited = m->actuator_ctrllimited[id];
     lo_.push_back(limited ? m->actuator_ctrlrange[2 * id] : -1e300);
     hi_.push_back(limited ? m->actuator_ctrlrange[2 * id + 1] : 1e300);
-    FN_CHECK(scale > 0 || limited, "robot '", robot.name(), "': actuator ", id,
-             " has no ctrlrange, so actions need an explicit --action-scale");
+    FN_CHECK_OPTION(scale > 0 || limited, "action_scale", "robot '", robot.name(), "': actuator ", id,
+                    " has no ctrlrange, so actions need an explicit scale");
     scale_.push_back(scale > 0 ? scale : 0.5 * (hi_.back() - lo_.back()));
   }
 }

@@ -4,24 +4,28 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/option_error.h"
 #include "core/system_memory.h"
 
 namespace flashnerd::mpc {
 
 void validate(const DialOptions& o) {
-  FN_CHECK(o.samples >= 2, "planner: --samples must be >= 2 (got ", o.samples, ")");
-  FN_CHECK(o.horizon >= 1, "planner: --horizon must be >= 1 (got ", o.horizon, ")");
-  FN_CHECK(o.knots >= 2 && o.knots <= 64, "planner: --knots must be in [2, 64] (got ", o.knots, ")");
-  FN_CHECK(o.horizon >= o.knots - 1, "planner: --horizon (", o.horizon, ") must be at least --knots − 1 (",
-           o.knots - 1, ")");
-  FN_CHECK(o.iterations >= 1 && o.first_iterations >= 1, "planner: --iterations and --first-iterations must be >= 1");
-  FN_CHECK(o.sigma0 > 0 && std::isfinite(o.sigma0), "planner: --sigma0 must be > 0 (got ", o.sigma0, ")");
-  FN_CHECK(o.horizon_diffuse_factor > 0 && o.horizon_diffuse_factor <= 1, "planner: --horizon-diffuse-factor must be in (0, 1]");
-  FN_CHECK(o.trajectory_diffuse_factor > 0 && o.trajectory_diffuse_factor <= 1,
-           "planner: --trajectory-diffuse-factor must be in (0, 1]");
-  FN_CHECK(o.temperature > 0 && std::isfinite(o.temperature), "planner: --temperature must be > 0 (got ", o.temperature, ")");
-  FN_CHECK(o.risk_penalty >= 0 && std::isfinite(o.risk_penalty), "planner: --risk-penalty must be >= 0 (got ",
-           o.risk_penalty, ")");
+  FN_CHECK_OPTION(o.samples >= 2, "samples", "must be >= 2 (got ", o.samples, ")");
+  FN_CHECK_OPTION(o.horizon >= 1, "horizon", "must be >= 1 (got ", o.horizon, ")");
+  FN_CHECK_OPTION(o.knots >= 2 && o.knots <= 64, "knots", "must be in [2, 64] (got ", o.knots, ")");
+  FN_CHECK_OPTION(o.horizon >= o.knots - 1, "horizon", o.horizon, " must be at least ", option_ref("knots"), " − 1 (",
+                  o.knots - 1, ")");
+  FN_CHECK_OPTION(o.iterations >= 1, "iterations", "must be >= 1 (got ", o.iterations, ")");
+  FN_CHECK_OPTION(o.first_iterations >= 1, "first_iterations", "must be >= 1 (got ", o.first_iterations, ")");
+  FN_CHECK_OPTION(o.sigma0 > 0 && std::isfinite(o.sigma0), "sigma0", "must be > 0 (got ", o.sigma0, ")");
+  FN_CHECK_OPTION(o.horizon_diffuse_factor > 0 && o.horizon_diffuse_factor <= 1, "horizon_diffuse_factor",
+                  "must be in (0, 1] (got ", o.horizon_diffuse_factor, ")");
+  FN_CHECK_OPTION(o.trajectory_diffuse_factor > 0 && o.trajectory_diffuse_factor <= 1, "trajectory_diffuse_factor",
+                  "must be in (0, 1] (got ", o.trajectory_diffuse_factor, ")");
+  FN_CHECK_OPTION(o.temperature > 0 && std::isfinite(o.temperature), "temperature", "must be > 0 (got ",
+                  o.temperature, ")");
+  FN_CHECK_OPTION(o.risk_penalty >= 0 && std::isfinite(o.risk_penalty), "risk_penalty", "must be >= 0 (got ",
+                  o.risk_penalty, ")");
 }
 
 namespace {
@@ -34,7 +38,7 @@ void check_planner_memory(const DialOptions& o, int action_dim) {
       .add("sampled controls", sizeof(double) * S * (H + K) * A)
       .add("spline weights", sizeof(double) * H * K)
       .add("plan controls", sizeof(double) * H * A)
-      .check("lower --samples or --horizon");
+      .check(str_cat("lower ", option_ref("samples"), " or ", option_ref("horizon")));
 }
 
 }  // namespace

@@ -4,12 +4,14 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/option_error.h"
 
 namespace flashnerd::mpc {
 
 KnotSpline::KnotSpline(int knots, int horizon) : knots_(knots), horizon_(horizon) {
-  FN_CHECK(knots >= 2, "planner: --knots must be >= 2 (got ", knots, ")");
-  FN_CHECK(horizon >= knots - 1, "planner: --horizon (", horizon, ") must be at least --knots − 1 (", knots - 1, ")");
+  FN_CHECK_OPTION(knots >= 2, "knots", "must be >= 2 (got ", knots, ")");
+  FN_CHECK_OPTION(horizon >= knots - 1, "horizon", horizon, " must be at least ", option_ref("knots"), " − 1 (",
+                  knots - 1, ")");
   spacing_ = double(horizon) / double(knots - 1);
   std::vector<double> unit(size_t(knots), 0.0);
   control_weights_.assign(size_t(horizon) * size_t(knots), 0.0);

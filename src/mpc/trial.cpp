@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "core/error.h"
+#include "core/option_error.h"
 #include "core/stopwatch.h"
 
 namespace flashnerd::mpc {
@@ -11,7 +12,7 @@ namespace flashnerd::mpc {
 TrialResult run_trial(Planner& planner, env::Backend& world, const PlanTask& task, const double* q0,
                       const double* v0, int frames, uint64_t seed, const SuccessRule& rule,
                       const std::function<void(int)>& progress) {
-  FN_CHECK(frames >= 1, "trial: --frames must be >= 1 (got ", frames, ")");
+  FN_CHECK_OPTION(frames >= 1, "frames", "must be >= 1 (got ", frames, ")");
   const int nq = world.nq(), nv = world.nv(), nu = world.nu();
   TrialResult r;
   r.frames = frames;

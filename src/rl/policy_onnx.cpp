@@ -91,12 +91,12 @@ std::string policy_onnx_bytes(const Policy& policy) {
 }
 
 void export_policy_onnx(const Policy& policy, const std::string& path, bool overwrite) {
-  check_output_file(path, "--out", overwrite);
+  check_output_file(path, "out", overwrite);
   write_file_atomic(path, policy_onnx_bytes(policy));
 }
 
 Policy export_policy_onnx(const std::string& policy_dir, const std::string& path, bool overwrite) {
-  check_output_not_input(path, "--out", {{"--policy", policy_dir}});
+  check_output_not_input(path, "out", {{"policy", policy_dir}});
   Policy policy = Policy::load(policy_dir);
   export_policy_onnx(policy, path, overwrite);
   return policy;

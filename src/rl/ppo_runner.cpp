@@ -10,6 +10,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/json_diff.h"
+#include "core/option_error.h"
 #include "core/output_policy.h"
 #include "core/progress.h"
 #include "core/stopwatch.h"
@@ -89,17 +90,18 @@ void stop_unless_finite(int iteration, double reward_sum, const PpoUpdateStats& 
   const std::string kept = last_saved > 0 ? str_cat("its last finite checkpoint (iteration ", last_saved, ") in ",
                                                     out_dir, " is kept")
                                           : std::string("no checkpoint was written");
-  FN_CHECK(std::isfinite(reward_sum), "ppo: the rewards of iteration ", iteration, " are not finite (", reward_sum,
-           "); the run stops, ", kept, "; check --reward-scale and the task's terms");
+  FN_CHECK_OPTION(std::isfinite(reward_sum), "", "ppo: the rewards of iteration ", iteration, " are not finite (",
+                  reward_sum, "); the run stops, ", kept, "; check ", option_ref("reward_scale"), " and the task's terms");
   for (const auto& [name, v] : {std::pair<const char*, double>{"value loss", s.value_loss},
                                 {"surrogate loss", s.surrogate_loss}, {"entropy", s.entropy}, {"kl", s.kl},
                                 {"action std", s.action_std}})
-    FN_CHECK(std::isfinite(v), "ppo: iteration ", iteration, " diverged: its ", name, " is ", v, "; the run stops, ",
-             kept, "; lower --lr, or check --reward-scale");
+    FN_CHECK_OPTION(std::isfinite(v), "", "ppo: iteration ", iteration, " diverged: its ", name, " is ", v,
+                    "; the run stops, ", kept, "; lower ", option_ref("learning_rate"), ", or check ",
+                    option_ref("reward_scale"));
   try {
     train::check_module_finite(net, str_cat("ppo: iteration ", iteration));
   } catch (const Error& e) {
-    throw Error(str_cat(e.what(), "; the run stops, ", kept, "; lower --lr"));
+    throw OptionError("", str_cat(e.what(), "; the run stops, ", kept, "; lower ", option_ref("learning_rate")));
   }
 }
 
@@ -116,8 +118,9 @@ PpoRunner::PpoRunner(env::VecEnv& env, const PpoRunOptions& o)
   const env::Backend& b = env.backend();
   // the environments exist already: the rest of the run's plan must fit beside them
   ppo_memory_plan(o, {E, R, D, A, b.history_frames(), b.nq(), b.nv(), b.nu()})
-      .check("use fewer --envs, --steps-per-env, --start-buffer or --refresh-windows");
-  lock_ = std::make_unique<OutputLock>(o.out_dir, "ppo: --out");
+      .check(str_cat("use fewer ", option_ref("envs"), ", ", option_ref("steps_per_env"), ", ",
+                     option_ref("real.buffer_capacity"), " or ", option_ref("refresh.max_windows")));
+  lock_ = std::make_unique<OutputLock>(o.out_dir, "out");
   ensure_writable_directory(o.out_dir);
   ensure_writable_directory(policy_dir_);
   if (o.overwrite) std::filesystem::remove_all(best_dir_);  // a new run: the old run's best is not its
@@ -152,26 +155,29 @@ PpoRunner::PpoRunner(env::VecEnv& env, const PpoRunOptions& o)
 PpoRunner::~PpoRunner() = default;
 
 void PpoRunner::check_output() const {
-  FN_CHECK(o_.iterations >= 1, "ppo: --iterations must be >= 1");
-  FN_CHECK(!o_.out_dir.empty(), "ppo: no output directory (--out)");
-  FN_CHECK(!(o_.resume && o_.overwrite), "ppo: --resume and --overwrite exclude each other");
-  for (const char* artifact : {"config.json", "weights.safetensors", "ensemble.json"})  // even with --overwrite
-    FN_CHECK(!std::filesystem::exists(std::filesystem::path(o_.out_dir) / artifact), "ppo: --out ", o_.out_dir,
-             " holds a trained model (", artifact, "); a PPO run needs a directory of its own");
+  FN_CHECK_OPTION(o_.iterations >= 1, "iterations", "must be >= 1 (got ", o_.iterations, ")");
+  FN_CHECK_OPTION(!o_.out_dir.empty(), "out", "no output directory given");
+  FN_CHECK_OPTION(!(o_.resume && o_.overwrite), "resume", "excludes ", option_ref("overwrite"),
+                  ": continue the run or start a new one, not both");
+  for (const char* artifact : {"config.json", "weights.safetensors", "ensemble.json"})  // even with overwrite
+    FN_CHECK_OPTION(!std::filesystem::exists(std::filesystem::path(o_.out_dir) / artifact), "out", o_.out_dir,
+                    " holds a trained model (", artifact, "); a PPO run needs a directory of its own");
   if (!o_.resume && !o_.overwrite) {
-    FN_CHECK(!std::filesystem::exists(ckpt_path_) && !std::filesystem::exists(policy_dir_ + "/policy.json"), "ppo: ",
-             o_.out_dir, " already holds a PPO run; pass --resume to continue it, --overwrite to start a new one there");
+    FN_CHECK_OPTION(!std::filesystem::exists(ckpt_path_) && !std::filesystem::exists(policy_dir_ + "/policy.json"),
+                    "out", o_.out_dir, " already holds a PPO run; pass ", option_ref("resume"), " to continue it, ",
+                    option_ref("overwrite"), " to start a new one there");
   }
 }
 
 void PpoRunner::restore() {
-  FN_CHECK(std::filesystem::exists(ckpt_path_), "--resume: no checkpoint at ", ckpt_path_);
+  FN_CHECK_OPTION(std::filesystem::exists(ckpt_path_), "resume", "no checkpoint at ", ckpt_path_);
   const train::CheckpointReader ck(train::CheckpointReader::read_bytes(ckpt_path_, o_.allow_unsealed), ckpt_path_, kCheckpointFormat,
                                    kCheckpointVersion);
   const nlohmann::json& meta = ck.meta();
   const std::string differences = json_differences(meta.at("identity"), identity_, "checkpoint", "this run");
-  FN_CHECK(differences.empty(), "--resume: the run in ", o_.out_dir, " was made with other settings: ", differences,
-           "; resume with the checkpoint's settings, or start a new run (another --out, or --overwrite)");
+  FN_CHECK_OPTION(differences.empty(), "resume", "the run in ", o_.out_dir, " was made with other settings: ",
+                  differences, "; resume with the checkpoint's settings, or start a new run (another ",
+                  option_ref("out"), ", or ", option_ref("overwrite"), ")");
   ck.module("net", *ppo_->net());
   ck.optimizer("optimizer", ppo_->optimizer());
   if (o_.refresh.on() && meta.at("model_dir").get<std::string>() != model_dir_) {  // refreshed before the checkpoint
@@ -182,9 +188,9 @@ void PpoRunner::restore() {
     env_.load_state(ck.blob("env_state"));
     if (o_.real.env != nullptr) load_real(ck.blob("real_state"));
   } catch (const Error& e) {
-    throw Error(str_cat("--resume: ", ckpt_path_, " holds a damaged environment state (", e.what(),
-                        "); it cannot be resumed: start the run again with --overwrite, or restore the "
-                        "checkpoint from a copy"));
+    throw OptionError("resume", str_cat(ckpt_path_, " holds a damaged environment state (", e.what(),
+                                        "); it cannot be resumed: start the run again with ", option_ref("overwrite"),
+                                        ", or restore the checkpoint from a copy"));
   }
   start_ = meta.at("iteration");
   ppo_->set_learning_rate(meta.at("learning_rate"));
@@ -196,8 +202,8 @@ void PpoRunner::restore() {
     real_transitions_ = result_.rows.back().real_transitions;
     refresh_updates_ = result_.rows.back().refresh_updates;
   }
-  FN_CHECK(o_.iterations >= start_, "--resume: the checkpoint is at iteration ", start_, ", beyond --iterations ",
-           o_.iterations);
+  FN_CHECK_OPTION(o_.iterations >= start_, "iterations", o_.iterations, " is before the checkpoint's iteration ",
+                  start_, "; give at least that many to resume the run");
 }
 
 // The current mean policy as an artifact (normalizer folded in), trained for `iteration`

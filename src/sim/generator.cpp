@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "core/option_error.h"
 #include "core/progress.h"
 #include "core/rng.h"
 #include "core/system_memory.h"
@@ -231,9 +232,10 @@ class TrajectoryWriter {
 // The run's steps per trajectory, after checking the options against the robot.
 int checked_steps(const Robot& robot, const GenerateOptions& o) {
   const int steps = o.plan ? o.plan->steps : o.steps > 0 ? o.steps : robot.spec().trajectory_steps;
-  FN_CHECK(o.trajectories > 0, "--trajectories must be positive, got ", o.trajectories);
-  FN_CHECK(steps > 0, "--steps must be positive, got ", steps);
-  FN_CHECK(o.actuator_delay >= 0 && o.actuator_delay <= 100, "--actuator-delay must be in [0, 100] control steps, got ", o.actuator_delay);
+  FN_CHECK_OPTION(o.trajectories > 0, "trajectories", "must be positive, got ", o.trajectories);
+  FN_CHECK_OPTION(steps > 0, "steps", "must be positive, got ", steps);
+  FN_CHECK_OPTION(o.actuator_delay >= 0 && o.actuator_delay <= 100, "actuator_delay",
+                  "must be in [0, 100] control steps, got ", o.actuator_delay);
   FN_CHECK(!o.free_dynamics || robot.substeps() == 1,
            "free-dynamics targets need one physics step per control step; robot '", robot.name(),
            "' has ", robot.substeps());
@@ -277,8 +279,9 @@ Dataset dataset_header(const Robot& robot, const GenerateOptions& o, int steps) 
 void check_fits(const Dataset& d, const Robot& robot, int64_t trajectories, int steps, bool free_dynamics,
                 int copies = 1) {
   check_memory_fits(copies * d.allocation_bytes(trajectories, steps, free_dynamics),
-                    str_cat("--trajectories ", trajectories, " of ", steps, " steps of robot '", robot.name(), "'"),
-                    "lower --trajectories or --steps, or generate several files with different --seed");
+                    str_cat(trajectories, " trajectories of ", steps, " steps of robot '", robot.name(), "'"),
+                    str_cat("lower ", option_ref("trajectories"), " or ", option_ref("steps"),
+                            ", or generate several files with different ", option_ref("seed"), "s"));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/option_error.h"
 #include "sim/contact_sensor.h"
 #include "sim/probe_features.h"
 
@@ -193,8 +194,8 @@ std::vector<ResampledSegment> resample_columns(const Robot& robot, const Recorde
   FN_CHECK(!segments.empty(), origin, ": no gap-free stretch of the log covers one control step (", ro.dt, " s)");
   int64_t longest = 0;
   for (const auto& seg : segments) longest = std::max<int64_t>(longest, seg.frames - 1);
-  FN_CHECK(o.steps <= longest, "import: --steps ", o.steps, " is longer than the log's longest gap-free stretch (",
-           longest, " control steps); give --steps <= ", longest);
+  FN_CHECK_OPTION(o.steps <= longest, "steps", o.steps, " is longer than the log's longest gap-free stretch (",
+                  longest, " control steps); give at most ", longest);
   return segments;
 }
 
@@ -262,7 +263,7 @@ void mask_bad_transitions(const Robot& robot, const ImportOptions& o, const LogC
 
 Dataset import_recorded_log(const Robot& robot, const RecordedLog& log, const std::string& origin,
                             const ImportOptions& o, ImportReport* report) {
-  FN_CHECK(o.steps >= 1, "import: --steps must be >= 1");
+  FN_CHECK_OPTION(o.steps >= 1, "steps", "must be >= 1 (got ", o.steps, ")");
   FN_CHECK(std::isfinite(o.max_velocity) && o.max_velocity > 0 && o.range_margin >= 0,
            "import: the velocity bound must be positive and the range margin >= 0");
   const LogColumns map = log_columns(robot);

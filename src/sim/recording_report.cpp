@@ -81,7 +81,7 @@ void other_trees(const Robot& robot, RecordingReport& r) {
     r.warnings.push_back(str_cat(count_of(roots.size(), "other body tree", "is", "are"), " simulated but not "
                                  "recorded (", name_list(m, mjOBJ_BODY, roots), "; ", bodies, " bodies, ", nq,
                                  " qpos); make one part of the robot with "
-                                 "--robot-body if the robot's motion depends on it"));
+                                 "its spec's robot_root_body if the robot's motion depends on it"));
 }
 
 void actuators(const Robot& robot, RecordingReport& r) {
@@ -124,7 +124,7 @@ void couplings(const Robot& robot, RecordingReport& r) {
       r.warnings.push_back(str_cat("equality constraint '", object_name(m, mjOBJ_EQUALITY, e), "' ties the robot to "
                                    "body '", object_name(m, mjOBJ_BODY, first_outside(robot, bodies)),
                                    "', which is not recorded: the robot's motion depends on it; make its tree part "
-                                   "of the robot with --robot-body"));
+                                   "of the robot in its spec's robot_root_body"));
   }
   for (int t = 0; t < m->ntendon; ++t) {
     std::vector<int> bodies;
@@ -134,7 +134,7 @@ void couplings(const Robot& robot, RecordingReport& r) {
     r.warnings.push_back(str_cat("tendon '", object_name(m, mjOBJ_TENDON, t), "' ties the robot to body '",
                                  object_name(m, mjOBJ_BODY, first_outside(robot, bodies)),
                                  "', which is not recorded: the robot's motion depends on it; make its tree part "
-                                 "of the robot with --robot-body"));
+                                 "of the robot in its spec's robot_root_body"));
   }
 }
 

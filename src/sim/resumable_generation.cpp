@@ -7,6 +7,7 @@
 #include "core/dataset_merge.h"
 #include "core/error.h"
 #include "core/json_diff.h"
+#include "core/option_error.h"
 #include "core/progress.h"
 
 namespace flashnerd::sim {
@@ -46,11 +47,11 @@ Dataset generate_resumable(const Robot& robot, const GenerateOptions& options, T
   const nlohmann::json identity = run_identity(robot, options, n);
   const std::string identity_path = (fs::path(parts) / "run.json").string();
   if (fs::exists(parts)) {
-    FN_CHECK(r.resume, "gen: ", parts, " holds the finished blocks of an interrupted run; pass --resume to "
-             "continue it, or --overwrite to start again");
+    FN_CHECK_OPTION(r.resume, "out", parts, " holds the finished blocks of an interrupted run; pass ",
+                    option_ref("resume"), " to continue it, or ", option_ref("overwrite"), " to start again");
     const nlohmann::json recorded = nlohmann::json::parse(read_file(identity_path));
     const std::string diff = json_differences(recorded, identity, "the interrupted run", "this run");
-    FN_CHECK(diff.empty(), "gen --resume: the blocks in ", parts, " are of another run: ", diff);
+    FN_CHECK_OPTION(diff.empty(), "resume", "the blocks in ", parts, " are of another run: ", diff);
   } else {
     ensure_writable_directory(parts);
     write_file_atomic(identity_path, identity.dump(1));

@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <set>
 
-#include "core/fnv1a.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/fnv1a.h"
+#include "core/option_error.h"
+#include "core/option_error.h"
 #include "sim/mj_names.h"
 
 namespace flashnerd::sim {
@@ -131,8 +133,8 @@ void Robot::select_bodies() {
   if (named) {
     for (const auto& name : split_names(spec_.robot_root_body)) {
       int b = mj_name2id(m, mjOBJ_BODY, name.c_str());
-      FN_CHECK(b > 0, path, ": robot body '", name, "' (--robot-body or the spec's robot_root_body) is not a "
-               "body of the model; its body trees with joints are ", body_list(m, moving_trees(m)));
+      FN_CHECK_OPTION(b > 0, "robot_root_body", path, ": robot body '", name, "' is not a body of the model; its "
+                      "body trees with joints are ", body_list(m, moving_trees(m)));
       tree_roots_.push_back(b);
     }
     FN_CHECK(!tree_roots_.empty(), path, ": robot_root_body '", spec_.robot_root_body, "' names no body");
@@ -160,13 +162,16 @@ void Robot::select_bodies() {
     std::vector<int> free_trees, fixed_trees;
     for (int b : tree_roots_) (has_free_root(m, b) ? free_trees : fixed_trees).push_back(b);
     const bool all_free = fixed_trees.empty();
-    FN_CHECK(free_trees.empty(), path, ": ", named ? "the robot bodies named are " : "the actuators move ",
-             tree_roots_.size(), " body trees (", body_list(m, tree_roots_), ") and ",
-             all_free ? "each has" : body_list(m, free_trees) + (free_trees.size() == 1 ? " has" : " have"),
-             " a free joint, but a floating-base robot is one body tree. Choose the robot with --robot-body: one "
-             "tree with a free joint (e.g. --robot-body ", robot_body_value(m, {free_trees[0]}), ")",
-             all_free ? "" : ", or trees without one (e.g. --robot-body " + robot_body_value(m, fixed_trees) + ")",
-             "; the other trees are then simulated as objects, not recorded, and their actuators held at ctrl 0");
+    FN_CHECK_OPTION(free_trees.empty(), "robot_root_body", path, ": ",
+                    named ? "the robot bodies named are " : "the actuators move ", tree_roots_.size(), " body trees (",
+                    body_list(m, tree_roots_), ") and ",
+                    all_free ? "each has" : body_list(m, free_trees) + (free_trees.size() == 1 ? " has" : " have"),
+                    " a free joint, but a floating-base robot is one body tree. Choose the robot: one tree with a "
+                    "free joint (e.g. ", option_ref("robot_root_body"), " ", robot_body_value(m, {free_trees[0]}), ")",
+                    all_free ? "" : str_cat(", or trees without one (e.g. ", option_ref("robot_root_body"), " ",
+                                            robot_body_value(m, fixed_trees), ")"),
+                    "; the other trees are then simulated as objects, not recorded, and their actuators held at "
+                    "ctrl 0");
   }
   // base frame: the root of the robot's tree, or the world for a fixed base of several trees
   root_body_ = tree_roots_.size() == 1 ? tree_roots_[0] : 0;
@@ -194,12 +199,15 @@ void Robot::analyze_joints() {
       std::vector<int> before;
       for (int r : tree_roots_)
         if (r < other) before.push_back(r);
-      throw Error(str_cat(path, ": the robot's joints are not contiguous in qpos: joint '", joint_name(m, previous + 1),
-                          "' of body tree '", body_name(m, other), "' (not the robot) lies between robot joints '",
-                          joint_name(m, previous), "' and '", jname, "'. List the robot's body trees together in "
-                          "<worldbody>, or choose ", has_free_root(m, other) ? "" : "--robot-body " +
-                          robot_body_value(m, tree_roots_, other) + " (that tree in the robot) or ", "--robot-body ",
-                          robot_body_value(m, before), " (only the robot trees before it)"));
+      const OptionRef body = option_ref("robot_root_body");
+      throw OptionError("robot_root_body",
+                        str_cat(path, ": the robot's joints are not contiguous in qpos: joint '",
+                                joint_name(m, previous + 1), "' of body tree '", body_name(m, other),
+                                "' (not the robot) lies between robot joints '", joint_name(m, previous), "' and '",
+                                jname, "'. List the robot's body trees together in <worldbody>, or choose ",
+                                has_free_root(m, other) ? "" : str_cat(body, " ", robot_body_value(m, tree_roots_, other),
+                                                                       " (that tree in the robot) or "),
+                                body, " ", robot_body_value(m, before), " (only the robot trees before it)"));
     }
     previous = j;
     FN_CHECK(m->jnt_qposadr[j] == qpos_offset_ + nq && m->jnt_dofadr[j] == qvel_offset_ + nv, path,
@@ -225,8 +233,8 @@ void Robot::analyze_joints() {
         break;
     }
   }
-  FN_CHECK(first >= 0, path, ": the robot (body trees ", body_list(m, tree_roots_), ") has no joints; choose a "
-           "tree with joints with --robot-body NAME: ", body_list(m, moving_trees(m)));
+  FN_CHECK_OPTION(first >= 0, "robot_root_body", path, ": the robot (body trees ", body_list(m, tree_roots_),
+                  ") has no joints; choose a tree with joints: ", body_list(m, moving_trees(m)));
   if (!spec_.base.empty()) {
     FN_CHECK((spec_.base == "floating") == floating, path, ": the spec says base '", spec_.base,
              "' but the model's robot ", floating ? "has" : "has no", " free root joint");
@@ -253,15 +261,15 @@ void Robot::analyze_actuators() {
     const size_t on_robot = size_t(std::count_if(bodies.begin(), bodies.end(), [&](int b) { return is_robot_body(b); }));
     ActuatorInfo info = describe_actuator(m, a, spec_.state.unlimited_joint_range);
     if (on_robot == 0) continue;
-    FN_CHECK(outside == bodies.end(), path, ": actuator '", info.name, "' (", info.transmission,
-             " transmission) moves robot bodies and body '", body_name(m, *outside), "' outside the robot, so "
-             "the robot's motion would depend on a body that is not recorded; make that body's tree part of the "
-             "robot with --robot-body ", robot_body_value(m, tree_roots_, m->body_rootid[*outside]),
-             ", or remove the actuator");
+    FN_CHECK_OPTION(outside == bodies.end(), "robot_root_body", path, ": actuator '", info.name, "' (",
+                    info.transmission, " transmission) moves robot bodies and body '", body_name(m, *outside),
+                    "' outside the robot, so the robot's motion would depend on a body that is not recorded; make "
+                    "that body's tree part of the robot with ", option_ref("robot_root_body"), " ",
+                    robot_body_value(m, tree_roots_, m->body_rootid[*outside]), ", or remove the actuator");
     actuators_.push_back(info);
   }
-  FN_CHECK(!actuators_.empty(), path, ": none of the model's ", m->nu, " actuators moves the robot (body trees ",
-           body_list(m, tree_roots_), "); choose an actuated tree with --robot-body NAME");
+  FN_CHECK_OPTION(!actuators_.empty(), "robot_root_body", path, ": none of the model's ", m->nu,
+                  " actuators moves the robot (body trees ", body_list(m, tree_roots_), "); choose an actuated tree");
   layout_.nu = int(actuators_.size());
   // activations: MuJoCo 2.2.2 keeps them for the last na actuators (stateful ones come last)
   act_indices_.clear();
@@ -339,9 +347,9 @@ void Robot::analyze(const RobotOverrides& o) {
   if (spec_.control_timestep <= 0) spec_.control_timestep = dt;
   double ratio = spec_.control_timestep / dt;
   substeps_ = int(std::lround(ratio));
-  FN_CHECK(substeps_ >= 1 && std::fabs(ratio - substeps_) < 1e-6 * ratio, path,
-           ": control timestep ", spec_.control_timestep, " s is not an integer multiple of the "
-           "physics timestep ", dt, " s; change --control-dt or <option timestep>");
+  FN_CHECK_OPTION(substeps_ >= 1 && std::fabs(ratio - substeps_) < 1e-6 * ratio, "control_timestep", path,
+                  ": ", spec_.control_timestep, " s is not an integer multiple of the physics timestep ", dt,
+                  " s; change it or <option timestep>");
 
   select_bodies();
   analyze_joints();

@@ -33,7 +33,7 @@ expect_error "--contacts: must be one of on or off, got 'maybe'" gen --robot car
 expect_error "--command-process: must be one of uniform, hold or ar1, got 'bogus'" gen --robot cartpole \
   --command-process bogus --out "$TMP/x.h5"
 # the memory a request would need, refused before allocating it
-expect_error "--trajectories 1000000000000 of 100 steps of robot 'cartpole' would need .* of memory" \
+expect_error "1000000000000 trajectories of 100 steps of robot 'cartpole' would need .* of memory" \
   gen --robot cartpole --trajectories 1000000000000 --out "$TMP/x.h5"
 # the output location is checked before simulating
 expect_error "is a directory; give a file name" gen --robot cartpole --out "$TMP"

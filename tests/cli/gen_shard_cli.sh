@@ -24,8 +24,8 @@ cmp "$TMP/climb_whole.h5" "$TMP/climb_blocks.h5" || fail "climbing data generate
 
 SEED=5 gen --shard 1/3 --out "$TMP/other_seed.h5" || fail "gen, other seed"
 expect_error "2 given" merge "$TMP/s0.h5" "$TMP/s1.h5" --out "$TMP/m1.h5"
-expect_error "the file of --shard 2/3 is missing" merge "$TMP/s0.h5" "$TMP/s1.h5" --out "$TMP/m1.h5"
-expect_error "--shard 1/3 is given twice ($TMP/s1.h5 and $TMP/s1.h5)" merge "$TMP/s0.h5" "$TMP/s1.h5" "$TMP/s1.h5" --out "$TMP/m2.h5"
+expect_error "the file of shard 2/3 is missing" merge "$TMP/s0.h5" "$TMP/s1.h5" --out "$TMP/m1.h5"
+expect_error "shard 1/3 is given twice ($TMP/s1.h5 and $TMP/s1.h5)" merge "$TMP/s0.h5" "$TMP/s1.h5" "$TMP/s1.h5" --out "$TMP/m2.h5"
 expect_error "other_seed.h5 is from another run than $TMP/s0.h5 and the 1 other shard(s) that agree with it: its seed differs" \
   merge "$TMP/s0.h5" "$TMP/other_seed.h5" "$TMP/s2.h5" --out "$TMP/m3.h5"
 # the foreign shard is named even when it holds the lowest index

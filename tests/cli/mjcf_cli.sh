@@ -42,8 +42,8 @@ cat > "$TMP/two.xml" <<'XML'
 </mujoco>
 XML
 expect_error "the actuators move 2 body trees ('a_torso', 'b_torso') and each has a free joint" gen --mjcf "$TMP/two.xml" --out "$TMP/x.h5"
-expect_error "Choose the robot with --robot-body: one tree with a free joint (e.g. --robot-body a_torso)" gen --mjcf "$TMP/two.xml" --out "$TMP/x.h5"
-expect_error "robot body 'nobody' (--robot-body or the spec's robot_root_body) is not a body of the model" \
+expect_error "Choose the robot: one tree with a free joint (e.g. --robot-body a_torso)" gen --mjcf "$TMP/two.xml" --out "$TMP/x.h5"
+expect_error "^flashnerd: error: --robot-body: .*robot body 'nobody' is not a body of the model" \
   gen --mjcf "$TMP/two.xml" --robot-body nobody --out "$TMP/x.h5"
 "$FN" gen --mjcf "$TMP/two.xml" --robot-body b_torso --trajectories 2 --steps 5 --out "$TMP/two.h5" --json > "$TMP/two_out.json" \
   || fail "gen --robot-body b_torso"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every option refuses values that are not numbers it can use: NaN, infinity and overflowing
 # numbers, alone or inside a list; seeds outside 0..2^64-1 (a negative seed is not wrapped);
-# names outside an option's choices, before anything runs.
+# names outside an option's choices, before anything runs; a value the library refuses is named
+# by its flag ("--horizon: ...").
 # The executable finds its robots wherever it is run from, and a bad FLASHNERD_ROBOTS is named.
 # Usage: option_values_cli.sh PATH/TO/flashnerd
 source "$(dirname "$0")/common.bash" "$1"
@@ -17,6 +18,8 @@ expect_error "a seed is an integer in 0..18446744073709551615 (2^64-1), got -1" 
 expect_error "got 18446744073709551616" gen --robot cartpole --trajectories 4 --steps 5 --out d.h5 \
   --seed 18446744073709551616
 expect_error "got 1.5" policy-eval --policy p --seed 1.5
+# a value the library refuses (an OptionError about the field) is named by its flag, as CLI11 does
+expect_error "^flashnerd: error: --horizon: 3 must be at least --knots − 1 (5)" plan --task swingup --horizon 3 --knots 6 --frames 1
 expect_error "--gemm: must be one of auto, openblas, eigen, naive or row-invariant, got 'mkl'" bench --gemm mkl
 expect_error "--precision: must be one of all, auto, fp32 or bf16, got 'fp16'" bench --precision fp16
 expect_error "--motion: must be one of grasp, push or random, got 'wave'" couple --model m --motion wave

@@ -18,7 +18,7 @@ cp -r "$MODELS/cartpole" ens/member_0
 ln -s member_1 ens/member_1
 echo '{"format": "flashnerd-ensemble", "version": 1, "members": ["member_0", "member_1"]}' > ens/ensemble.json
 expect_error "ensemble member ens/member_1: symlink loop" eval --model ens --data d.h5
-expect_error "empty is not a model directory (no config.json); train one with 'flashnerd train --out DIR', or pass a shipped model (models/<name>)" \
+expect_error "empty is not a model directory (no config.json); train one with 'flashnerd train', or give a shipped model (models/<name>)" \
   finetune --model empty --data d.h5 --out ft
 grep -q "unexpected error" "$TMP/out.txt" && fail "an unexpected error"
 echo "path_errors_cli: OK"

@@ -50,7 +50,7 @@ expect_error "no policy at" policy-eval --policy "$TMP/nothing"
 "$FN" "${PPO[@]}" --envs 16 --iterations 2 --backend flashnerd --model "$TMP/model" --eval-every 1 --eval-envs 4 --eval-steps 20 \
   --out "$TMP/run_fn" --json > "$TMP/ppo_fn.json" || fail "ppo on flashnerd"
 grep -q '"backend":"flashnerd"' "$TMP/ppo_fn.json" || fail "ppo on flashnerd: $(cat "$TMP/ppo_fn.json")"
-expect_error "is a flashnerd model; pass --backend flashnerd" "${PPO[@]}" --iterations 1 --backend nerd --model "$TMP/model" --out "$TMP/x"
+expect_error "is a flashnerd model; pass flashnerd as --backend" "${PPO[@]}" --iterations 1 --backend nerd --model "$TMP/model" --out "$TMP/x"
 expect_error "pass --model DIR" "${PPO[@]}" --iterations 1 --backend flashnerd --out "$TMP/x"
 expect_error "is for robot 'cartpole', not 'quadruped'" ppo --task quadruped-velocity --backend flashnerd --model "$TMP/model" --envs 4 --out "$TMP/x"
 expect_error "--envs: must be in .1, 1048576\], got 0" "${PPO[@]}" --envs 0 --out "$TMP/x"

@@ -8,14 +8,14 @@ CORES=$(getconf _NPROCESSORS_ONLN)  # what std::thread::hardware_concurrency rep
 OVER=$((CORES + 1))
 
 # refused before anything is allocated: a huge request fails at once and leaves no file
-expect_error "--threads 10000 exceeds the $CORES cores" gen --robot cartpole --trajectories 1000000 --threads 10000 --out "$TMP/x.h5"
+expect_error "--threads: 10000 exceeds the $CORES cores" gen --robot cartpole --trajectories 1000000 --threads 10000 --out "$TMP/x.h5"
 expect_error "--force-threads" gen --robot cartpole --threads $OVER --out "$TMP/x.h5"
-expect_error "--threads -2 is negative" gen --robot cartpole --threads -2 --out "$TMP/x.h5"
+expect_error "--threads: -2 is negative" gen --robot cartpole --threads -2 --out "$TMP/x.h5"
 [ ! -e "$TMP/x.h5" ] || fail "a refused run left $TMP/x.h5"
 # the check comes before the model and the data are read
-expect_error "--threads $OVER exceeds the $CORES cores" eval --model "$TMP/none" --data "$TMP/none.h5" --threads $OVER
-expect_error "--threads -1 is negative" eval --model "$TMP/none" --data "$TMP/none.h5" --threads -1
-expect_error "--threads $OVER exceeds the $CORES cores" couple --model "$TMP/none" --threads $OVER
+expect_error "--threads: $OVER exceeds the $CORES cores" eval --model "$TMP/none" --data "$TMP/none.h5" --threads $OVER
+expect_error "--threads: -1 is negative" eval --model "$TMP/none" --data "$TMP/none.h5" --threads -1
+expect_error "--threads: $OVER exceeds the $CORES cores" couple --model "$TMP/none" --threads $OVER
 
 # within the cores, and above them with --force-threads, gen runs
 "$FN" gen --robot cartpole --trajectories 4 --steps 5 --threads "$CORES" --out "$TMP/a.h5" --json > /dev/null \

@@ -53,7 +53,7 @@ TEST(ModelDatasetCheck, OtherMjcfIsRefusedUnlessAllowed) {
   const std::string e = error_of(c, d, false);
   EXPECT_NE(e.find("fnv1a64:ffffffffffffffff"), std::string::npos) << e;
   EXPECT_NE(e.find(d.mjcf_hash), std::string::npos) << e;
-  EXPECT_NE(e.find("--allow-other-mjcf"), std::string::npos) << e;
+  EXPECT_NE(e.find("pass allow_other_mjcf to run anyway"), std::string::npos) << e;
   const auto warnings = check_model_dataset(c, "model/", d, "data.h5", true);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("the robot files differ"), std::string::npos) << warnings[0];

@@ -8,6 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/fnv1a.h"
+#include "core/option_error.h"
 
 namespace flashnerd {
 namespace {
@@ -30,9 +31,11 @@ TEST(SealedFile, RoundTripsAndRefusesEveryDamagedByte) {
   EXPECT_THROW(unseal(payload, "f"), Error);
   try {  // read only when the user allows it: its damage cannot be seen
     unseal(payload, "f", {std::string("PK\x03\x04", 4), false});
-    ADD_FAILURE() << "an unsealed file was read without --allow-unsealed";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--allow-unsealed"), std::string::npos) << e.what();
+    ADD_FAILURE() << "an unsealed file was read without allow_unsealed";
+  } catch (const OptionError& e) {  // names the option that allows it; the CLI shows it as --allow-unsealed
+    EXPECT_NE(std::string(e.what()).find("pass allow_unsealed to read it anyway"), std::string::npos) << e.what();
+    EXPECT_NE(e.message([](const std::string& f) { return "<" + f + ">"; }).find("pass <allow_unsealed>"),
+              std::string::npos);
   }
   std::remove(path.c_str());
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/option_error.h"
 
 namespace flashnerd::mpc {
 namespace {
@@ -122,12 +123,13 @@ TEST(Dial, RefusesBadOptionsNamingThem) {
   try {
     Dial d(o, 2);
     FAIL() << "accepted a horizon shorter than the knots";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--horizon"), std::string::npos) << e.what();
+  } catch (const OptionError& e) {  // about the field, naming the other option it depends on
+    EXPECT_EQ(e.field(), "horizon");
+    EXPECT_STREQ(e.what(), "horizon: 2 must be at least knots − 1 (3)");
   }
   o = small_options();
   o.temperature = 0;
-  EXPECT_THROW(Dial(o, 2), Error);
+  EXPECT_THROW(Dial(o, 2), OptionError);
 }
 
 }  // namespace
