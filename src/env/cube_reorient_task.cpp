@@ -68,12 +68,13 @@ CubeReorientSettings CubeReorientSettings::load(const std::string& path, const s
   number("drop_radius", s.drop_radius);
   number("hand_noise", s.hand_noise);
   number("cube_position_noise", s.cube_position_noise);
-  FN_CHECK(j.contains("targets") && j["targets"].is_string(), "cube-reorient settings '", path, "' (", variant,
-           "): \"targets\" must be \"any\", \"yaw\" or \"yaw-steps\"");
-  s.targets = j["targets"].get<std::string>();
-  FN_CHECK(s.targets == "any" || s.targets == "yaw" || s.targets == "yaw-steps",
-           "cube-reorient settings: targets must be \"any\", \"yaw\" or \"yaw-steps\", got \"", s.targets, "\"");
-  if (s.targets == "yaw-steps") {
+  const auto* targets =
+      j.contains("targets") && j["targets"].is_string() ? find_enum(kCubeTargetsNames, j["targets"].get<std::string>())
+                                                        : nullptr;
+  FN_CHECK(targets, "cube-reorient settings '", path, "' (", variant, "): \"targets\" must be ",
+           enum_choices(kCubeTargetsNames), ", got ", j.contains("targets") ? j["targets"].dump() : "nothing");
+  s.targets = targets->value;
+  if (s.targets == CubeTargets::YawSteps) {
     number("target_step", s.target_step);
     FN_CHECK(s.target_step > s.success_tolerance && s.target_step < kPi, "cube-reorient settings '", path, "' (",
              variant, "): target_step must lie between the tolerance and pi, got ", s.target_step);
@@ -86,7 +87,8 @@ CubeReorientSettings CubeReorientSettings::load(const std::string& path, const s
 }
 
 CubeReorientTask::CubeReorientTask(const sim::Robot& hand, CubeReorientSettings settings)
-    : s_(std::move(settings)), step_targets_(s_.targets == "yaw-steps"), yaw_targets_(s_.targets == "yaw") {
+    : s_(std::move(settings)), step_targets_(s_.targets == CubeTargets::YawSteps),
+      yaw_targets_(s_.targets == CubeTargets::Yaw) {
   const mjModel* m = hand.model();
   nj_ = hand.layout().nu;
   FN_CHECK(hand.layout().nq == nj_ && !hand.floating_base(), "cube-reorient: robot '", hand.name(),
@@ -257,8 +259,8 @@ void CubeReorientTask::io_state(StateIo& io) {
 
 TaskDescription CubeReorientTask::describe() const {
   TaskDescription d;
-  const std::string targets = s_.targets == "any"   ? "uniformly random orientations"
-                              : s_.targets == "yaw" ? "random rotations about the vertical"
+  const std::string targets = s_.targets == CubeTargets::Any   ? "uniformly random orientations"
+                              : s_.targets == CubeTargets::Yaw ? "random rotations about the vertical"
                                                     : str_cat("each ", s_.target_step,
                                                               " rad further counter-clockwise about the vertical");
   d.summary = str_cat("Turn a cube in the hand to a target orientation (IsaacGymEnvs' AllegroHand terms; settings \"",

@@ -12,17 +12,22 @@
 #include <array>
 #include <string>
 
+#include "core/enum_names.h"
 #include "env/task.h"
 
 namespace flashnerd::env {
 
+// How targets are drawn: uniform rotations, uniform about the vertical, or each target
+// target_step further counter-clockwise about the vertical than the last (the first one
+// target_step from the cube's start: in-hand rotation in one direction).
+enum class CubeTargets { Any, Yaw, YawSteps };
+inline constexpr EnumName<CubeTargets> kCubeTargetsNames[] = {
+    {CubeTargets::Any, "any"}, {CubeTargets::Yaw, "yaw"}, {CubeTargets::YawSteps, "yaw-steps"}};
+
 struct CubeReorientSettings {
   std::string variant = "paper";  // a key of the settings file: the task is named after it
   double policy_hz = 30, episode_seconds = 10;
-  // "any" (uniform rotations), "yaw" (uniform about the vertical) or "yaw-steps" (each target
-  // target_step further counter-clockwise about the vertical than the last, the first one
-  // target_step from the cube's start: in-hand rotation in one direction)
-  std::string targets = "any";
+  CubeTargets targets = CubeTargets::Any;
   double target_step = 0;  // rad, yaw-steps only
   double success_tolerance = 0.2;  // rad
   double action_smoothing = 0.8;   // new target = a·action target + (1 − a)·previous

@@ -52,8 +52,8 @@ struct Fixture {
 TEST(CubeReorientTask, SettingsFileHoldsBothVariants) {
   const auto paper = CubeReorientSettings::load(kSettings, "paper");
   const auto reduced = CubeReorientSettings::load(kSettings, "reduced");
-  EXPECT_EQ(paper.targets, "any");
-  EXPECT_EQ(reduced.targets, "yaw");
+  EXPECT_EQ(paper.targets, CubeTargets::Any);
+  EXPECT_EQ(reduced.targets, CubeTargets::Yaw);
   EXPECT_DOUBLE_EQ(paper.success_tolerance, 0.2);
   EXPECT_GT(reduced.success_tolerance, paper.success_tolerance);
   EXPECT_EQ(paper.policy_hz, reduced.policy_hz);
@@ -63,7 +63,7 @@ TEST(CubeReorientTask, SettingsFileHoldsBothVariants) {
   EXPECT_THROW(CubeReorientSettings::load("/nonexistent.json", "paper"), Error);
   // 'rotate' differs from 'reduced' only in how targets follow each other
   const auto rotate = CubeReorientSettings::load(kSettings, "rotate");
-  EXPECT_EQ(rotate.targets, "yaw-steps");
+  EXPECT_EQ(rotate.targets, CubeTargets::YawSteps);
   EXPECT_GT(rotate.target_step, rotate.success_tolerance);
   EXPECT_EQ(rotate.success_tolerance, reduced.success_tolerance);
   EXPECT_EQ(rotate.episode_seconds, reduced.episode_seconds);
