@@ -9,12 +9,13 @@
 # TRAIN_TRAJ, PRESET, PPO_ITERATIONS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. experiments/lib/cartpole_recipe.sh  # the data: cartpole_train, CARTPOLE_TEST, CARTPOLE_HORIZONS
 ./scripts/setup.sh
 TARGETS=flashnerd ./scripts/build.sh build > /dev/null  # the executable only; scripts/test.sh builds the rest
 FN=./build/src/cli/flashnerd
 OUT=out/demo
 UPDATES="${UPDATES:-2000}"
-TRAIN_TRAJ="${TRAIN_TRAJ:-4000}"
+TRAIN_TRAJ="${TRAIN_TRAJ:-$CARTPOLE_TRAJECTORIES}"
 PRESET="${PRESET:-small}"
 PPO_ITERATIONS="${PPO_ITERATIONS:-200}"
 # The fastest correct setting on this machine (docs/TRAINING.md): bf16 products where the CPU
@@ -24,9 +25,10 @@ PPO_ITERATIONS="${PPO_ITERATIONS:-200}"
 TRAIN_FLAGS="${TRAIN_FLAGS:---precision auto}"
 mkdir -p "$OUT"
 
-echo "== 1/7 data: $TRAIN_TRAJ training trajectories of 100 steps, 512 held-out of 220 steps"
-$FN gen --robot cartpole --trajectories "$TRAIN_TRAJ" --steps 100 --seed 1 --overwrite --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
-$FN gen --robot cartpole --trajectories 512 --steps 220 --seed 2 --overwrite --out "$OUT/test.h5" --json > "$OUT/gen_test.json"
+echo "== 1/7 data: $TRAIN_TRAJ training trajectories and the held-out set (experiments/lib/cartpole_recipe.sh)"
+cartpole_train "$TRAIN_TRAJ"
+$FN gen "${CARTPOLE_TRAIN[@]}" --overwrite --out "$OUT/train.h5" --json > "$OUT/gen_train.json"
+$FN gen "${CARTPOLE_TEST[@]}" --overwrite --out "$OUT/test.h5" --json > "$OUT/gen_test.json"
 
 echo "== 2/7 training FlashNeRD and NeRD ($PRESET preset, $UPDATES updates each, same data and seed), one core each, $TRAIN_FLAGS"
 pids=()
@@ -39,9 +41,9 @@ done
 for pid in "${pids[@]}"; do wait "$pid" || { echo "training failed; see $OUT/train_*.log"; exit 1; }; done
 tail -n 2 "$OUT/train_flashnerd.log" "$OUT/train_nerd.log"
 
-echo "== 3/7 rollout error against MuJoCo (H = 1, 15, 100, 200)"
+echo "== 3/7 rollout error against MuJoCo (H = $CARTPOLE_HORIZONS)"
 $FN eval --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" \
-  --horizons 1,15,100,200 --plots "$OUT/plots" --json > "$OUT/eval.json"
+  --horizons "$CARTPOLE_HORIZONS" --plots "$OUT/plots" --json > "$OUT/eval.json"
 
 echo "== 4/7 rendering a 200-step rollout next to MuJoCo"
 $FN rollout --model "$OUT/flashnerd" --model "$OUT/nerd" --data "$OUT/test.h5" --steps 200 \

@@ -11,16 +11,18 @@
 #   throughput stage (run it again later on a quiet machine: finished stages are skipped).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. experiments/lib/cartpole_recipe.sh
 UPDATES="${1:-2000}"
 SEEDS="${2:-1 2 3}"
-TRAJ="${3:-4000}"
+TRAJ="${3:-$CARTPOLE_TRAJECTORIES}"
 OUT="${OUT:-out/ablation}"
 . experiments/lib/pipeline.sh
 VARIANTS="swiglu:rmsnorm geglu:rmsnorm reglu:rmsnorm glu:rmsnorm mishglu:rmsnorm swiglu:layernorm"
 
 # 1. data: the demo's training set; held-out trajectories long enough for H = 500 after
 #    the model's history
-fn_gen "$OUT/train.h5" --robot cartpole --trajectories "$TRAJ" --steps 100 --seed 1
+cartpole_train "$TRAJ"
+fn_gen "$OUT/train.h5" "${CARTPOLE_TRAIN[@]}"
 fn_gen "$OUT/test.h5" --robot cartpole --trajectories 256 --steps 520 --seed 2
 
 # bf16 inference where the CPU has it natively (AVX-512-BF16 or AMX)

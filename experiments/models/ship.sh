@@ -21,14 +21,16 @@ VALID_EVERY="${VALID_EVERY:-1000}"
 OUT="${OUT:-out/models/$NAME}"
 read -ra TRAIN_FLAGS <<< "${TRAIN_FLAGS:---precision auto}"
 . experiments/lib/pipeline.sh
+. experiments/lib/cartpole_recipe.sh  # cartpole_train, CARTPOLE_TEST, CARTPOLE_HORIZONS
 . experiments/locomotion/recipe.sh  # LOCOMOTION_COMMANDS
 case "$NAME" in
-  cartpole)
-    GEN_TRAIN=(--robot cartpole --trajectories "${TRAIN_TRAJECTORIES:-8000}" --steps 100 --seed "${TRAIN_DATA_SEED:-1}")
-    GEN_TEST=(--robot cartpole --trajectories 512 --steps 220 --seed 2)
+  cartpole)  # the CartPole recipe with twice the demo's training trajectories
+    cartpole_train "${TRAIN_TRAJECTORIES:-8000}" "${TRAIN_DATA_SEED:-}"
+    GEN_TRAIN=("${CARTPOLE_TRAIN[@]}")
+    GEN_TEST=("${CARTPOLE_TEST[@]}")
     GEN_CHECK=(--robot cartpole --trajectories 64 --steps 120 --seed 3)
     TRAIN_ARGS=(--arch flashnerd --preset small)
-    HORIZONS=1,15,100,200 CHECK_HORIZONS=1,15,100 ;;
+    HORIZONS=$CARTPOLE_HORIZONS CHECK_HORIZONS=1,15,100 ;;
   quadruped)  # locomotion (paper IV-B): 4 foot probes, the recipe's random joint targets
     LOCO=(--robot quadruped --contacts off "${LOCOMOTION_COMMANDS[@]}")
     GEN_TRAIN=("${LOCO[@]}" --trajectories "${TRAIN_TRAJECTORIES:-20000}" --steps 100 --seed "${TRAIN_DATA_SEED:-1}")

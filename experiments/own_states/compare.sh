@@ -23,17 +23,20 @@ OUT="${OUT:-out/own_states/$ROBOT}"
 BATCH="${BATCH:-64}"
 CALIB="${CALIB:-200}"
 . experiments/lib/pipeline.sh
+. experiments/lib/cartpole_recipe.sh  # cartpole_train, CARTPOLE_TEST, CARTPOLE_HORIZONS
 . experiments/locomotion/recipe.sh  # LOCOMOTION_COMMANDS
 case "$ROBOT" in
   cartpole)
-    GEN=(--robot cartpole --steps 100) TEST=(--robot cartpole --steps 220) NTRAIN=4000 NTEST=512 HORIZONS=1,15,100,200 ;;
+    cartpole_train "$CARTPOLE_TRAJECTORIES"
+    GEN=("${CARTPOLE_TRAIN[@]}") TEST=("${CARTPOLE_TEST[@]}") HORIZONS=$CARTPOLE_HORIZONS ;;
   quadruped)
     LOCO=(--robot quadruped --contacts off "${LOCOMOTION_COMMANDS[@]}")
-    GEN=("${LOCO[@]}" --steps 100) TEST=("${LOCO[@]}" --steps 220) NTRAIN=20000 NTEST=256 HORIZONS=1,15,50,100,200 ;;
+    GEN=("${LOCO[@]}" --steps 100 --trajectories 20000 --seed 1) TEST=("${LOCO[@]}" --steps 220 --trajectories 256 --seed 2)
+    HORIZONS=1,15,50,100,200 ;;
   *) echo "unknown robot '$ROBOT': cartpole or quadruped" >&2; exit 2 ;;
 esac
-fn_gen "$OUT/train.h5" "${GEN[@]}" --trajectories "$NTRAIN" --seed 1
-fn_gen "$OUT/test.h5" "${TEST[@]}" --trajectories "$NTEST" --seed 2
+fn_gen "$OUT/train.h5" "${GEN[@]}"
+fn_gen "$OUT/test.h5" "${TEST[@]}"
 
 init=()
 [ -n "${INIT:-}" ] && init=(--init-from "$INIT")

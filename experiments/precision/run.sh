@@ -11,9 +11,11 @@ OUT="${OUT:-out/precision}"
 UPDATES="${UPDATES:-2000}"
 QUAD_UPDATES="${QUAD_UPDATES:-1500}"
 . experiments/lib/pipeline.sh
+. experiments/lib/cartpole_recipe.sh  # the demo's data
 "$FN" info
-fn_gen "$OUT/cartpole_train.h5" --robot cartpole --trajectories 4000 --steps 100 --seed 1
-fn_gen "$OUT/cartpole_test.h5" --robot cartpole --trajectories 512 --steps 220 --seed 2
+cartpole_train "$CARTPOLE_TRAJECTORIES"
+fn_gen "$OUT/cartpole_train.h5" "${CARTPOLE_TRAIN[@]}"
+fn_gen "$OUT/cartpole_test.h5" "${CARTPOLE_TEST[@]}"
 fn_gen "$OUT/quadruped_train.h5" --robot quadruped --trajectories 2000 --steps 100 --seed 1
 fn_gen "$OUT/quadruped_test.h5" --robot quadruped --trajectories 256 --steps 220 --seed 2
 train() {  # robot updates

@@ -17,11 +17,12 @@ UPDATES="${1:-2000}"
 SPEED_WINDOWS="${2:-19200}"   # windows per speed run (300 updates at batch 64)
 OUT="${OUT:-out/training_speed}"
 . experiments/lib/pipeline.sh
+. experiments/lib/cartpole_recipe.sh
 lscpu | grep -E "Model name|Flags" | sed 's/Flags:.*\(avx512_bf16\|amx_bf16\).*/bf16: native (\1)/' > "$OUT/cpu.txt"
-for robot in cartpole quadruped; do
-  fn_gen "$OUT/${robot}_train.h5" --robot "$robot" --trajectories 2000 --steps 100 --seed 1
-done
-fn_gen "$OUT/cartpole_test.h5" --robot cartpole --trajectories 512 --steps 220 --seed 2
+cartpole_train 2000
+fn_gen "$OUT/cartpole_train.h5" "${CARTPOLE_TRAIN[@]}"
+fn_gen "$OUT/quadruped_train.h5" --robot quadruped --trajectories 2000 --steps 100 --seed 1
+fn_gen "$OUT/cartpole_test.h5" "${CARTPOLE_TEST[@]}"
 
 settings=("fp32 1" "bf16 1" "fp32 2" "bf16 2")
 models=()
@@ -34,7 +35,7 @@ for s in "fp32 1 1" "bf16 1 1" "fp32 2 1" "bf16 2 1" "fp32 1 2" "fp32 1 3"; do s
     --seed "$3" --precision "$1" --workers "$2" --quiet
   models+=(--model "$dir")
 done
-fn_eval "$OUT/cartpole_eval.json" "${models[@]}" --data "$OUT/cartpole_test.h5" --precision fp32 --horizons 1,15,100,200
+fn_eval "$OUT/cartpole_eval.json" "${models[@]}" --data "$OUT/cartpole_test.h5" --precision fp32 --horizons "$CARTPOLE_HORIZONS"
 
 for robot in cartpole quadruped; do  # speed
   for arch in flashnerd nerd; do
