@@ -270,7 +270,7 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   } else {
     // NeRD reads contacts through fixed probes only; a contact section would be dropped silently
     FN_CHECK(!j.contains("contact"), "arch 'nerd' with a 'contact' section is refused: variable contacts exist "
-             "only for the flashnerd architecture (NeRD reads fixed probes); train with --arch flashnerd to use "
+             "only for the flashnerd architecture (NeRD reads fixed probes); train a flashnerd model to use "
              "contacts");
     const auto& n = field<const nlohmann::json&>(j, "", "nerd");
     read_sizes(n, kNerdSizes, "nerd.", c.nerd);

@@ -26,7 +26,7 @@ std::vector<std::string> check_model_source(const ModelConfig& model, const std:
                                      src.mjcf_hash, ": the robot files differ");
     FN_CHECK_OPTION(allow_other_mjcf, "", what, "; use the model's MJCF, or pass ", option_ref("allow_other_mjcf"),
                     " to run anyway");
-    warnings.push_back(what + " (--allow-other-mjcf given)");
+    warnings.push_back(what + kOtherMjcfAllowed);
   }
   return warnings;
 }

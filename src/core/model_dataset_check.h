@@ -13,6 +13,9 @@
 
 namespace flashnerd {
 
+// The suffix of the warning check_model_source returns when another MJCF was allowed.
+constexpr const char* kOtherMjcfAllowed = " (another MJCF allowed)";
+
 // What a model is about to run on: a dataset, or a robot's MJCF in an environment.
 struct ModelSource {
   std::string what;            // "dataset d.h5", "robot quadruped (robots/quadruped.xml)"

@@ -25,8 +25,8 @@ CoupledBackend::CoupledBackend(std::shared_ptr<const sim::Robot> scene, std::sha
   if (model_) {
     const ModelConfig& c = model_->config();
     FN_CHECK(c.target == PredictionTarget::FreeVelocity, "coupled backend: the model predicts '", target_name(c.target),
-             "'; coupling needs a free-dynamics model (train with --target free_velocity on data from "
-             "gen --free-dynamics)");
+             "'; coupling needs a free-dynamics model (trained to predict free_velocity on data recorded "
+             "with free-dynamics targets)");
     FN_CHECK(c.layout == robot_->layout(), "coupled backend: the model's state layout is not robot '",
              robot_->name(), "'s");
     din_ = features_.input_dim();

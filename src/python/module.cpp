@@ -24,6 +24,7 @@
 #include "engine/engine.h"
 #include "env/factory.h"
 #include "env/vec_env.h"
+#include "python/option_keywords.h"
 #include "rl/policy.h"
 #include "rl/policy_onnx.h"
 #include "env/task_page.h"
@@ -617,6 +618,8 @@ void bind_errors(py::module_& m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const OptionError& e) {  // about one option: named by its keyword (num_envs=)
+      PyErr_SetString(error_type->ptr(), python::keyword_message(e).c_str());
     } catch (const Error& e) {
       PyErr_SetString(error_type->ptr(), e.what());
     }

@@ -7,6 +7,7 @@
 #include "core/contact_row.h"
 #include "core/error.h"
 #include "core/frame_features.h"
+#include "core/option_error.h"
 #include "core/rng.h"
 #include "core/stopwatch.h"
 #include "train/validation.h"
@@ -46,8 +47,8 @@ class FrameRewriter {
         input_(size_t(c.input_dim)), target_(size_t(c.output_dim)), probes_(size_t(std::max(1, c.probe_dim))),
         rows_(size_t(std::max(1, c.contact.capacity)) * kContactRowDim),
         links_(size_t(std::max(1, c.contact.capacity))) {
-    FN_CHECK(c.target == PredictionTarget::Increment, "training on the model's own states (--unroll, --input-noise) "
-             "needs a model that predicts increments; this one predicts ", target_name(c.target));
+    FN_CHECK(c.target == PredictionTarget::Increment, "training on the model's own states (unrolled or noisy "
+             "inputs) needs a model that predicts increments; this one predicts ", target_name(c.target));
     FN_CHECK(features_.input_dim() == c.input_dim, "model input width ", c.input_dim,
              " does not match the dataset's frame features (", features_.input_dim(), ")");
   }
@@ -148,8 +149,8 @@ void unroll_windows(DynamicsModel& model, const Dataset& d, const ModelConfig& c
 void unroll_windows(FrameRewriter& rewriter, DynamicsModel& model, const Dataset& d, const ModelConfig& c,
                     const std::vector<WindowRef>& windows, int count, int k, WindowBatch& batch,
                     UnrolledStates* states) {
-  FN_CHECK(k >= 1 && k < batch.length, "--unroll ", k, " needs windows of more than ", k, " frames (the window has ",
-           batch.length, "); give a smaller --unroll or a longer --window");
+  FN_CHECK_OPTION(k >= 1 && k < batch.length, "unroll", k, " needs windows of more than ", k,
+                  " frames (the window has ", batch.length, "); give a smaller one or a longer ", option_ref("window"));
   FN_ASSERT(count <= batch.batch && count <= int(windows.size()));
   if (count == 0) return;
   const StateCodec& codec = rewriter.codec();
@@ -217,16 +218,17 @@ BatchSource::BatchSource(const Dataset& d, const ModelConfig& c, const Transitio
     : data_(d), config_(c), standardized_(standardized), index_(index), window_(window), own_(own), seed_(seed),
       rank_(rank), world_(world), global_batch_(global_batch), sensor_(sensor),
       slice_(size_t(global_batch / world)) {
-  FN_CHECK(own.unroll >= 0 && own.unroll < window, "--unroll ", own.unroll, " must be in [0, ", window,
-           ") for training windows of ", window, " frames; give a longer --window");
-  FN_CHECK(own.unroll_ramp >= 0, "--unroll-ramp must be >= 0, got ", own.unroll_ramp);
-  FN_CHECK(own.input_noise >= 0 && std::isfinite(own.input_noise), "--input-noise must be >= 0, got ",
-           own.input_noise);
-  FN_CHECK(own.unroll_fraction >= 0 && own.unroll_fraction <= 1 && own.noise_fraction >= 0 &&
-               own.noise_fraction <= 1 &&
-               (own.unroll == 0 || own.input_noise == 0 || own.unroll_fraction + own.noise_fraction <= 1 + 1e-12),
-           "--unroll-fraction and --noise-fraction must be in [0, 1] and, both in use, add up to at most 1, got ",
-           own.unroll_fraction, " and ", own.noise_fraction);
+  FN_CHECK_OPTION(own.unroll >= 0 && own.unroll < window, "unroll", own.unroll, " must be in [0, ", window,
+                  ") for training windows of ", window, " frames; give a longer ", option_ref("window"));
+  FN_CHECK_OPTION(own.unroll_ramp >= 0, "unroll_ramp", "must be >= 0, got ", own.unroll_ramp);
+  FN_CHECK_OPTION(own.input_noise >= 0 && std::isfinite(own.input_noise), "input_noise", "must be >= 0, got ",
+                  own.input_noise);
+  FN_CHECK_OPTION(own.unroll_fraction >= 0 && own.unroll_fraction <= 1 && own.noise_fraction >= 0 &&
+                      own.noise_fraction <= 1 &&
+                      (own.unroll == 0 || own.input_noise == 0 || own.unroll_fraction + own.noise_fraction <= 1 + 1e-12),
+                  "unroll_fraction", "and ", option_ref("noise_fraction"),
+                  " must be in [0, 1] and, both in use, add up to at most 1, got ", own.unroll_fraction, " and ",
+                  own.noise_fraction);
   // made once; refuses a model that cannot take own states before update 1
   if (own.any()) rewriter_ = std::make_unique<FrameRewriter>(d, c, sensor);
 }

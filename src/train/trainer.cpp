@@ -21,6 +21,7 @@
 #include "core/frame_features.h"
 #include "core/model_artifact.h"
 #include "core/model_dataset_check.h"
+#include "core/option_error.h"
 #include "core/output_policy.h"
 #include "core/progress.h"
 #include "core/rng.h"
@@ -49,14 +50,14 @@ std::string short_number(double v) {
 }
 
 void check_options(const TrainOptions& o) {
-  FN_CHECK(!o.out_dir.empty(), "train: no output directory given (--out DIR)");
-  FN_CHECK(o.updates > 0, "train: --updates must be positive, got ", o.updates);
-  FN_CHECK(o.batch > 0, "train: --batch must be positive, got ", o.batch);
-  FN_CHECK(o.lr > 0 && std::isfinite(o.lr), "train: --lr must be positive, got ", o.lr);
+  FN_CHECK_OPTION(!o.out_dir.empty(), "out", "no output directory given");
+  FN_CHECK_OPTION(o.updates > 0, "updates", "must be positive, got ", o.updates);
+  FN_CHECK_OPTION(o.batch > 0, "batch", "must be positive, got ", o.batch);
+  FN_CHECK_OPTION(o.lr > 0 && std::isfinite(o.lr), "lr", "must be positive, got ", o.lr);
   FN_CHECK(o.lr_final >= 0, "train: final learning rate must be >= 0, got ", o.lr_final);
-  FN_CHECK(o.lr_warmup >= 0 && o.lr_warmup < o.updates, "train: --lr-warmup must be in [0, --updates), got ",
-           o.lr_warmup);
-  FN_CHECK(o.valid_every >= 0, "train: --valid-every must be >= 0, got ", o.valid_every);
+  FN_CHECK_OPTION(o.lr_warmup >= 0 && o.lr_warmup < o.updates, "lr_warmup", "must be in [0, ", option_ref("updates"),
+                  " = ", o.updates, "), got ", o.lr_warmup);
+  FN_CHECK_OPTION(o.valid_every >= 0, "valid_every", "must be >= 0, got ", o.valid_every);
   FN_CHECK(o.checkpoint_every >= 0, "train: checkpoint period must be >= 0");
   FN_CHECK(o.valid_fraction >= 0 && o.valid_fraction < 1, "train: validation fraction must be in [0, 1), got ",
            o.valid_fraction);
@@ -78,12 +79,14 @@ nlohmann::json own_state_settings(const OwnStateOptions& o) {
 
 ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes,
                               PredictionTarget target, bool use_contacts) {
-  FN_CHECK(!use_contacts || arch == Arch::FlashNeRD, "variable contacts exist only for the flashnerd "
-           "architecture; NeRD reads fixed probes (--probes on)");
-  FN_CHECK(!use_contacts || d.contact_capacity > 0, "dataset of robot '", d.robot,
-           "' has no contact rows recorded; regenerate it with --contacts on, or train without --variable-contacts");
-  FN_CHECK(!use_probes || d.probe_count > 0, "dataset of robot '", d.robot,
-           "' has no fixed probes recorded; train without probes (--probes off) or regenerate it with probes");
+  FN_CHECK_OPTION(!use_contacts || arch == Arch::FlashNeRD, "variable_contacts", "exist only for the flashnerd "
+                  "architecture; NeRD reads fixed probes instead (", option_ref("probes"), " on)");
+  FN_CHECK_OPTION(!use_contacts || d.contact_capacity > 0, "variable_contacts", "dataset of robot '", d.robot,
+                  "' has no contact rows recorded; regenerate it with contact rows, or train without ",
+                  option_ref("variable_contacts"));
+  FN_CHECK_OPTION(!use_probes || d.probe_count > 0, "probes", "dataset of robot '", d.robot,
+                  "' has no fixed probes recorded; train without probes (", option_ref("probes"),
+                  " off) or regenerate it with probes");
   StateCodec codec(d.layout);
   ModelConfig c;
   c.arch = arch;
@@ -206,8 +209,8 @@ void Trainer::setup_run() {
   check_options(opts_);
   configure_threads();
   data_.validate();
-  FN_CHECK(opts_.batch % dp_.world_size() == 0, "train: the global --batch ", opts_.batch,
-           " must be divisible by the ", dp_.world_size(), " workers (each takes an equal slice)");
+  FN_CHECK_OPTION(opts_.batch % dp_.world_size() == 0, "batch", "the global batch ", opts_.batch,
+                  " must be divisible by the ", dp_.world_size(), " workers (each takes an equal slice)");
   if (!dp_.is_root()) {  // rank 0 reports and writes; the others only compute
     opts_.progress = false;
     opts_.write_plot = false;
@@ -227,44 +230,49 @@ void Trainer::setup_run() {
 void Trainer::check_resumed_parent(const nlohmann::json& settings) const {
   const std::string recorded = settings.contains("finetune") ? settings.at("finetune").value("parent_model", "") : "";
   const std::string given = opts_.init_from.empty() ? "" : resolved_path(opts_.init_from);
-  FN_CHECK((recorded.empty() ? "" : resolved_path(recorded)) == given, "--resume: the checkpoint in ", opts_.out_dir,
-           recorded.empty() ? std::string(" was trained from scratch") : " continues the model " + recorded, ", not ",
-           given.empty() ? std::string("a run from scratch") : "the model " + given,
-           "; resume with the same parent, or start a new run with another --out");
+  FN_CHECK_OPTION((recorded.empty() ? "" : resolved_path(recorded)) == given, "resume", "the checkpoint in ",
+                  opts_.out_dir,
+                  recorded.empty() ? std::string(" was trained from scratch") : " continues the model " + recorded,
+                  ", not ", given.empty() ? std::string("a run from scratch") : "the model " + given,
+                  "; resume with the same parent, or start a new run with another ", option_ref("out"));
   if (recorded.empty()) return;
   const double dropout = settings.at("finetune").value("dropout", 0.0);
-  FN_CHECK(dropout == opts_.dropout, "--resume: the checkpoint was fine-tuned with --dropout ", dropout, ", not ",
-           opts_.dropout, "; resume with the same value");
+  FN_CHECK_OPTION(dropout == opts_.dropout, "dropout", opts_.dropout, " differs from the checkpoint's ", dropout,
+                  " (it was fine-tuned with that); resume with the same value");
 }
 
 void Trainer::resume_configuration() {
   std::string bytes;
   if (dp_.is_root()) {  // the checkpoint lives with rank 0: the others receive its bytes
-    FN_CHECK(std::filesystem::exists(ckpt_path_), "--resume: no checkpoint at ", ckpt_path_,
-             "; run without --resume to start training in ", opts_.out_dir);
+    FN_CHECK_OPTION(std::filesystem::exists(ckpt_path_), "resume", "no checkpoint at ", ckpt_path_,
+                    "; run without ", option_ref("resume"), " to start training in ", opts_.out_dir);
     bytes = CheckpointReader::read_bytes(ckpt_path_, opts_.allow_unsealed);
   }
   dp_.broadcast_bytes(bytes, "the checkpoint broadcast");
   ck_.emplace(std::move(bytes), ckpt_path_, kCheckpointFormat, kCheckpointVersion);
   config_ = ck_->meta().at("config").get<ModelConfig>();
-  FN_CHECK(config_.robot == data_.robot && config_.layout == data_.layout, "--resume: the dataset is of robot '",
-           data_.robot, "' but the checkpoint in ", opts_.out_dir, " was trained on robot '", config_.robot,
-           "'; pass the dataset it was trained on, or start a new run with another --out");
-  FN_CHECK(ck_->meta().value("dataset_fingerprint", "") == fingerprint_, "--resume: the dataset (", fingerprint_,
-           ") is not the one the checkpoint was trained on (", ck_->meta().value("dataset_fingerprint", "?"),
-           "); pass the same file, or start a new run with another --out");
-  FN_CHECK(config_.arch == opts_.arch && config_.preset == opts_.preset, "--resume: the checkpoint is --arch ",
-           arch_name(config_.arch), " --preset ", config_.preset, ", not --arch ", arch_name(opts_.arch),
-           " --preset ", opts_.preset);
+  FN_CHECK_OPTION(config_.robot == data_.robot && config_.layout == data_.layout, "resume", "the dataset is of robot '",
+                  data_.robot, "' but the checkpoint in ", opts_.out_dir, " was trained on robot '", config_.robot,
+                  "'; pass the dataset it was trained on, or start a new run with another ", option_ref("out"));
+  FN_CHECK_OPTION(ck_->meta().value("dataset_fingerprint", "") == fingerprint_, "resume", "the dataset (",
+                  fingerprint_, ") is not the one the checkpoint was trained on (",
+                  ck_->meta().value("dataset_fingerprint", "?"), "); pass the same file, or start a new run with "
+                  "another ", option_ref("out"));
+  FN_CHECK_OPTION(config_.arch == opts_.arch && config_.preset == opts_.preset, "resume", "the checkpoint is ",
+                  option_ref("arch"), " ", arch_name(config_.arch), " ", option_ref("preset"), " ", config_.preset,
+                  ", not ", option_ref("arch"), " ", arch_name(opts_.arch), " ", option_ref("preset"), " ",
+                  opts_.preset);
   const auto& s = ck_->meta().at("settings");
-  FN_CHECK(s.at("seed").get<uint64_t>() == opts_.seed && s.at("batch").get<int>() == opts_.batch,
-           "--resume: the checkpoint was trained with --seed ", s.at("seed").get<uint64_t>(), " --batch ",
-           s.at("batch").get<int>(), "; resume with the same values (they fix the batch sequence)");
+  FN_CHECK_OPTION(s.at("seed").get<uint64_t>() == opts_.seed && s.at("batch").get<int>() == opts_.batch,
+                  "resume", "the checkpoint was trained with ", option_ref("seed"), " ", s.at("seed").get<uint64_t>(),
+                  " and ", option_ref("batch"), " ", s.at("batch").get<int>(),
+                  "; resume with the same values (they fix the batch sequence)");
   const nlohmann::json own = opts_.own.any() ? own_state_settings(opts_.own) : nlohmann::json();
   const nlohmann::json recorded_own = s.contains("own_states") ? s.at("own_states") : nlohmann::json();
-  FN_CHECK(own == recorded_own, "--resume: the checkpoint was trained with own-state settings ",
-           recorded_own.is_null() ? std::string("none") : recorded_own.dump(), ", not ",
-           own.is_null() ? std::string("none") : own.dump(), "; resume with the same --unroll / --input-noise options");
+  FN_CHECK_OPTION(own == recorded_own, "resume", "the checkpoint was trained with own-state settings ",
+                  recorded_own.is_null() ? std::string("none") : recorded_own.dump(), ", not ",
+                  own.is_null() ? std::string("none") : own.dump(), "; resume with the same ", option_ref("unroll"),
+                  " and ", option_ref("input_noise"), " settings");
   check_resumed_parent(s);
   apply_block_choices(opts_, config_, true);
   opts_.window = s.at("window").get<int>();
@@ -272,20 +280,20 @@ void Trainer::resume_configuration() {
   start_ = ck_->meta().at("update").get<int64_t>();
   seconds_before_ = ck_->meta().value("seconds", 0.0);
   rows_ = rows_from_json(ck_->meta().at("log"));
-  FN_CHECK(opts_.updates >= start_, "--resume: the checkpoint is at update ", start_, ", beyond --updates ",
-           opts_.updates, "; give --updates >= ", start_);
+  FN_CHECK_OPTION(opts_.updates >= start_, "updates", opts_.updates, " is before the checkpoint's update ", start_,
+                  "; give at least that many to resume the run");
 }
 
 void Trainer::fresh_configuration() {
-  FN_CHECK(opts_.overwrite || !dp_.is_root() || !std::filesystem::exists(ckpt_path_), opts_.out_dir,
-           " already holds a training checkpoint; pass --resume to continue it, --overwrite to start a new "
-           "run over it, or choose another --out");
+  FN_CHECK_OPTION(opts_.overwrite || !dp_.is_root() || !std::filesystem::exists(ckpt_path_), "out", opts_.out_dir,
+                  " already holds a training checkpoint; pass ", option_ref("resume"), " to continue it, ",
+                  option_ref("overwrite"), " to start a new run over it, or choose another directory");
   if (!opts_.init_from.empty()) {  // continuing a trained artifact: its config, checked against the data
     parent_ = ModelArtifact::load(opts_.init_from);
     config_ = parent_->config;
     // recorded data comes from the real robot, not the model's MJCF: a warning, not a refusal
     for (std::string w : check_model_dataset(config_, opts_.init_from, data_, opts_.data_path, true)) {
-      const size_t flag = w.find(" (--allow-other-mjcf given)");
+      const size_t flag = w.find(kOtherMjcfAllowed);
       if (flag != std::string::npos) w.erase(flag);
       std::fprintf(stderr, "warning: %s\n", w.c_str());
     }
@@ -305,15 +313,15 @@ void Trainer::setup_data() {
   {  // positions past a trajectory's end are always masked: such a window only costs memory
     const double positions = double(opts_.batch) * window_;
     const double batch_bytes = positions * (config_.input_dim + config_.output_dim + 1) * sizeof(float);
-    FN_CHECK(window_ <= data_.steps, "train: --window ", window_, " exceeds the ", data_.steps,
-             " steps of each trajectory of the dataset (a batch of ", opts_.batch, " such windows would need ",
-             format_bytes(batch_bytes), " for its inputs alone); give --window ", data_.steps, " or less");
+    FN_CHECK_OPTION(window_ <= data_.steps, "window", window_, " exceeds the ", data_.steps,
+                    " steps of each trajectory of the dataset (a batch of ", opts_.batch, " such windows would need ",
+                    format_bytes(batch_bytes), " for its inputs alone); give ", data_.steps, " or less");
     MemoryPlan(str_cat("train: a batch of ", opts_.batch, " windows of ", window_, " frames"))
         .add("batch inputs", batch_bytes)
         .add("activations and their gradients", positions * training_floats_per_position(config_) * sizeof(float))
         .add("transition arrays", double(data_.trajectories) * data_.steps *
                                       (config_.input_dim + config_.output_dim + 1) * sizeof(float))
-        .check("lower --batch or --window");
+        .check(str_cat("lower ", option_ref("batch"), " or ", option_ref("window")));
   }
   const bool free_velocity = config_.target == PredictionTarget::FreeVelocity;
   arrays_ = build_transitions(data_, codec_, config_.probe_dim > 0, free_velocity, config_.contact.enabled());
@@ -456,12 +464,12 @@ void Trainer::seed_dropout(int64_t u) const {
 void Trainer::diverged(int64_t u, double loss, double grad_norm) {
   write_logs();
   progress_->finish("diverged");
-  throw Error(str_cat(
+  throw OptionError("", str_cat(
       "training diverged at update ", u + 1, ": the ", std::isfinite(loss) ? "gradient norm" : "loss", " is ",
       std::isfinite(loss) ? grad_norm : loss, ". ",
       last_checkpoint_ >= 0 ? str_cat("The last good checkpoint (update ", last_checkpoint_, ") is kept at ", ckpt_path_)
                             : std::string("No checkpoint was written yet"),
-      "; lower --lr (now ", opts_.lr, ") and start again, or check the dataset for outliers"));
+      "; lower ", option_ref("lr"), " (now ", opts_.lr, ") and start again, or check the dataset for outliers"));
 }
 
 // Validation after update row.update (rank 0 measures, every rank learns the early-stopping

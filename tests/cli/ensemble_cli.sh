@@ -60,5 +60,5 @@ expect_error "ensemble has 2" ppo --task cartpole-balance --backend flashnerd --
 grep -q '"own_state_seconds"' "$TMP/own.json" || fail "summary lacks own_state_seconds"
 grep -q '"own_states"' "$TMP/own/config.json" || fail "the artifact does not record its own-state settings"
 expect_error "resume with the same --unroll" "${TRAIN[@]}" --updates 30 --unroll 2 --resume --out "$TMP/own"
-expect_error "--unroll 12 must be in" "${TRAIN[@]}" --updates 20 --unroll 12 --out "$TMP/own_bad"
+expect_error "--unroll: 12 must be in" "${TRAIN[@]}" --updates 20 --unroll 12 --out "$TMP/own_bad"
 echo "ensemble_cli: all checks passed"

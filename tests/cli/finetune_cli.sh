@@ -42,7 +42,7 @@ expect_error "fine-tuning never writes into its parent" finetune --model "$TMP/m
 expect_error "already holds a model artifact" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/tuned"
 expect_error "--dropout: must be in .0, 1), got 1.5" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/x" --dropout 1.5
 "$FN" gen --robot arm7 --trajectories 4 --steps 10 --seed 1 --out "$TMP/arm.h5" --json > /dev/null || fail "gen arm7"
-expect_error "--lr-warmup must be in" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/x" --updates 10 --lr-warmup 10
+expect_error "--lr-warmup: must be in" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/x" --updates 10 --lr-warmup 10
 # a warm-up: the logged learning rate rises to --lr over the first updates, then decays
 "$FN" finetune --model "$TMP/m" --data "$TMP/real_train.h5" --out "$TMP/warm" --updates 6 --lr 1e-4 --lr-warmup 4 \
   --valid-every 0 --quiet --json > /dev/null || fail "finetune --lr-warmup"

@@ -20,7 +20,7 @@ expect_error "not both" "${TRAIN[@]}" --out "$TMP/m" --overwrite --resume
 same_artifact || fail "a refused run changed the artifact"
 
 # a window longer than the trajectories is refused before any work, with the memory it would take
-expect_error "--window 100000 exceeds the 20 steps of each trajectory of the dataset (a batch of 64 such windows would need" \
+expect_error "--window: 100000 exceeds the 20 steps of each trajectory of the dataset (a batch of 64 such windows would need" \
   "${TRAIN[@]}" --out "$TMP/x" --window 100000
 # --overwrite, but the run fails (NeRD's learned positions are fewer than the window): untouched
 expect_error "learned positions" "${TRAIN[@]}" --out "$TMP/m" --overwrite --arch nerd --window 1000

@@ -2,7 +2,8 @@
 precision that does not exist is refused whatever the backend, a policy with a NaN weight is
 refused by tensor name, a file where a model directory belongs is called a file, set_state and
 write_dataset refuse non-finite or implausible values (|x| > 1e6) by array and index, and
-write_dataset refuses a size beyond memory before allocating it. Run by
+write_dataset refuses a size beyond memory before allocating it; an error about an option names
+the keyword (model=), never a command-line flag. Run by
 ctest (PYTHONPATH=build/python, FLASHNERD_BIN=the flashnerd executable)."""
 import json
 import os
@@ -31,6 +32,16 @@ def test_environments_count_their_buffers_with_their_simulator_state():
     # terabytes in all, and the refusal names the sum, before anything is allocated
     with pytest.raises(Exception, match=r"make_vec: 2147483647 environments would need [0-9.]+ TB"):
         flashnerd.make_vec("quadruped-velocity", num_envs=2**31 - 1)
+
+
+def test_option_errors_name_the_keyword_not_the_flag():
+    # the library names the option field; Python shows it as the keyword its calls take
+    with pytest.raises(flashnerd.Error) as e:
+        flashnerd.make_vec("quadruped-velocity", backend="flashnerd")
+    assert str(e.value).startswith("model=: backend flashnerd needs a trained model"), str(e.value)
+    assert "--" not in str(e.value), str(e.value)
+    with pytest.raises(flashnerd.Error, match=r"^threads=: 4096 exceeds the [0-9]+ cores"):
+        flashnerd.make_vec("cartpole-balance", num_envs=2, threads=4096)
 
 
 def test_unknown_precision_is_refused_on_every_backend():

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/frame_features.h"
 #include "core/model_artifact.h"
+#include "core/option_error.h"
 #include "core/thread_pool.h"
 #include "engine/engine.h"
 #include "eval/engine_step_model.h"
@@ -213,9 +214,11 @@ TEST(OwnStates, UnrolledRunIsDeterministicAndResumesBitForBit) {
   part.updates = 40;
   try {
     train_model(d, part);
-    ADD_FAILURE() << "a resume with another --unroll was accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--unroll"), std::string::npos) << e.what();
+    ADD_FAILURE() << "a resume with another unroll was accepted";
+  } catch (const OptionError& e) {  // the CLI shows it as --resume: ... --unroll
+    EXPECT_EQ(e.field(), "resume");
+    EXPECT_NE(std::string(e.what()).find("resume with the same unroll and input_noise settings"), std::string::npos)
+        << e.what();
   }
 }
 

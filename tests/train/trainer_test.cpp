@@ -203,7 +203,7 @@ TEST(Trainer, BadInputsGiveClearMessages) {
   o.resume = false;
   train_model(good, o);
   msg = error_of([&] { train_model(good, o); });
-  EXPECT_NE(msg.find("--resume"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("already holds a training checkpoint; pass resume to continue it"), std::string::npos) << msg;
 
   // resume with a dataset of another robot, with other data, other settings
   o.resume = true;
@@ -221,11 +221,11 @@ TEST(Trainer, BadInputsGiveClearMessages) {
   TrainOptions nerd = o;
   nerd.arch = Arch::NeRD;
   msg = error_of([&] { train_model(good, nerd); });
-  EXPECT_NE(msg.find("--arch flashnerd"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("resume: the checkpoint is arch flashnerd"), std::string::npos) << msg;
   TrainOptions seed = o;
   seed.seed = 99;
   msg = error_of([&] { train_model(good, seed); });
-  EXPECT_NE(msg.find("--seed 5"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("trained with seed 5"), std::string::npos) << msg;
   EXPECT_EQ(train_model(good, o).updates, 8);  // the right data resumes
 
   // unwritable output directory (a path below a regular file)
