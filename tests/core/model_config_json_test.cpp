@@ -199,7 +199,7 @@ TEST(ModelConfigJson, NerdWithAContactSectionIsRefused) {
   const std::string e = load_error(j);
   EXPECT_NE(e.find("config.json"), std::string::npos) << e;
   EXPECT_NE(e.find("arch 'nerd' with a 'contact' section is refused"), std::string::npos) << e;
-  EXPECT_NE(e.find("--arch flashnerd"), std::string::npos) << e;
+  EXPECT_NE(e.find("train a flashnerd model to use contacts"), std::string::npos) << e;
 }
 
 }  // namespace
