@@ -229,6 +229,14 @@ void report_by_start(const sim::Robot& robot, const Dataset& data, const std::ve
   }
 }
 
+// A table row of rollout errors: the model, all starts, the input noise, counts and NRMSE per horizon.
+std::vector<std::string> rollout_row(const std::string& label, double noise, const eval::RolloutErrors& e) {
+  std::vector<std::string> row = {label, "all", format_number(noise), std::to_string(e.trajectories),
+                                  std::to_string(e.diverged)};
+  for (const auto& he : e.horizons) row.push_back(format_number(he.nrmse));
+  return row;
+}
+
 // --input-noise: the rollouts again with noise on every fed-back state, one run per scale (0 is
 // the clean rollout already measured), into the model's JSON ("input_noise") and one table row
 // per scale above 0.
@@ -251,9 +259,7 @@ void report_input_noise(const EvalArgs& a, eval::StepModel& step_model, const Da
     for (const auto& he : e.horizons) nrmse.push_back(he.nrmse);
     by_scale.push_back({{"scale", scale}, {"trajectories", e.trajectories}, {"diverged", e.diverged}, {"nrmse", nrmse}});
     if (scale == 0) continue;
-    std::vector<std::string> row = {label, "all", format_number(scale), std::to_string(e.trajectories),
-                                    std::to_string(e.diverged)};
-    for (const auto& he : e.horizons) row.push_back(format_number(he.nrmse));
+    std::vector<std::string> row = rollout_row(label, scale, e);
     if (data.layout.floating_base) row.push_back("");  // one-step errors read no fed-back state
     table.push_back(row);
   }
@@ -360,9 +366,7 @@ void run_eval(const EvalArgs& a) {
       j["contact_rows"] = {{"min", rollout.contact_rows_min}, {"mean", rollout.contact_rows_mean},
                            {"max", rollout.contact_rows_max}, {"overflow", rollout.contact_overflow},
                            {"mujoco_buffer_full_frames", rollout.contact_buffer_full}};
-    std::vector<std::string> row = {model_label(cfg, model_dir), "all", "0", std::to_string(errors.trajectories),
-                                    std::to_string(errors.diverged)};
-    for (const auto& he : errors.horizons) row.push_back(format_number(he.nrmse));
+    std::vector<std::string> row = rollout_row(model_label(cfg, model_dir), 0.0, errors);
     eval::OneStepErrors one_step;
     if (data.layout.floating_base) {
       auto teacher = step_model_of(entry, std::min<int>(a.batch, int(eligible.size())), pool);

@@ -324,9 +324,7 @@ void register_train(CLI::App& app) {
   sub.add_option("--preset", o.preset, "Model size: tiny, small, paper-cartpole, paper-franka, paper-g1, paper-anymal")
       ->capture_default_str();
   add_enum_option(sub, "--activation", o.activation,
-                  names_of({FfnActivation::SwiGLU, FfnActivation::GEGLU, FfnActivation::ReGLU, FfnActivation::GLU,
-                            FfnActivation::MishGLU},
-                           activation_name),
+                  names_of(kAllActivations, activation_name),
                   "FlashNeRD's FFN gate (default: the preset's, swiglu)");
   add_enum_option(sub, "--norm", o.norm, names_of({NormKind::RMSNorm, NormKind::LayerNorm}, norm_name),
                   "FlashNeRD's norm (default: the preset's, rmsnorm)");

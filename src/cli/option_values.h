@@ -48,6 +48,13 @@ NameTable<E> names_of(std::initializer_list<E> values, const char* (*name)(E)) {
   for (E v : values) t.push_back({name(v), v});
   return t;
 }
+// The same for the library's list of every value (e.g. kAllActivations).
+template <class E, size_t N>
+NameTable<E> names_of(const E (&values)[N], const char* (*name)(E)) {
+  NameTable<E> t;
+  for (E v : values) t.push_back({name(v), v});
+  return t;
+}
 
 // "a, b or c": the names of a table, as an error message offers them.
 template <class E>

@@ -11,8 +11,9 @@ constexpr double kStartNoise = 0.1;  // rad, m and their rates around hanging at
 
 // The Control Suite's tolerance with bounds [0, 0]: a Gaussian that is 0.1 one margin away.
 double gaussian_tolerance(double x, double margin) {
+  static const double scale = std::sqrt(-2 * std::log(0.1));
   if (x == 0) return 1.0;
-  const double scaled = (x < 0 ? -x : x) / margin * std::sqrt(-2 * std::log(0.1));
+  const double scaled = (x < 0 ? -x : x) / margin * scale;
   return std::exp(-0.5 * scaled * scaled);
 }
 

@@ -13,3 +13,11 @@ expect_error() {
   if "$FN" "$@" > "$TMP/out.txt" 2>&1; then fail "expected failure: $*"; fi
   grep -q -- "$needle" "$TMP/out.txt" || { cat "$TMP/out.txt"; fail "message lacks '$needle': $*"; }
 }
+
+# check_shipped_size NAME MAX_BYTES WHAT FILE...: a shipped artifact stays within its size limit
+check_shipped_size() {
+  local name=$1 max=$2 what=$3 size
+  shift 3
+  size=$(du -cb "$@" | tail -1 | cut -f1)
+  [ "$size" -le "$max" ] || fail "$name: $size bytes, over the $what may take"
+}

@@ -9,8 +9,7 @@ for record in "$MODELS"/*/provenance.json; do
   [ -f "$record" ] || continue
   dir=$(dirname "$record")
   name=$(basename "$dir")
-  size=$(du -cb "$dir/weights.safetensors" "$dir/config.json" | tail -1 | cut -f1)
-  [ "$size" -le $((6 * 1024 * 1024)) ] || fail "$name: $size bytes, over the 6 MB a shipped model may take"
+  check_shipped_size "$name" $((6 * 1024 * 1024)) "6 MB a shipped model" "$dir/weights.safetensors" "$dir/config.json"
   read -r gen_args horizons <<< "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["check"]; print(c["gen"].replace(" ", "\x1f"), ",".join(map(str, c["horizons"])))' "$record")"
   IFS=$'\x1f' read -ra gen <<< "$gen_args"
   "$FN" gen "${gen[@]}" --out "$TMP/$name.h5" --json > /dev/null || fail "$name: gen ${gen[*]}"

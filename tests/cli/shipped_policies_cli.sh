@@ -10,8 +10,7 @@ for record in "$POLICIES"/*/provenance.json; do
   [ -f "$record" ] || continue
   dir=$(dirname "$record")
   name=$(basename "$dir")
-  size=$(du -cb "$dir/policy.safetensors" "$dir/policy.json" | tail -1 | cut -f1)
-  [ "$size" -le $((1024 * 1024)) ] || fail "$name: $size bytes, over the 1 MB a shipped policy may take"
+  check_shipped_size "$name" $((1024 * 1024)) "1 MB a shipped policy" "$dir/policy.safetensors" "$dir/policy.json"
   # the recorded arguments, one per line (an empty one stays an argument)
   mapfile -t eval_args < <(python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["check"]["policy_eval"]))' "$record")
   "$FN" policy-eval --policy "$dir" "${eval_args[@]}" --json > "$TMP/$name.json" || fail "$name: policy-eval ${eval_args[*]}"
