@@ -52,6 +52,10 @@ void add_run_options(CLI::App& sub, RunArgs& r, const std::string& data_help, co
                "(atomically) only when the new run writes its own, the artifact only at the end");
   sub.add_option("--valid-every", r.o.valid_every, "Validate every K updates (0: only at the end)")
       ->capture_default_str();
+  sub.add_option("--patience", r.o.patience,
+                 "Stop after this many validations without a lower validation loss; the best validated weights "
+                 "are exported (0: never)")
+      ->check(at_least(0))->capture_default_str();
   add_quiet_flag(sub, r.o.progress);
   add_enum_option(sub, "--precision", r.o.precision, names_of(train::kTrainingPrecisionNames),
                   "Matrix products: fp32, bf16 (autocast; parameters, Adam, norms and loss stay fp32) or auto "
@@ -358,9 +362,6 @@ void register_finetune(CLI::App& app) {
                   "Output model directory (records its parent and the data)");
   sub.add_option("--dropout", a.run.o.dropout, "Dropout on every residual branch while training")
       ->check(in_range_below(0, 1))->capture_default_str();
-  sub.add_option("--patience", a.run.o.patience,
-                 "Stop after this many validations without improvement; the best is exported (0: never)")
-      ->check(at_least(0))->capture_default_str();
   sub.add_flag("--refit-normalization", a.run.o.refit_normalization,
                "Refit input/target normalization on the new data (default: keep the parent's)");
 }

@@ -378,6 +378,10 @@ void Trainer::setup_model() {
   if (opts_.resume) {
     ck_->module("model", *model_);
     ck_->optimizer("optimizer", *optimizer_);
+    if (stopping_.enabled() && ck_->meta().contains("early_stopping")) {
+      const nlohmann::json& state = ck_->meta().at("early_stopping");
+      stopping_.restore(state, state.at("best_update").get<int64_t>() > 0 ? ck_->blob("early_stopping_best") : "");
+    }
   }
   if (opts_.resume && ck_->meta().at("settings").contains("finetune"))
     settings_["finetune"] = ck_->meta().at("settings").at("finetune");  // the parent recorded at the start
@@ -506,7 +510,12 @@ void Trainer::save(int64_t update, double seconds) {
   CheckpointWriter w;
   w.module("model", *model_);
   w.optimizer("optimizer", *optimizer_);
-  w.commit(ckpt_path_, checkpoint_meta(update, seconds));
+  nlohmann::json meta = checkpoint_meta(update, seconds);
+  if (stopping_.enabled()) {
+    meta["early_stopping"] = stopping_.state();
+    if (stopping_.has_best()) w.blob("early_stopping_best", stopping_.best_weights_bytes());
+  }
+  w.commit(ckpt_path_, meta);
   last_checkpoint_ = update;
   write_logs();
   result_.split.checkpoint += seconds_since(tc);
@@ -549,7 +558,9 @@ TrainResult Trainer::run() {
   const int64_t ckpt_every = opts_.checkpoint_every > 0 ? opts_.checkpoint_every : opts_.valid_every;
   OpProfiler op_profiler;
   const int64_t profile_from = start_ + std::min<int64_t>(5, (opts_.updates - start_) / 2);
-  for (int64_t u = start_; u < opts_.updates; ++u) {
+  // a run that stopped early and was killed before its export ends where it stopped
+  if (stopping_.stopped()) result_.stopped_early = true;
+  for (int64_t u = start_; u < opts_.updates && !stopping_.stopped(); ++u) {
     if (opts_.profile_updates > 0 && u == profile_from) op_profiler.start();
     if (op_profiler.running() && u == profile_from + opts_.profile_updates) {
       result_.op_profile = op_profiler.stop();

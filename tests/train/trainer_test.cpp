@@ -100,6 +100,42 @@ TEST(Trainer, ResumedRunEqualsUninterruptedBitForBit) {
   }
 }
 
+// Early stopping's best weights and counters travel in the checkpoint: a run killed after its
+// best validation stops where the uninterrupted one does and exports the same weights.
+TEST(Trainer, EarlyStoppedRunResumesBitForBit) {
+  const Dataset d = make_pendulum_dataset({12, 25, 3, "pendulum", 0.05});
+  TrainOptions whole = quick_options(temp_dir("early_whole"), Arch::FlashNeRD);
+  whole.updates = 200;
+  whole.valid_every = 4;
+  whole.checkpoint_every = 4;
+  whole.patience = 2;
+  whole.lr = 0.03;  // a rate that overshoots, so validation stops improving well before the end
+  const TrainResult rw = train_model(d, whole);
+  ASSERT_TRUE(rw.stopped_early) << "the run did not stop early; the test needs one that does";
+  ASSERT_GT(rw.best_update, 0);
+  ASSERT_LT(rw.best_update + 1, rw.updates);
+
+  TrainOptions part = whole;
+  part.out_dir = temp_dir("early_part");
+  part.stop_at = rw.best_update + 1;  // killed between the best validation and the stop
+  train_model(d, part);
+  part.stop_at = 0;
+  part.resume = true;
+  const TrainResult r2 = train_model(d, part);
+  EXPECT_TRUE(r2.stopped_early);
+  EXPECT_EQ(r2.updates, rw.updates);
+  EXPECT_EQ(r2.best_update, rw.best_update);
+  EXPECT_EQ(r2.valid_loss, rw.valid_loss);
+  EXPECT_EQ(read_file(part.out_dir + "/weights.safetensors"), read_file(whole.out_dir + "/weights.safetensors"))
+      << "the resumed run exported other weights than the uninterrupted one";
+
+  part.resume = true;  // killed after the stop's checkpoint, before its export: it ends there
+  fs::remove(part.out_dir + "/weights.safetensors");
+  const TrainResult r3 = train_model(d, part);
+  EXPECT_EQ(r3.updates, rw.updates);
+  EXPECT_EQ(read_file(part.out_dir + "/weights.safetensors"), read_file(whole.out_dir + "/weights.safetensors"));
+}
+
 TEST(Trainer, DropoutIsSeededSoRunsRepeatAndResumeBitForBit) {
   const Dataset d = make_pendulum_dataset({12, 25, 3, "pendulum", 0.05});
   TrainOptions whole = quick_options(temp_dir("dropout_whole"), Arch::FlashNeRD);
