@@ -133,6 +133,7 @@ void register_rollout(CLI::App& app);
 void register_couple(CLI::App& app);
 void register_info(CLI::App& app);
 void register_ppo(CLI::App& app);
+void register_fit(CLI::App& app);
 void register_policy_eval(CLI::App& app);
 void register_bench_env(CLI::App& app);
 void register_policy_video(CLI::App& app);

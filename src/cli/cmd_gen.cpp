@@ -7,6 +7,7 @@
 #include "cli/cli_common.h"
 #include "cli/env_options.h"
 #include "cli/option_values.h"
+#include "cli/robot_options.h"
 #include "core/atomic_file.h"
 #include "core/dataset.h"
 #include "core/error.h"
@@ -188,21 +189,7 @@ void register_gen(CLI::App& app) {
       ->capture_default_str();
   sub.add_option("--policy-envs", a.policy_envs, "Environments the policy runs in at once (--policy)")
       ->check(in_range(1, 1 << 20))->capture_default_str();
-  sub.add_option("--control-dt", a.overrides.control_timestep, "Control timestep in seconds (multiple of the physics step)")
-      ->check(positive());
-  add_enum_option(sub, "--command-process", a.overrides.command_process, names_of(sim::kCommandProcessNames),
-                  "How commands are drawn (default: the robot's)");
-  sub.add_option("--hold-steps", a.overrides.hold_steps, "Steps a command is held (hold)")->check(at_least(1));
-  // a coefficient >= 1 makes the commands diverge
-  sub.add_option("--ar1-coefficient", a.overrides.ar1_coefficient, "AR(1) coefficient (ar1)")
-      ->check(in_range_below(0, 1));
-  sub.add_option("--ar1-amplitude", a.overrides.ar1_amplitude, "AR(1) amplitude around the nominal command (ar1)")
-      ->check(at_least(0));
-  sub.add_option("--robot-body", a.overrides.robot_body,
-                 "The robot's body tree(s): the top body of each, comma-separated (default: the trees the "
-                 "actuators move); other trees are simulated as unrecorded objects");
-  sub.add_option("--contact-capacity", a.overrides.contact_capacity, "Contact rows kept per frame (K)")
-      ->check(at_least(0));
+  add_robot_override_options(sub, a.overrides);
 }
 
 }  // namespace flashnerd::cli

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   flashnerd::cli::register_train(app);
   flashnerd::cli::register_finetune(app);
   flashnerd::cli::register_ppo(app);
+  flashnerd::cli::register_fit(app);
 #endif
   flashnerd::cli::register_import(app);
   flashnerd::cli::register_policy_eval(app);

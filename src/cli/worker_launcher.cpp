@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/child_process.h"
 #include "core/error.h"
 #include "core/loopback_port.h"
 #include "engine/blas.h"
@@ -37,15 +38,6 @@ std::vector<std::string> own_command_line() {
   }
   FN_CHECK(!args.empty(), "cannot read this process's command line from /proc/self/cmdline");
   return args;
-}
-
-std::string describe_status(int status) {
-  if (WIFEXITED(status)) return str_cat("exited with status ", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    return str_cat("was killed by signal ", sig, " (", strsignal(sig), ")");
-  }
-  return "ended abnormally";
 }
 
 }  // namespace
@@ -135,9 +127,9 @@ void run_local_workers(int workers, const std::string& job, const std::string& r
   std::string others;
   for (size_t i = 0; i < failed.size(); ++i)
     if (i != cause)
-      others += str_cat(others.empty() ? "" : "; ", "rank ", failed[i].rank, " ", describe_status(failed[i].status),
+      others += str_cat(others.empty() ? "" : "; ", "rank ", failed[i].rank, " ", describe_exit_status(failed[i].status),
                         i < spontaneous ? "" : " when stopped");
-  throw Error(str_cat(job, ": worker rank ", failed[cause].rank, " ", describe_status(failed[cause].status),
+  throw Error(str_cat(job, ": worker rank ", failed[cause].rank, " ", describe_exit_status(failed[cause].status),
                       WIFEXITED(failed[cause].status) ? " (its error is above)" : "",
                       "; the other workers were stopped", others.empty() ? std::string() : str_cat(" (", others, ")"),
                       ". ", resume_hint));

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 
 namespace flashnerd {
@@ -15,5 +16,7 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
     throw Error(str_cat(what, " '", path, "' is not valid JSON: ", e.what()));
   }
 }
+
+void write_json_file(const std::string& path, const nlohmann::json& j) { write_file_atomic(path, j.dump(1) + "\n"); }
 
 }  // namespace flashnerd
