@@ -11,6 +11,8 @@
 //   OUT/eval.json, OUT/eval/   held-out rollout NRMSE against horizon (members, mean), plots
 //   OUT/calibrate.json, OUT/calibrate/   disagreement against error (ensembles)
 //   OUT/provenance.json, OUT/timing.json, OUT/logs/
+#include <memory>
+
 #include "cli/fit_run.h"
 #include "cli/option_values.h"
 #include "cli/robot_options.h"
@@ -20,16 +22,17 @@
 namespace flashnerd::cli {
 
 void register_fit(CLI::App& app) {
-  CLI::App* sub_ptr = nullptr;
+  // the callback needs the subcommand (which flags were given), made by add_command itself
+  auto subcommand = std::make_shared<CLI::App*>(nullptr);
   auto [sub, a] = add_command<FitArgs>(
       app, "fit",
       "From a robot to a trained, evaluated and calibrated model or ensemble: MuJoCo data, members trained side "
       "by side, held-out rollout error, calibration, provenance. Resumable: rerun the same command after a kill",
-      [&sub_ptr](const FitArgs& args) {
-        Fit fit(args, *sub_ptr);
+      [subcommand](const FitArgs& args) {
+        Fit fit(args, **subcommand);
         fit.run();
       });
-  sub_ptr = &sub;
+  *subcommand = &sub;
   FitPlan& p = a.plan;
   sub.add_option("--robot", p.robot, "Built-in robot name or a robot spec (.json)");
   sub.add_option("--mjcf", a.mjcf, "Any MJCF file (sampler defaults from its joint and actuator ranges)");
@@ -53,6 +56,7 @@ void register_fit(CLI::App& app) {
   sub.add_option("--test-trajectories", p.data.test_trajectories, "Held-out trajectories for the evaluation")
       ->check(positive())->capture_default_str();
   add_enum_option(sub, "--contacts", p.data.contacts, on_off(), "Record contact rows (for --variable-contacts)");
+  sub.add_flag("--climbing-probes", p.data.climbing_probes, "Record the robot's climbing probe set (quadruped)");
   sub.add_option("--policy-data", p.data.policy,
                  "A policy (flashnerd ppo's policy/) whose MuJoCo trajectories join the training data");
   sub.add_option("--policy-trajectories", p.data.policy_trajectories,

@@ -42,6 +42,7 @@ nlohmann::json to_json(const FitPlan& p) {
             {"test_trajectories", p.data.test_trajectories},
             {"check_trajectories", p.data.check_trajectories},
             {"contacts", p.data.contacts},
+            {"climbing_probes", p.data.climbing_probes},
             {"policy", p.data.policy},
             {"policy_trajectories", p.data.policy_trajectories}}},
           {"training",
@@ -75,6 +76,7 @@ FitPlan fit_plan_from_json(const nlohmann::json& j, const std::string& origin) {
     p.data.test_trajectories = d.at("test_trajectories").get<int64_t>();
     p.data.check_trajectories = d.at("check_trajectories").get<int64_t>();
     p.data.contacts = d.at("contacts").get<bool>();
+    p.data.climbing_probes = d.at("climbing_probes").get<bool>();
     p.data.policy = d.at("policy").get<std::string>();
     p.data.policy_trajectories = d.at("policy_trajectories").get<int64_t>();
     const auto& t = j.at("training");

@@ -18,6 +18,7 @@ struct FitData {
   int64_t test_trajectories = 256;
   int64_t check_trajectories = 32;
   bool contacts = false;           // record contact rows (variable-contact models)
+  bool climbing_probes = false;    // the robot's climbing probe set instead of its foot probes
   std::string policy;              // on-policy data: a policy whose MuJoCo trajectories join the training data
   int64_t policy_trajectories = 0;  // 0: a quarter of train_trajectories
 };
@@ -28,7 +29,7 @@ struct FitTraining {
   int batch = 256;
   double lr = 1e-3;
   std::string precision = "auto";
-  int patience = 4;     // validations without a lower validation loss before a member stops
+  int patience = 8;     // validations without a lower validation loss before a member stops (a third of a run)
   int valid_every = 0;  // 0: a 25th of the updates, at least 50
   bool variable_contacts = false;
 };

@@ -81,6 +81,7 @@ void Fit::write_provenance() {
   const nlohmann::json fitted = fitted_row(rows, model_dir);
   nlohmann::json members = nlohmann::json::array();
   double rate = 0;
+  int64_t trained_updates = 0;  // early-stopped members trained fewer than planned
   std::string precision;
   for (int i = 0; i < plan_.members; ++i) {
     const nlohmann::json t = read_json_file(at(str_cat("logs/train_member_", i, ".json")));
@@ -91,6 +92,7 @@ void Fit::write_provenance() {
       if (r.at("model").get<std::string>() == member_dir(i)) m["rollout_nrmse"] = r.at("nrmse");
     members.push_back(m);
     rate += t.at("windows_per_second").get<double>();
+    trained_updates += t.at("updates").get<int64_t>();
     precision = t.value("precision", "");
   }
   const engine::CpuFeatures& cpu = engine::cpu_features();
@@ -109,7 +111,7 @@ void Fit::write_provenance() {
       {"updates", updates()},
       {"batch", plan_.training.batch},
       {"windows", updates() * plan_.training.batch},
-      {"windows_total", updates() * plan_.training.batch * plan_.members},
+      {"windows_total", trained_updates * plan_.training.batch},
       {"windows_per_second", rate},
       {"seconds", fs::exists(at("timing.json")) ? read_json_file(at("timing.json")) : nlohmann::json::object()},
       {"member_training", members},
@@ -128,7 +130,11 @@ void Fit::write_provenance() {
   if (!plan_.init_from.empty()) {
     const fs::path parent = fs::path(plan_.init_from) / "provenance.json";
     record["init_from"] = plan_.init_from;
-    if (fs::exists(parent)) record["history"] = read_json_file(parent.string());
+    if (fs::exists(parent)) {
+      record["history"] = read_json_file(parent.string());
+      const int64_t before = record["history"].value("windows_total", int64_t(0));
+      record["windows_total"] = record["windows_total"].get<int64_t>() + before;  // the chain that led here
+    }
     for (const auto& r : rows)
       if (r.at("model").get<std::string>().find(plan_.init_from) == 0) record["init_from_rollout_nrmse"] = r.at("nrmse");
   }

@@ -33,6 +33,7 @@ const std::vector<std::pair<const char*, const char*>> kPlanFlags = {
     {"--robot", "/robot"}, {"--task", "/task"}, {"--init-from", "/init_from"}, {"--members", "/members"},
     {"--jobs", "/jobs"}, {"--seed", "/seed"}, {"--trajectories", "/data/train_trajectories"},
     {"--steps", "/data/steps"}, {"--test-trajectories", "/data/test_trajectories"}, {"--contacts", "/data/contacts"},
+    {"--climbing-probes", "/data/climbing_probes"},
     {"--policy-data", "/data/policy"}, {"--policy-trajectories", "/data/policy_trajectories"},
     {"--arch", "/training/arch"}, {"--preset", "/training/preset"}, {"--batch", "/training/batch"},
     {"--lr", "/training/lr"}, {"--precision", "/training/precision"}, {"--patience", "/training/patience"},
@@ -100,6 +101,26 @@ int64_t last_update_in_log(const std::string& path) {
   return last;
 }
 
+// Windows per second between update `from` and the last row of a train_log.csv: the rate
+// once the first updates' warm-up is over.
+double steady_rate(const std::string& csv, int from, int batch) {
+  std::ifstream f(csv);
+  FN_CHECK(f.good(), "fit: the rate measurement wrote no ", csv);
+  std::string line;
+  std::getline(f, line);  // header: update,lr,train_loss,valid_loss,valid_rollout_nrmse,seconds
+  double t_from = -1, t_last = -1;
+  int64_t last = 0;
+  while (std::getline(f, line)) {
+    const int64_t update = std::stoll(line.substr(0, line.find(',')));
+    const double seconds = std::stod(line.substr(line.rfind(',') + 1));
+    if (update == from) t_from = seconds;
+    last = update;
+    t_last = seconds;
+  }
+  FN_CHECK(t_from >= 0 && t_last > t_from, "fit: ", csv, " holds no timed updates after ", from);
+  return double(last - from) * batch / (t_last - t_from);
+}
+
 // The last lines of a child's log, for the error that reports its failure.
 std::string log_tail(const std::string& path, int lines) {
   std::ifstream f(path);
@@ -161,6 +182,7 @@ std::vector<std::string> Fit::gen_args(const std::string& which) const {
   const uint64_t seed = plan_.seed + (train ? 0 : which == "test" ? 1 : which == "check" ? 2 : 3);
   std::vector<std::string> a = {"--trajectories", std::to_string(trajectories), "--steps", std::to_string(steps),
                                 "--seed", std::to_string(seed), "--contacts", d.contacts ? "on" : "off"};
+  if (d.climbing_probes) a.push_back("--climbing-probes");
   if (which == "policy") a.insert(a.end(), {"--policy", d.policy});
   return a;
 }
@@ -201,7 +223,7 @@ void Fit::stage_budget() {
   const FitTraining& t = plan_.training;
   std::vector<Job> probes;
   const int n = std::min(plan_.jobs, plan_.members);
-  constexpr int kProbeUpdates = 20;
+  constexpr int kProbeUpdates = 40, kProbeWarmup = 10;
   for (int i = 0; i < n; ++i) {
     const std::string out = at(str_cat("budget/probe_", i)), summary = at(str_cat("budget/probe_", i, ".json"));
     fs::create_directories(at("budget"));
@@ -217,8 +239,8 @@ void Fit::stage_budget() {
   if (!args_.common.json && args_.progress) std::fprintf(stderr, "fit: budget: measuring the training rate\n");
   run_jobs("budget", probes, n);
   double rate = 0;
-  for (const auto& p : probes) {
-    const double r = read_json_file(p.summary).at("windows_per_second").get<double>();
+  for (int i = 0; i < n; ++i) {
+    const double r = steady_rate(at(str_cat("budget/probe_", i, "/train_log.csv")), kProbeWarmup, t.batch);
     rate = rate == 0 ? r : std::min(rate, r);
   }
   const double data_seconds = timing_.value("data", 0.0);
