@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs `flashnerd gen` (small: 8 trajectories of 20 steps) on every MuJoCo sample model of
 # Debian's libmujoco-samples (/usr/share/mujoco/model), and with --train also a tiny train
-# and a 1-step eval, then prints one table row per model: what gen records, how many parts
-# it warns about, or the first words of the refusal. docs/ROBOTS.md quotes its output.
-# Usage: experiments/mujoco_samples/run.sh [--train] [PATH/TO/flashnerd]
+# and a 1-step eval, with --fit a tiny `flashnerd fit` (an ensemble of 2 tiny members, its
+# evaluation and calibration), then prints one table row per model: what gen records, how
+# many parts it warns about, or the first words of the refusal. docs/ROBOTS.md quotes its output.
+# Usage: experiments/mujoco_samples/run.sh [--train | --fit] [PATH/TO/flashnerd]
 # Needs: apt-get install libmujoco-samples
 set -uo pipefail
-TRAIN=0
+TRAIN=0 FIT=0
 if [ "${1:-}" = "--train" ]; then TRAIN=1; shift; fi
+if [ "${1:-}" = "--fit" ]; then FIT=1; shift; fi
 FN="${1:-$(dirname "$0")/../../build/src/cli/flashnerd}"
 MODELS=/usr/share/mujoco/model
 [ -d "$MODELS" ] || { echo "no $MODELS: apt-get install libmujoco-samples"; exit 1; }
@@ -41,6 +43,16 @@ row() {
       result="gen, train, eval"
     else
       result="gen; train/eval failed: $(grep -m1 'error' "$OUT/train.txt" "$OUT/eval.txt" | cut -c1-80)"
+    fi
+  fi
+  if [ "$FIT" = 1 ]; then
+    rm -rf "$OUT/fit"
+    if "$FN" fit --mjcf "$MODELS/$file" "$@" --trajectories 16 --steps 20 --test-trajectories 4 --horizons 1,5 \
+        --windows 640 --batch 16 --members 2 --preset tiny --precision fp32 --quiet --json --out "$OUT/fit" \
+        > "$OUT/fit.json" 2> "$OUT/fit.err"; then
+      result="gen, fit (H=1 NRMSE of the mean $(python3 -c 'import json,sys; print("%.3g" % json.load(open(sys.argv[1]))["nrmse"][0])' "$OUT/fit.json"))"
+    else
+      result="gen; fit failed: $(grep -m1 'error' "$OUT/fit.err" | cut -c1-100)"
     fi
   fi
   printf '| %s | %s | %s |\n' "$label" "$result" "$summary"

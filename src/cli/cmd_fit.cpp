@@ -46,6 +46,9 @@ void register_fit(CLI::App& app) {
   sub.add_option("--members", p.members, "Ensemble members (1: one model)")->check(in_range(1, 16))->capture_default_str();
   sub.add_option("--jobs", p.jobs, "Members trained at once, one core each (default: one per core)")
       ->check(at_least(1));
+  sub.add_option("--workers", p.workers,
+                 "Data-parallel processes per member (default: the cores the --jobs leave; train --workers)")
+      ->check(at_least(1));
   sub.add_option("--seed", p.seed, "Seed of the data (train: seed, test: +1, check: +2) and of member I (seed+I)")
       ->capture_default_str();
   sub.add_option("--trajectories", p.data.train_trajectories,

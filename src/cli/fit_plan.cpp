@@ -15,6 +15,10 @@ void FitPlan::complete(bool floating_base, int trajectory_steps, unsigned cores)
   if (horizons.empty())
     horizons = floating_base ? std::vector<int64_t>{1, 15, 50, 100, 200} : std::vector<int64_t>{1, 15, 100, 200};
   if (jobs == 0) jobs = std::max(1, std::min(members, int(std::max(1u, cores))));
+  if (workers == 0) {
+    workers = std::max(1, int(std::max(1u, cores)) / jobs);
+    while (training.batch % workers != 0) --workers;  // each worker takes an equal slice of a batch
+  }
   if (budget_seconds == 0 && windows == 0) budget_seconds = 30 * 60;
 }
 
@@ -35,6 +39,7 @@ nlohmann::json to_json(const FitPlan& p) {
           {"init_from", p.init_from},
           {"members", p.members},
           {"jobs", p.jobs},
+          {"workers", p.workers},
           {"seed", p.seed},
           {"data",
            {{"train_trajectories", p.data.train_trajectories},
@@ -69,6 +74,7 @@ FitPlan fit_plan_from_json(const nlohmann::json& j, const std::string& origin) {
     p.init_from = j.at("init_from").get<std::string>();
     p.members = j.at("members").get<int>();
     p.jobs = j.at("jobs").get<int>();
+    p.workers = j.value("workers", 1);  // plans written before fit trained data-parallel members
     p.seed = j.at("seed").get<uint64_t>();
     const auto& d = j.at("data");
     p.data.train_trajectories = d.at("train_trajectories").get<int64_t>();
@@ -76,7 +82,7 @@ FitPlan fit_plan_from_json(const nlohmann::json& j, const std::string& origin) {
     p.data.test_trajectories = d.at("test_trajectories").get<int64_t>();
     p.data.check_trajectories = d.at("check_trajectories").get<int64_t>();
     p.data.contacts = d.at("contacts").get<bool>();
-    p.data.climbing_probes = d.at("climbing_probes").get<bool>();
+    p.data.climbing_probes = d.value("climbing_probes", false);
     p.data.policy = d.at("policy").get<std::string>();
     p.data.policy_trajectories = d.at("policy_trajectories").get<int64_t>();
     const auto& t = j.at("training");
@@ -95,7 +101,10 @@ FitPlan fit_plan_from_json(const nlohmann::json& j, const std::string& origin) {
     throw Error(str_cat(origin, ": ", e.what()));
   }
   FN_CHECK(p.members >= 1 && p.members <= 16, origin, ": members must be in [1, 16], got ", p.members);
-  FN_CHECK(p.jobs >= 1, origin, ": jobs must be at least 1, got ", p.jobs);
+  FN_CHECK(p.jobs >= 1 && p.workers >= 1, origin, ": jobs and workers must be at least 1, got ", p.jobs, " and ",
+           p.workers);
+  FN_CHECK(p.training.batch % p.workers == 0, origin, ": training.batch ", p.training.batch,
+           " must be divisible by the ", p.workers, " workers");
   FN_CHECK(p.data.train_trajectories > 0 && p.data.steps > 0 && p.data.test_trajectories > 0 &&
                p.data.check_trajectories > 0,
            origin, ": data.train_trajectories, steps, test_trajectories and check_trajectories must be positive");

@@ -40,6 +40,7 @@ struct FitPlan {
   std::string init_from;
   int members = 4;
   int jobs = 0;  // members trained at once; 0: one per core
+  int workers = 0;  // data-parallel processes per member; 0: the cores the jobs leave (one member on 2 cores: 2)
   uint64_t seed = 1;
   FitData data;
   FitTraining training;

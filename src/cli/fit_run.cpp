@@ -31,7 +31,7 @@ namespace {
 // agree with the recorded plan.
 const std::vector<std::pair<const char*, const char*>> kPlanFlags = {
     {"--robot", "/robot"}, {"--task", "/task"}, {"--init-from", "/init_from"}, {"--members", "/members"},
-    {"--jobs", "/jobs"}, {"--seed", "/seed"}, {"--trajectories", "/data/train_trajectories"},
+    {"--jobs", "/jobs"}, {"--workers", "/workers"}, {"--seed", "/seed"}, {"--trajectories", "/data/train_trajectories"},
     {"--steps", "/data/steps"}, {"--test-trajectories", "/data/test_trajectories"}, {"--contacts", "/data/contacts"},
     {"--climbing-probes", "/data/climbing_probes"},
     {"--policy-data", "/data/policy"}, {"--policy-trajectories", "/data/policy_trajectories"},
@@ -232,6 +232,7 @@ void Fit::stage_budget() {
                                   "--precision", t.precision, "--updates", std::to_string(kProbeUpdates),
                                   "--valid-every", "0", "--seed", std::to_string(plan_.seed + uint64_t(i))};
     if (t.variable_contacts) a.push_back("--variable-contacts");
+    if (plan_.workers > 1) a.insert(a.end(), {"--workers", std::to_string(plan_.workers)});
     ChildCommand c = command(a, summary, str_cat("budget_probe_", i));
     c.env = {{"OPENBLAS_NUM_THREADS", "1"}};
     probes.push_back({str_cat("probe_", i), c, summary});
@@ -276,7 +277,8 @@ void Fit::stage_members() {
   std::vector<std::string> parents;
   if (!plan_.init_from.empty()) parents = model_member_dirs(plan_.init_from);
   // members side by side share the cores; libtorch keeps one intra-op thread each
-  const unsigned blas_threads = std::max(1u, std::thread::hardware_concurrency() / unsigned(plan_.jobs));
+  const unsigned blas_threads =
+      std::max(1u, std::thread::hardware_concurrency() / unsigned(plan_.jobs * plan_.workers));
   std::vector<Job> jobs;
   std::vector<std::string> names;
   for (int i = 0; i < plan_.members; ++i) {
@@ -289,6 +291,7 @@ void Fit::stage_members() {
                                   "--seed", std::to_string(plan_.seed + uint64_t(i))};
     if (t.variable_contacts) a.push_back("--variable-contacts");
     if (!parents.empty()) a.insert(a.end(), {"--init-from", parents[size_t(i) % parents.size()]});
+    if (plan_.workers > 1) a.insert(a.end(), {"--workers", std::to_string(plan_.workers)});
     // a checkpoint continues; a member killed before its first one starts again
     a.push_back(fs::exists(fs::path(out) / "checkpoint.pt") ? "--resume" : "--overwrite");
     ChildCommand c = command(a, summary, str_cat("train_member_", i));

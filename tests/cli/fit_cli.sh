@@ -56,4 +56,12 @@ expect_error "is not h, m or s" fit --robot cartpole --budget 20x --out "$TMP/un
 expect_error "give --robot" fit --out "$TMP/none"
 expect_error "fewer than 50 updates" fit --robot cartpole --trajectories 100 --test-trajectories 8 --members 2 \
   --preset tiny --precision fp32 --budget 70s --out "$TMP/small"
+# on-policy data: the shipped swing-up policy's MuJoCo trajectories join the random ones
+"$FN" fit --robot cartpole --trajectories 100 --test-trajectories 8 --windows 3200 --batch 32 --members 1 \
+  --preset tiny --precision fp32 --horizons 1,15 --policy-data "$(dirname "$0")/../../models/policies/cartpole_swingup" \
+  --policy-trajectories 20 --quiet --out "$TMP/policy" > /dev/null 2>&1 || fail "fit --policy-data"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["trajectories"] == 120' "$TMP/policy/data/merge.json" ||
+  fail "fit --policy-data: the training data is not 100 random + 20 on-policy trajectories"
+[ -f "$TMP/policy/model/config.json" ] || fail "fit --members 1 wrote no plain model in model/"
+
 echo "fit_cli: killed three times and resumed, the fit equals an uninterrupted one; bad plans refused"
