@@ -248,6 +248,9 @@ void Fit::stage_budget() {
   // evaluation and calibration: measured at about 5% of a fit, at least a minute
   const double reserve = std::max(60.0, 0.05 * plan_.budget_seconds);
   const double train_seconds = plan_.budget_seconds - data_seconds - timing_.value("budget", 0.0) - reserve;
+  FN_CHECK(train_seconds > 0, "fit --budget ", format_duration(plan_.budget_seconds), " is spent before training: ",
+           "data ", format_duration(data_seconds), ", the rate measurement ", format_duration(timing_.value("budget", 0.0)),
+           " and the evaluation's reserve ", format_duration(reserve), ". Give a larger --budget");
   const int rounds = (plan_.members + plan_.jobs - 1) / plan_.jobs;
   // validation and checkpoints take about a tenth of a member's time
   const int64_t per_member = int64_t(0.9 * train_seconds / rounds * rate / t.batch);
