@@ -41,8 +41,8 @@ init=()
 stage="models/.$NAME.staging"
 rm -rf "$stage"
 mkdir -p "$stage"
-cp -r "$OUT/model/." "$stage/"
-rm -f "$stage"/checkpoint.pt "$stage"/member_*/checkpoint.pt "$stage"/*.lock "$stage"/member_*/*.lock
+(cd "$OUT/model" && find . \( -name config.json -o -name weights.safetensors -o -name ensemble.json \) \
+  -exec cp --parents {} "$OLDPWD/$stage/" \;)  # the artifact only: no checkpoints, logs or plots
 cp "$OUT/robot.json" "$OUT/provenance.json" "$stage/"
 rm -rf "models/.$NAME.old"
 [ -d "models/$NAME" ] && mv "models/$NAME" "models/.$NAME.old"
