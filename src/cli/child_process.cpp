@@ -11,11 +11,27 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "core/error.h"
 
 namespace flashnerd::cli {
+
+std::vector<std::string> own_command_line() {
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  const std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  for (size_t start = 0; start < all.size();) {
+    const size_t end = all.find('\0', start);
+    args.push_back(all.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  FN_CHECK(!args.empty(), "cannot read this process's command line from /proc/self/cmdline");
+  return args;
+}
 
 std::string describe_exit_status(int status) {
   if (WIFEXITED(status)) return str_cat("exited with status ", WEXITSTATUS(status));

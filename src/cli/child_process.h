@@ -39,6 +39,9 @@ class ChildProcess {
   int status_ = 0;
 };
 
+// This process's own argv, as the kernel recorded it (/proc/self/cmdline).
+std::vector<std::string> own_command_line();
+
 // How a waitpid status reads in a message.
 std::string describe_exit_status(int status);
 

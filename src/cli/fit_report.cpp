@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "cli/fit_run.h"
 #include "core/error.h"
@@ -40,20 +38,6 @@ std::string today() {
   const std::time_t now = std::time(nullptr);
   std::strftime(buf, sizeof buf, "%F", std::gmtime(&now));
   return buf;
-}
-
-// This process's command line, as the user typed it (program name as "flashnerd").
-std::string own_command() {
-  std::ifstream f("/proc/self/cmdline", std::ios::binary);
-  const std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::string out = "flashnerd";
-  size_t start = all.find('\0');
-  while (start != std::string::npos && start + 1 < all.size()) {
-    const size_t end = all.find('\0', start + 1);
-    out += " " + all.substr(start + 1, end - start - 1);
-    start = end;
-  }
-  return out;
 }
 
 std::string join(const std::vector<std::string>& parts) {
@@ -97,11 +81,12 @@ void Fit::write_provenance() {
   }
   const engine::CpuFeatures& cpu = engine::cpu_features();
   const std::string gen_check = join(gen_args("check"));
+  const std::vector<std::string> argv = own_command_line();  // the fit command as the user typed it
   nlohmann::json record = {
       {"name", fs::path(dir_).filename().string()},
       {"robot", plan_.robot},
       {"commands",
-       {{"fit", own_command()},
+       {{"fit", "flashnerd " + join(std::vector<std::string>(argv.begin() + 1, argv.end()))},
         {"gen_train", "flashnerd gen --mjcf robot.json " + join(gen_args(plan_.data.policy.empty() ? "train" : "random"))},
         {"gen_test", "flashnerd gen --mjcf robot.json " + join(gen_args("test"))}}},
       {"plan", to_json(plan_)},

@@ -23,6 +23,8 @@ namespace fs = std::filesystem;
 
 Fit::Fit(const FitArgs& a, const CLI::App& sub) : args_(a), dir_(a.out), start_(std::chrono::steady_clock::now()) {
   plan_ = settle_plan(sub);
+  // what earlier invocations spent per stage: the budget subtracts the data stage's time
+  timing_ = fs::exists(at("timing.json")) ? read_json_file(at("timing.json")) : nlohmann::json::object();
 }
 
 namespace {
@@ -165,10 +167,8 @@ void Fit::run_jobs(const std::string& stage, std::vector<Job> jobs, int parallel
 }
 
 void Fit::record_seconds(const std::string& stage, double seconds) {
-  const std::string path = at("timing.json");
-  if (timing_.is_null()) timing_ = fs::exists(path) ? read_json_file(path) : nlohmann::json::object();
   timing_[stage] = timing_.value(stage, 0.0) + seconds;  // a stage resumed in several runs adds up
-  write_json_file(path, timing_);
+  write_json_file(at("timing.json"), timing_);
 }
 
 std::vector<std::string> Fit::gen_args(const std::string& which) const {

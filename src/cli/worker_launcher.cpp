@@ -11,8 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -25,20 +23,6 @@ namespace flashnerd::cli {
 
 namespace {
 
-// This process's own argv, as the kernel recorded it.
-std::vector<std::string> own_command_line() {
-  std::ifstream f("/proc/self/cmdline", std::ios::binary);
-  const std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<std::string> args;
-  for (size_t start = 0; start < all.size();) {
-    const size_t end = all.find('\0', start);
-    args.push_back(all.substr(start, end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  FN_CHECK(!args.empty(), "cannot read this process's command line from /proc/self/cmdline");
-  return args;
-}
 
 }  // namespace
 
