@@ -271,6 +271,16 @@ void add_own_state_options(CLI::App& sub, train::OwnStateOptions& own) {
       ->check(at_least(0))->capture_default_str();
   sub.add_option("--unroll-fraction", own.unroll_fraction, "Share of each batch that is unrolled")
       ->check(in_range(0, 1))->capture_default_str();
+  sub.add_flag("--unroll-grad", own.unroll_gradient,
+               "Back-propagate through the unroll, as the Robotic World Model trains: --unroll K counts forecast "
+               "steps (the first from recorded frames, K-1 predicted frames fed back with their gradient); K = 1 "
+               "is teacher forcing");
+  sub.add_option("--unroll-decay", own.unroll_decay,
+                 "With --unroll-grad: loss weight of forecast step i is DECAY^(i-1) (1: equal weights)")
+      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  add_enum_option(sub, "--unroll-feedback", own.unroll_feedback, names_of(train::kUnrollFeedbackNames),
+                  "With --unroll-grad: feed back the predicted mean, or the mean plus noise at the model's one-step "
+                  "error scale per channel");
   sub.add_option("--input-noise", own.input_noise,
                  "Noise injection: perturb every frame of some windows by this many per-channel increment "
                  "standard deviations, targets leading back to the recorded next states (0: none)")

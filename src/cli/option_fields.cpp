@@ -55,6 +55,9 @@ constexpr OptionName kOptionFields[] = {
     {"unroll", "--unroll"},
     {"unroll_ramp", "--unroll-ramp"},
     {"unroll_fraction", "--unroll-fraction"},
+    {"unroll_gradient", "--unroll-grad"},
+    {"unroll_decay", "--unroll-decay"},
+    {"unroll_feedback", "--unroll-feedback"},
     {"input_noise", "--input-noise"},
     {"noise_fraction", "--noise-fraction"},
     // PPO

@@ -229,11 +229,19 @@ BatchSource::BatchSource(const Dataset& d, const ModelConfig& c, const Transitio
                   "unroll_fraction", "and ", option_ref("noise_fraction"),
                   " must be in [0, 1] and, both in use, add up to at most 1, got ", own.unroll_fraction, " and ",
                   own.noise_fraction);
+  FN_CHECK_OPTION(!own.unroll_gradient || own.unroll >= 1, "unroll_gradient", "back-propagates through an unroll: give ",
+                  option_ref("unroll"), " K >= 1 forecast steps");
+  FN_CHECK_OPTION(own.unroll_decay > 0 && own.unroll_decay <= 1, "unroll_decay", "must be in (0, 1], got ",
+                  own.unroll_decay);
   // made once; refuses a model that cannot take own states before update 1
   if (own.any()) rewriter_ = std::make_unique<FrameRewriter>(d, c, sensor);
 }
 
 BatchSource::~BatchSource() = default;
+
+int BatchSource::unrolled_count() const {
+  return own_.unroll > 0 ? int(std::ceil(own_.unroll_fraction * double(slice_.size()))) : 0;
+}
 
 void BatchSource::next(DynamicsModel& model, int64_t update, WindowBatch& out) {
   const int64_t B = int64_t(slice_.size());
@@ -242,8 +250,8 @@ void BatchSource::next(DynamicsModel& model, int64_t update, WindowBatch& out) {
   gather_windows(standardized_, slice_, window_, out);
   if (!own_.any()) return;
   const auto t0 = std::chrono::steady_clock::now();
-  const int unrolled = own_.unroll > 0 ? int(std::ceil(own_.unroll_fraction * double(B))) : 0;
-  if (unrolled > 0)
+  const int unrolled = unrolled_count();
+  if (unrolled > 0 && !own_.unroll_gradient)
     unroll_windows(*rewriter_, model, data_, config_, slice_, unrolled, unroll_steps_at(own_, update), out);
   if (own_.input_noise > 0) {
     const int noisy = std::min<int>(int(B) - unrolled, int(std::ceil(own_.noise_fraction * double(B))));

@@ -7,7 +7,8 @@
 //             is the increment from the predicted state to the recorded next state, so the
 //             model learns to steer its own drift back to the data. No gradient flows through
 //             the unrolled steps (they are data, regenerated with the current weights every
-//             update).
+//             update). With unroll_gradient the loss makes them instead, with gradient
+//             (train/unrolled_loss.h), and next() leaves them recorded.
 //   noisy     (--input-noise σ) the next ⌈noise_fraction·B⌉ windows: every frame's state is
 //             the recorded one advanced by a random increment of σ per-channel increment
 //             standard deviations, re-encoded, and its target again leads to the recorded
@@ -61,6 +62,10 @@ class BatchSource {
   void next(DynamicsModel& model, int64_t update, WindowBatch& out);
   // Seconds spent unrolling and perturbing (inside next()), since construction.
   double own_state_seconds() const { return own_seconds_; }
+  // The windows of the last next() and how many of them are unrolled; with unroll_gradient
+  // they stay recorded here and the loss unrolls them (train/unrolled_loss.h).
+  const std::vector<WindowRef>& windows() const { return slice_; }
+  int unrolled_count() const;
 
  private:
   const Dataset& data_;

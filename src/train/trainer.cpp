@@ -35,6 +35,7 @@
 #include "train/models.h"
 #include "train/train_data.h"
 #include "train/train_log.h"
+#include "train/unrolled_loss.h"
 #include "train/validation.h"
 
 namespace flashnerd::train {
@@ -67,9 +68,14 @@ void check_options(const TrainOptions& o) {
 
 
 nlohmann::json own_state_settings(const OwnStateOptions& o) {
+  nlohmann::json gradient = "none (predicted frames are data)";
+  if (o.unroll_gradient)
+    gradient = {{"through", "every forecast step (unroll = forecast steps, the first from recorded frames)"},
+                {"step_weight_decay", o.unroll_decay},
+                {"feedback", enum_name(kUnrollFeedbackNames, o.unroll_feedback)}};
   return {{"unroll", o.unroll},
           {"unroll_ramp", o.unroll_ramp}, {"unroll_fraction", o.unroll_fraction}, {"input_noise", o.input_noise},
-          {"noise_fraction", o.noise_fraction}, {"unroll_gradient", "none (predicted frames are data)"},
+          {"noise_fraction", o.noise_fraction}, {"unroll_gradient", gradient},
           {"sensed_at_own_states", "probes and contact rows recomputed by the simulator"}};
 }
 
@@ -189,6 +195,7 @@ class Trainer {
   WindowBatch valid_batch_, batch_;
   std::vector<WindowRef> rollouts_;
   std::optional<BatchSource> source_;
+  std::optional<UnrolledLoss> unrolled_loss_;  // --unroll-grad
   // model
   std::shared_ptr<DynamicsModel> model_;
   std::optional<torch::optim::Adam> optimizer_;
@@ -351,6 +358,7 @@ void Trainer::setup_data() {
     rollouts_ = rollout_starts(arrays_, valid_traj, config_.history(), opts_.rollout_steps, opts_.rollout_count);
   source_.emplace(data_, config_, arrays_, *train_index_, window_, opts_.own, opts_.seed, dp_.rank(),
                   dp_.world_size(), opts_.batch, opts_.sensor);
+  if (opts_.own.unroll_gradient) unrolled_loss_.emplace(data_, config_, opts_.sensor);
 
   settings_ = {{"dataset", opts_.data_path},
                {"dataset_fingerprint", fingerprint_}, {"updates", opts_.updates}, {"batch", opts_.batch},
@@ -416,18 +424,30 @@ double Trainer::update(int64_t u) {
   const int64_t B = opts_.batch / world, W = window_, din = config_.input_dim, dout = config_.output_dim;
   source_->next(*model_, u, batch_);
   phase(result_.split.gather);
-  auto x = torch::from_blob(batch_.inputs.data(), {B, W, din});
-  auto y = torch::from_blob(batch_.targets.data(), {B, W, dout});
-  auto m = torch::from_blob(batch_.mask.data(), {B, W, 1});
-  torch::Tensor sse;
+  torch::Tensor sse, frames;
   {
     const ScopeExit autocast = bf16_autocast(precision_.bf16);  // products in bf16; the loss on fp32 predictions
-    const torch::Tensor prediction = predict(*model_, x, contact_tensors(batch_, 0, B)).to(torch::kFloat);
-    sse = ((prediction - y).pow(2) * m).sum();
+    if (unrolled_loss_) {
+      Rng rng = Rng::stream(opts_.seed ^ 0xFEEDBAC4ull, uint64_t(u) * uint64_t(world) + uint64_t(dp_.rank()));
+      const ForecastSettings forecast{unroll_steps_at(opts_.own, u), opts_.own.unroll_decay,
+                                      opts_.own.unroll_feedback};
+      const WeightedLoss loss =
+          (*unrolled_loss_)(*model_, batch_, source_->windows(), source_->unrolled_count(), forecast, rng);
+      sse = loss.sse;
+      frames = loss.weights;
+    } else {
+      auto x = torch::from_blob(batch_.inputs.data(), {B, W, din});
+      auto y = torch::from_blob(batch_.targets.data(), {B, W, dout});
+      auto m = torch::from_blob(batch_.mask.data(), {B, W, 1});
+      const torch::Tensor prediction = predict(*model_, x, contact_tensors(batch_, 0, B)).to(torch::kFloat);
+      sse = ((prediction - y).pow(2) * m).sum();
+      frames = m.sum();
+    }
   }
-  // the loss is the masked mean over the global batch: one process divides by its count;
-  // ranks back-propagate their sums and the all-reduce divides by the global count
-  std::vector<double> sums{sse.item<double>(), m.sum().item<double>() * double(dout)};
+  // the loss is the masked mean over the global batch (forecast steps weighted): one process
+  // divides by its count; ranks back-propagate their sums and the all-reduce divides by the
+  // global count
+  std::vector<double> sums{sse.item<double>(), frames.item<double>() * double(dout)};
   const torch::Tensor loss = world == 1 ? sse / sums[1] : sse;
   double loss_value = sums[0] / sums[1];
   phase(result_.split.forward);

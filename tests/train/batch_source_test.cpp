@@ -6,44 +6,24 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/frame_features.h"
 #include "core/model_artifact.h"
 #include "core/option_error.h"
-#include "core/thread_pool.h"
-#include "engine/engine.h"
-#include "eval/engine_step_model.h"
-#include "eval/rollout.h"
 #include "pendulum.h"
+#include "training_fixtures.h"
 #include "train/trainer.h"
 
 namespace flashnerd::train {
 namespace {
 
-namespace fs = std::filesystem;
 using testing::make_pendulum_dataset;
 
-std::string temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("flashnerd_batch_source_test_" + name);
-  fs::remove_all(p);
-  return p.string();
-}
+std::string temp_dir(const std::string& name) { return testing::fresh_temp_dir("batch_source_" + name); }
 
-TrainOptions quick_options(const std::string& dir) {
-  TrainOptions o;
-  o.preset = "tiny";
-  o.out_dir = dir;
-  o.updates = 40;
-  o.batch = 16;
-  o.valid_every = 20;
-  o.progress = false;
-  o.write_plot = false;
-  o.seed = 7;
-  return o;
-}
+TrainOptions quick_options(const std::string& dir) { return testing::quick_train_options(dir, 40, 7); }
 
 // The standardized arrays and config the trainer would build for this dataset.
 struct TrainingArrays {
@@ -102,10 +82,7 @@ TEST(OwnStates, OffGivesTheRecordedWindowsBitForBit) {
 TEST(OwnStates, UnrolledFramesAreTheEnginesRolloutStates) {
   const Dataset d = make_pendulum_dataset({6, 30, 5});
   const std::string dir = temp_dir("engine");
-  TrainOptions o = quick_options(dir);
-  o.updates = 60;
-  train_model(d, o);
-  const ModelArtifact artifact = ModelArtifact::load(dir);
+  const ModelArtifact artifact = testing::quick_trained_artifact(d, dir, 7);
   TrainingArrays s = setup_for(d, artifact.config);
   const int R = s.config.history(), K = 6, W = R + K;
   auto model = make_model(s.config, 1);
@@ -118,20 +95,7 @@ TEST(OwnStates, UnrolledFramesAreTheEnginesRolloutStates) {
   UnrolledStates states;
   unroll_windows(*model, d, s.config, windows, int(windows.size()), K, nullptr, batch, &states);
 
-  ThreadPool pool(1);
-  auto engine_model = engine::Model::load(dir);
-  eval::EngineStepModel step(engine_model, int(windows.size()), &pool);
-  eval::RolloutOptions ro;
-  ro.horizon = K;
-  std::vector<int64_t> rows;
-  for (const auto& w : windows) rows.push_back(w.trajectory);
-  const eval::RolloutResult rollout = eval::run_rollouts(step, d, rows, ro, pool);
-  ASSERT_EQ(states.q.size(), rollout.qpos.size());
-  for (size_t i = 0; i < states.q.size(); ++i) {
-    EXPECT_NEAR(states.q[i], rollout.qpos[i], 1e-4 * (1 + std::fabs(rollout.qpos[i]))) << i;
-    EXPECT_NEAR(states.v[i], rollout.qvel[i], 1e-4 * (1 + std::fabs(rollout.qvel[i]))) << i;
-  }
-  for (uint8_t f : states.finite) EXPECT_EQ(f, 1);
+  testing::expect_engine_rollout(dir, d, windows, states, K);
   // the rewritten inputs encode the predicted states; the targets lead to the recorded next ones
   const StateCodec codec(d.layout);
   const FrameFeatures ff(codec, 0);
@@ -198,17 +162,8 @@ TEST(OwnStates, UnrolledRunIsDeterministicAndResumesBitForBit) {
   whole.own.unroll_ramp = 20;
   whole.own.input_noise = 0.5;
   whole.own.noise_fraction = 0.25;
-  const TrainResult rw = train_model(d, whole);
-  EXPECT_GT(rw.own_state_seconds, 0);
-  TrainOptions part = whole;
-  part.out_dir = temp_dir("unroll_part");
-  part.stop_at = 13;
-  train_model(d, part);
-  part.stop_at = 0;
-  part.resume = true;
-  const TrainResult r2 = train_model(d, part);
-  EXPECT_EQ(r2.last_loss, rw.last_loss);
-  EXPECT_EQ(read_file(part.out_dir + "/weights.safetensors"), read_file(whole.out_dir + "/weights.safetensors"));
+  TrainOptions part;
+  EXPECT_GT(testing::expect_resume_equals_whole(d, whole, temp_dir("unroll_part"), 13, &part).own_state_seconds, 0);
   // a resume with other own-state settings is refused, naming them
   part.own.unroll = 2;
   part.updates = 40;
