@@ -3,7 +3,8 @@
 # Ensembles end to end: train --ensemble writes independent members and ensemble.json, refuses
 # to replace it without --overwrite, resumes by skipping finished members; bench-env and ppo
 # step an ensemble in each mode; calibrate measures disagreement against error;
-# eval reports each member and the mean; --unroll and --input-noise train through the CLI.
+# eval reports each member and the mean; --unroll (with and without --unroll-grad) and --input-noise train
+# through the CLI.
 # Usage: ensemble_cli.sh PATH/TO/flashnerd
 source "$(dirname "$0")/common.bash" "$1"
 
@@ -61,4 +62,10 @@ grep -q '"own_state_seconds"' "$TMP/own.json" || fail "summary lacks own_state_s
 grep -q '"own_states"' "$TMP/own/config.json" || fail "the artifact does not record its own-state settings"
 expect_error "resume with the same --unroll" "${TRAIN[@]}" --updates 30 --unroll 2 --resume --out "$TMP/own"
 expect_error "--unroll: 12 must be in" "${TRAIN[@]}" --updates 20 --unroll 12 --out "$TMP/own_bad"
+"$FN" "${TRAIN[@]}" --updates 10 --unroll 3 --unroll-grad --unroll-decay 0.5 --unroll-feedback noise --out "$TMP/own_grad" \
+  --json > /dev/null || fail "train --unroll-grad"
+grep -q '"feedback": "noise"' "$TMP/own_grad/config.json" || fail "the artifact does not record its unroll gradient settings"
+expect_error "--unroll-grad: back-propagates through an unroll: give --unroll K" "${TRAIN[@]}" --updates 10 --unroll-grad \
+  --out "$TMP/own_grad_bad"
+expect_error "--unroll-feedback" "${TRAIN[@]}" --updates 10 --unroll 3 --unroll-grad --unroll-feedback sample --out "$TMP/own_grad_bad"
 echo "ensemble_cli: all checks passed"
