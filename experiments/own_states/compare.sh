@@ -6,13 +6,18 @@
 #   noise    --input-noise S on half of each batch
 #   unrollw  --unroll K with windows of R + K frames (R = 10, the small preset's receptive
 #            field), so every predicted frame sees a full recorded-or-predicted history
+#   grad     --unroll K --unroll-grad (ramped in over the first quarter): a K-step forecast with
+#            gradients through its K−1 fed-back frames, windows of R + K − 1 frames so the first
+#            step sees a full recorded history, step weights DECAY^(i−1) (default 1)
+#   gradnoise  grad with the prediction plus noise at the one-step error scale fed back
 # Each variant first runs CALIB updates to measure its seconds per update, then trains for
 # BUDGET seconds' worth of updates; every model is evaluated against MuJoCo (fp32 products).
 # Resumable: finished stages are skipped. Usage:
 #   experiments/own_states/compare.sh ROBOT BUDGET_SECONDS [K] [S]
 # ROBOT: cartpole (the demo's data) | quadruped (the locomotion recipe, 4 foot probes).
 # Environment: OUT (default out/own_states/ROBOT), FN, INIT (a model to start every variant
-# from, e.g. models/quadruped), BATCH (default 64), CALIB (default 200).
+# from, e.g. models/quadruped), BATCH (default 64), CALIB (default 200), VARIANTS (default
+# "onestep unroll noise unrollw"), DECAY (grad's step weight decay, default 1).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROBOT="$1"
@@ -46,6 +51,8 @@ flags_of() {
     unroll) echo "--unroll $K --unroll-ramp \$((UPDATES / 4))" ;;
     noise) echo "--input-noise $S" ;;
     unrollw) echo "--unroll $K --unroll-ramp \$((UPDATES / 4)) --window $((10 + K))" ;;
+    grad) echo "--unroll $K --unroll-grad --unroll-decay ${DECAY:-1} --unroll-ramp \$((UPDATES / 4)) --window $((10 + K - 1))" ;;
+    gradnoise) echo "$(flags_of grad) --unroll-feedback noise" ;;
   esac
 }
 for variant in ${VARIANTS:-onestep unroll noise unrollw}; do
@@ -68,7 +75,7 @@ import sys
 from summaries import load, load_if
 out = sys.argv[1]
 rows = []
-for v in ("onestep", "unroll", "noise", "unrollw"):
+for v in ("onestep", "unroll", "noise", "unrollw", "grad", "gradnoise"):
     e = load_if(out, "eval_%s.json" % v)
     if e:
         rows.append((v, load(out, "train_%s.json" % v), e))
