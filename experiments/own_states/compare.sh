@@ -17,7 +17,9 @@
 # ROBOT: cartpole (the demo's data) | quadruped (the locomotion recipe, 4 foot probes).
 # Environment: OUT (default out/own_states/ROBOT), FN, INIT (a model to start every variant
 # from, e.g. models/quadruped), BATCH (default 64), CALIB (default 200), VARIANTS (default
-# "onestep unroll noise unrollw"), DECAY (grad's step weight decay, default 1).
+# "onestep unroll noise unrollw"), DECAY (grad's step weight decay, default 1), NOISES (input-noise
+# scales of a second evaluation, e.g. 0.01,0.05; none by default), LR (initial learning rate,
+# default 1e-3; lower it to continue a trained model).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROBOT="$1"
@@ -60,15 +62,18 @@ for variant in ${VARIANTS:-onestep unroll noise unrollw}; do
   UPDATES=$CALIB extra=()
   eval "extra=($(flags_of "$variant"))"
   OPENBLAS_NUM_THREADS=1 step "$OUT/calib_$variant.json" -- "$FN" train --data "$OUT/train.h5" --preset small "${init[@]}" \
-    --batch "$BATCH" --seed 1 --updates "$CALIB" --valid-every 0 --precision fp32 "${extra[@]}" --overwrite --quiet \
+    --batch "$BATCH" --lr "${LR:-1e-3}" --seed 1 --updates "$CALIB" --valid-every 0 --precision fp32 "${extra[@]}" --overwrite --quiet \
     --out "$OUT/calib_$variant" --json
   UPDATES=$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(int(float(sys.argv[2]) * j['updates'] / j['seconds']))" \
     "$OUT/calib_$variant.json" "$BUDGET")
   eval "extra=($(flags_of "$variant"))"
   OPENBLAS_NUM_THREADS=1 STEP_NOTE="== $variant: $UPDATES updates (${BUDGET} s budget) ${extra[*]}" \
     fn_train "$OUT/train_$variant.json" "$OUT/$variant" --data "$OUT/train.h5" --preset small "${init[@]}" --batch "$BATCH" \
-    --seed 1 --updates "$UPDATES" --valid-every 1000 --precision fp32 "${extra[@]}" --quiet
-  fn_eval "$OUT/eval_$variant.json" --model "$OUT/$variant" --data "$OUT/test.h5" --horizons "$HORIZONS" --precision fp32
+    --lr "${LR:-1e-3}" --seed 1 --updates "$UPDATES" --valid-every 1000 --precision fp32 "${extra[@]}" --quiet
+  noise=()
+  [ -n "${NOISES:-}" ] && noise=(--input-noise "$NOISES")
+  fn_eval "$OUT/eval_$variant.json" --model "$OUT/$variant" --data "$OUT/test.h5" --horizons "$HORIZONS" --precision fp32 \
+    "${noise[@]}"
 done
 fn_summary - "$OUT" <<'PY'
 import sys
@@ -86,4 +91,12 @@ base = rows[0][2]["nrmse"]
 for v, t, e in rows:
     cells = ["%.4f" % x if v == "onestep" else "%.4f (%+.1f%%)" % (x, 100 * (x / b - 1)) for x, b in zip(e["nrmse"], base)]
     print("| %s | %d | %.0f | %.0f%% | %s |" % (v, t["updates"], t["seconds"], 100 * t.get("own_state_seconds", 0) / t["seconds"], " | ".join(cells)))
+if "input_noise" in rows[0][2]:
+    print("\nUnder input noise (eval --input-noise, scale relative to each state component's std):\n")
+    print("| variant | scale | " + " | ".join("H=%d" % h for h in hs) + " |")
+    print("|---|---:|" + "---:|" * len(hs))
+    for v, t, e in rows:
+        for r, b in zip(e["input_noise"]["by_scale"], rows[0][2]["input_noise"]["by_scale"]):
+            cells = ["%.4f" % x if v == "onestep" else "%.4f (%+.1f%%)" % (x, 100 * (x / y - 1)) for x, y in zip(r["nrmse"], b["nrmse"])]
+            print("| %s | %g | %s |" % (v, r["scale"], " | ".join(cells)))
 PY
