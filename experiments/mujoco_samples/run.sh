@@ -23,6 +23,7 @@ row() {
   local name
   name="${file#"$MODELS"/}"
   local label="$name${*:+ $*}"
+  rm -f "$OUT/d.h5"  # gen never replaces a dataset
   if ! "$FN" gen --mjcf "$MODELS/$file" "$@" --trajectories 8 --steps 20 --seed 1 --out "$OUT/d.h5" --json \
       > "$OUT/gen.json" 2> "$OUT/gen.err"; then
     local why
