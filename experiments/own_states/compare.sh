@@ -19,7 +19,8 @@
 # from, e.g. models/quadruped), BATCH (default 64), CALIB (default 200), VARIANTS (default
 # "onestep unroll noise unrollw"), DECAY (grad's step weight decay, default 1), NOISES (input-noise
 # scales of a second evaluation, e.g. 0.01,0.05; none by default), LR (initial learning rate,
-# default 1e-3; lower it to continue a trained model).
+# default 1e-3; lower it to continue a trained model), FRACTION (grad's share of each batch that
+# forecasts, default 0.5).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROBOT="$1"
@@ -53,7 +54,7 @@ flags_of() {
     unroll) echo "--unroll $K --unroll-ramp \$((UPDATES / 4))" ;;
     noise) echo "--input-noise $S" ;;
     unrollw) echo "--unroll $K --unroll-ramp \$((UPDATES / 4)) --window $((10 + K))" ;;
-    grad) echo "--unroll $K --unroll-grad --unroll-decay ${DECAY:-1} --unroll-ramp \$((UPDATES / 4)) --window $((10 + K - 1))" ;;
+    grad) echo "--unroll $K --unroll-grad --unroll-decay ${DECAY:-1} --unroll-fraction ${FRACTION:-0.5} --unroll-ramp \$((UPDATES / 4)) --window $((10 + K - 1))" ;;
     gradnoise) echo "$(flags_of grad) --unroll-feedback noise" ;;
   esac
 }
