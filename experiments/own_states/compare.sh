@@ -20,7 +20,7 @@
 # "onestep unroll noise unrollw"), DECAY (grad's step weight decay, default 1), NOISES (input-noise
 # scales of a second evaluation, e.g. 0.01,0.05; none by default), LR (initial learning rate,
 # default 1e-3; lower it to continue a trained model), FRACTION (grad's share of each batch that
-# forecasts, default 0.5).
+# forecasts, default 0.5), SEED (training seed, default 1).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROBOT="$1"
@@ -63,14 +63,14 @@ for variant in ${VARIANTS:-onestep unroll noise unrollw}; do
   UPDATES=$CALIB extra=()
   eval "extra=($(flags_of "$variant"))"
   OPENBLAS_NUM_THREADS=1 step "$OUT/calib_$variant.json" -- "$FN" train --data "$OUT/train.h5" --preset small "${init[@]}" \
-    --batch "$BATCH" --lr "${LR:-1e-3}" --seed 1 --updates "$CALIB" --valid-every 0 --precision fp32 "${extra[@]}" --overwrite --quiet \
+    --batch "$BATCH" --lr "${LR:-1e-3}" --seed "${SEED:-1}" --updates "$CALIB" --valid-every 0 --precision fp32 "${extra[@]}" --overwrite --quiet \
     --out "$OUT/calib_$variant" --json
   UPDATES=$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(int(float(sys.argv[2]) * j['updates'] / j['seconds']))" \
     "$OUT/calib_$variant.json" "$BUDGET")
   eval "extra=($(flags_of "$variant"))"
   OPENBLAS_NUM_THREADS=1 STEP_NOTE="== $variant: $UPDATES updates (${BUDGET} s budget) ${extra[*]}" \
     fn_train "$OUT/train_$variant.json" "$OUT/$variant" --data "$OUT/train.h5" --preset small "${init[@]}" --batch "$BATCH" \
-    --lr "${LR:-1e-3}" --seed 1 --updates "$UPDATES" --valid-every 1000 --precision fp32 "${extra[@]}" --quiet
+    --lr "${LR:-1e-3}" --seed "${SEED:-1}" --updates "$UPDATES" --valid-every 1000 --precision fp32 "${extra[@]}" --quiet
   noise=()
   [ -n "${NOISES:-}" ] && noise=(--input-noise "$NOISES")
   fn_eval "$OUT/eval_$variant.json" --model "$OUT/$variant" --data "$OUT/test.h5" --horizons "$HORIZONS" --precision fp32 \
