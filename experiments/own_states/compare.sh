@@ -92,7 +92,7 @@ base = rows[0][2]["nrmse"]
 for v, t, e in rows:
     cells = ["%.4f" % x if v == "onestep" else "%.4f (%+.1f%%)" % (x, 100 * (x / b - 1)) for x, b in zip(e["nrmse"], base)]
     print("| %s | %d | %.0f | %.0f%% | %s |" % (v, t["updates"], t["seconds"], 100 * t.get("own_state_seconds", 0) / t["seconds"], " | ".join(cells)))
-if "input_noise" in rows[0][2]:
+if any(r["scale"] > 0 for r in rows[0][2].get("input_noise", {}).get("by_scale", [])):
     print("\nUnder input noise (eval --input-noise, scale relative to each state component's std):\n")
     print("| variant | scale | " + " | ".join("H=%d" % h for h in hs) + " |")
     print("|---|---:|" + "---:|" * len(hs))
