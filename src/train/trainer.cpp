@@ -421,7 +421,7 @@ double Trainer::update(int64_t u) {
     tp = now;
   };
   const int world = dp_.world_size();
-  const int64_t B = opts_.batch / world, W = window_, din = config_.input_dim, dout = config_.output_dim;
+  const int64_t dout = config_.output_dim;
   source_->next(*model_, u, batch_);
   phase(result_.split.gather);
   torch::Tensor sse, frames;
@@ -436,12 +436,9 @@ double Trainer::update(int64_t u) {
       sse = loss.sse;
       frames = loss.weights;
     } else {
-      auto x = torch::from_blob(batch_.inputs.data(), {B, W, din});
-      auto y = torch::from_blob(batch_.targets.data(), {B, W, dout});
-      auto m = torch::from_blob(batch_.mask.data(), {B, W, 1});
-      const torch::Tensor prediction = predict(*model_, x, contact_tensors(batch_, 0, B)).to(torch::kFloat);
-      sse = ((prediction - y).pow(2) * m).sum();
-      frames = m.sum();
+      const WeightedLoss loss = teacher_forced_loss(*model_, batch_);
+      sse = loss.sse;
+      frames = loss.weights;
     }
   }
   // the loss is the masked mean over the global batch (forecast steps weighted): one process

@@ -31,6 +31,17 @@ torch::Tensor rows_where(const torch::Tensor& keep, const torch::Tensor& a, cons
 
 }  // namespace
 
+WeightedLoss teacher_forced_loss(DynamicsModel& model, const WindowBatch& batch) {
+  const int64_t B = batch.batch, W = batch.length;
+  const auto dtype = model.parameters().front().scalar_type();
+  // read only: from_blob takes a mutable pointer
+  const auto x = torch::from_blob(const_cast<float*>(batch.inputs.data()), {B, W, batch.input_dim}).to(dtype);
+  const auto y = torch::from_blob(const_cast<float*>(batch.targets.data()), {B, W, batch.output_dim}).to(dtype);
+  const auto m = torch::from_blob(const_cast<float*>(batch.mask.data()), {B, W, 1}).to(dtype);
+  const torch::Tensor prediction = predict(model, x, contact_tensors(batch, 0, B)).to(dtype);
+  return {((prediction - y).pow(2) * m).sum(), m.sum()};
+}
+
 UnrolledLoss::UnrolledLoss(const Dataset& d, const ModelConfig& c, StateSensor* sensor)
     : data_(d), config_(c), sensor_(sensor), codec_(d.layout),
       input_mean_(doubles(std::vector<double>(c.norm.input_mean.begin(), c.norm.input_mean.end()))),
@@ -112,6 +123,7 @@ WeightedLoss UnrolledLoss::operator()(DynamicsModel& model, const WindowBatch& b
   FN_CHECK_OPTION(k >= 1 && k < W, "unroll", k, " forecast steps need windows of more than ", k,
                   " frames (the window has ", W, "); give a smaller one or a longer ", option_ref("window"));
   FN_ASSERT(count >= 0 && count <= B && count <= int64_t(windows.size()));
+  if (k == 1 || count == 0) return teacher_forced_loss(model, batch);  // one-step training's arithmetic exactly
   const auto dtype = model.parameters().front().scalar_type();
   float* inputs = const_cast<float*>(batch.inputs.data());  // read only: from_blob takes a mutable pointer
   float* recorded_targets = const_cast<float*>(batch.targets.data());
@@ -120,10 +132,6 @@ WeightedLoss UnrolledLoss::operator()(DynamicsModel& model, const WindowBatch& b
   const auto y_rec = torch::from_blob(recorded_targets, {B, W, dout}).to(dtype);
   const auto m_rec = torch::from_blob(mask, {B, W, 1}).to(dtype);
   const ContactWindow contacts = contact_tensors(batch, 0, B);
-  if (k == 1 || count == 0) {  // teacher forcing: one-step training's arithmetic exactly
-    const torch::Tensor prediction = predict(model, x_rec, contacts).to(dtype);
-    return {((prediction - y_rec).pow(2) * m_rec).sum(), m_rec.sum()};
-  }
   const StateLayout& L = data_.layout;
   const int64_t p0 = W - k;  // forecast step 1's position: recorded frames 0 .. p0 before it
   const auto head_x = x_rec.slice(0, 0, count), head_y = y_rec.slice(0, 0, count);
@@ -163,12 +171,13 @@ WeightedLoss UnrolledLoss::operator()(DynamicsModel& model, const WindowBatch& b
     const TorchState truth = recorded_state(windows, int(count), p0 + i + 1);
     ys.push_back(((codec_.increment(next, truth) - target_mean_) / target_std_).to(dtype).unsqueeze(1));
     if (states) {
-      const auto q = next.q.detach(), v = next.v.detach();
+      const auto q = next.q.detach().contiguous(), v = next.v.detach().contiguous();
+      const auto a = L.na > 0 ? next.a.detach().contiguous() : torch::Tensor();
       for (int64_t b = 0; b < count; ++b) {
         const size_t bj = size_t(b * (k - 1) + i - 1);
-        for (int64_t c = 0; c < L.nq; ++c) states->q[bj * size_t(L.nq) + size_t(c)] = q[b][c].item<double>();
-        for (int64_t c = 0; c < L.nv; ++c) states->v[bj * size_t(L.nv) + size_t(c)] = v[b][c].item<double>();
-        for (int64_t c = 0; c < L.na; ++c) states->a[bj * size_t(L.na) + size_t(c)] = next.a[b][c].item<double>();
+        std::copy_n(q.data_ptr<double>() + b * L.nq, L.nq, &states->q[bj * size_t(L.nq)]);
+        std::copy_n(v.data_ptr<double>() + b * L.nv, L.nv, &states->v[bj * size_t(L.nv)]);
+        if (L.na > 0) std::copy_n(a.data_ptr<double>() + b * L.na, L.na, &states->a[bj * size_t(L.na)]);
         states->finite[bj] = finite[b].item<bool>() ? 1 : 0;
       }
     }

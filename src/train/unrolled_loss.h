@@ -33,6 +33,9 @@ struct WeightedLoss {
   torch::Tensor weights;  // Σ weight · mask over windows and positions
 };
 
+// Masked SSE of the recorded windows of `batch`, teacher-forced (one-step training's loss).
+WeightedLoss teacher_forced_loss(DynamicsModel& model, const WindowBatch& batch);
+
 struct ForecastSettings {
   int steps = 1;        // K
   double decay = 1.0;   // weight of forecast step i: decay^(i−1)
