@@ -85,6 +85,15 @@ nlohmann::json reorientation_summary(const rl::PolicyEvaluation& r, const std::v
           {"drop_rate_ci95", {d.low, d.high}}};
 }
 
+// The success rate of a term that judges command periods (a reach task's targets): successes
+// over the periods of the first episodes, with a 95% bootstrap interval over episodes.
+nlohmann::json success_summary(const rl::PolicyEvaluation& r, size_t term, int periods) {
+  std::vector<double> rates;
+  for (double successes : r.episode_term_sums[term]) rates.push_back(successes / periods);
+  const MeanInterval m = bootstrap_mean(rates, 0.95, 2000, 3);
+  return {{"episodes", rates.size()}, {"periods_per_episode", periods}, {"rate", m.mean}, {"rate_ci95", {m.low, m.high}}};
+}
+
 void run_policy_eval(const PolicyEvalArgs& a) {
   const rl::Policy policy = rl::Policy::load(a.policy);
   EnvOptions eo = a.env;
@@ -114,6 +123,9 @@ void run_policy_eval(const PolicyEvalArgs& a) {
   for (size_t k = 0; k < terms.size(); ++k) summary["term_" + terms[k].name] = r.terms[k];
   if (parts.task->name().rfind("cube-reorient", 0) == 0) summary["reorientation"] = reorientation_summary(r, terms);
   auto* spec = dynamic_cast<env::SpecTask*>(parts.task.get());
+  for (size_t k = 0; spec && k < terms.size(); ++k)
+    if (const int periods = spec->judged_periods(k); periods > 0)
+      summary["success_" + terms[k].name] = success_summary(r, k, periods);
   const int velocity = spec ? env::velocity_command_index(*spec) : -1;
   if (velocity >= 0 && !a.commands.empty()) {
     nlohmann::json tracking = nlohmann::json::array();

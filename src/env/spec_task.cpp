@@ -219,6 +219,12 @@ void SpecTask::io_state(StateIo& io) {
   signals_.io_command_steps(io);
 }
 
+int SpecTask::judged_periods(size_t k) const {
+  FN_CHECK(k < rewards_.size(), "task ", name_, ": no reward term ", k);
+  const int c = rewards_[k]->judged_command();
+  return c < 0 ? 0 : episode_steps_ / signals_.commands()[size_t(c)].resample_steps;
+}
+
 void SpecTask::set_command(int env, int c, const double* values) {
   FN_CHECK(c >= 0 && c < int(signals_.commands().size()), "task ", name_, ": no command ", c);
   std::copy_n(values, command_width(c), signals_.command(env, c));

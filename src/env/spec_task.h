@@ -55,6 +55,9 @@ class SpecTask : public Task {
   int command_width(int c) const { return int(signals_.commands()[size_t(c)].ranges.size()); }
   const double* command_values(int env, int c) const { return signals_.command(env, c); }
   void set_command(int env, int c, const double* values);
+  // Periods reward term k judges in a full episode (a "within" term judged when a command is
+  // redrawn: its successes per episode out of this many); 0 for any other term.
+  int judged_periods(size_t k) const;
   // While held, commands are neither drawn at resets nor redrawn on schedule.
   void hold_commands(bool hold) { hold_commands_ = hold; }
 

@@ -103,6 +103,12 @@ class TaskSignals {
   }
   const double* last_action(int env) const { return last_action_.data() + size_t(env) * size_t(action_dim()); }
   void restart_command(int env, int c) { since_draw_[size_t(c)][size_t(env)] = 0; }
+  // Whether this step is the last of command c's period (it is redrawn when the step finishes,
+  // or the episode times out with it); false for a command drawn once per episode.
+  bool command_period_ends(int env, int c) const {
+    const int every = commands_[size_t(c)].resample_steps;
+    return every > 0 && since_draw_[size_t(c)][size_t(env)] + 1 >= every;
+  }
 
  private:
   void draw_command(int env, int c, Rng& rng);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <utility>
 
 #include "core/error.h"
 
@@ -43,17 +44,23 @@ class SignalSum : public RewardFunction {
   double target_;
 };
 
+// Σ (target − x)² of a signal and its target signal.
+double squared_distance(const TermInput& in, const Signal& signal, const Signal& target) {
+  double x[kMaxSignalWidth], t[kMaxSignalWidth];
+  in.signals.read(signal, in.backend, in.env, in.action, x);
+  in.signals.read(target, in.backend, in.env, in.action, t);
+  double err = 0;
+  for (int i = 0; i < signal.width(); ++i) err += (t[i] - x[i]) * (t[i] - x[i]);
+  return err;
+}
+
 // exp(−Σ (target − x)² / σ) (track_exp) or |target − x| (track_distance): a signal against a
 // commanded one of the same width.
 class Tracking : public RewardFunction {
  public:
   Tracking(Signal s, Signal target, double sigma) : s_(std::move(s)), t_(std::move(target)), sigma_(sigma) {}
   double value(const TermInput& in) override {
-    double x[kMaxSignalWidth], t[kMaxSignalWidth];
-    in.signals.read(s_, in.backend, in.env, in.action, x);
-    in.signals.read(t_, in.backend, in.env, in.action, t);
-    double err = 0;
-    for (int i = 0; i < s_.width(); ++i) err += (t[i] - x[i]) * (t[i] - x[i]);
+    const double err = squared_distance(in, s_, t_);
     return sigma_ > 0 ? std::exp(-err / sigma_) : std::sqrt(err);
   }
   std::string formula() const override {
@@ -64,6 +71,28 @@ class Tracking : public RewardFunction {
  private:
   Signal s_, t_;
   double sigma_;
+};
+
+// 1 when a signal is within a distance of a target signal, else 0; gated on a command's
+// redraw, it judges once per command period, on the period's last step (a reach task's success).
+class Within : public RewardFunction {
+ public:
+  Within(Signal s, Signal target, double distance, int command)
+      : s_(std::move(s)), t_(std::move(target)), distance_(distance), command_(command) {}
+  double value(const TermInput& in) override {
+    if (command_ >= 0 && !in.signals.command_period_ends(in.env, command_)) return 0;
+    return squared_distance(in, s_, t_) <= distance_ * distance_ ? 1.0 : 0.0;
+  }
+  std::string formula() const override {
+    return str_cat("1 if |", t_.label, " − ", s_.label, "| ≤ ", distance_,
+                   command_ >= 0 ? " on the last step of each command period" : "", ", else 0");
+  }
+  int judged_command() const override { return command_; }
+
+ private:
+  Signal s_, t_;
+  double distance_;
+  int command_;
 };
 
 class ActionRate : public RewardFunction {
@@ -403,16 +432,38 @@ Signal gate_command(SpecReader& r, TaskSignals& s) {
 }
 
 // A signal against a "target" signal of the same width; exp tracking reads "sigma" too.
-std::unique_ptr<RewardFunction> tracking(SpecReader& r, TaskSignals& s, bool exp) {
+// A term's signal and its "target" signal of the same width.
+std::pair<Signal, Signal> signal_and_target(SpecReader& r, TaskSignals& s) {
   Signal x = s.parse(r);
   SpecReader t = r.object("target");
   Signal target = s.parse(t);
   t.finish();
   if (target.width() != x.width())
     r.fail("target", str_cat("has ", target.width(), " components; the signal has ", x.width()));
+  return {std::move(x), std::move(target)};
+}
+
+std::unique_ptr<RewardFunction> tracking(SpecReader& r, TaskSignals& s, bool exp) {
+  auto [x, target] = signal_and_target(r, s);
   const double sigma = exp ? r.number("sigma") : 0.0;
   if (exp && sigma <= 0) r.fail("sigma", str_cat("must be > 0, got ", sigma));
   return std::make_unique<Tracking>(x, target, sigma);
+}
+
+std::unique_ptr<RewardFunction> within(SpecReader& r, TaskSignals& s) {
+  auto [x, target] = signal_and_target(r, s);
+  const double distance = r.number("distance");
+  if (!(distance > 0)) r.fail("distance", str_cat("must be > 0, got ", distance));
+  int command = -1;
+  if (r.has("when_redrawn")) {
+    const std::string name = r.string("when_redrawn");
+    command = s.command_index(name);
+    if (command < 0) r.fail("when_redrawn", str_cat("names command '", name, "', which the task does not declare"));
+    if (s.commands()[size_t(command)].resample_steps <= 0)
+      r.fail("when_redrawn", str_cat("names command '", name, "', which is drawn once per episode; give it a "
+                                     "\"resample_seconds\""));
+  }
+  return std::make_unique<Within>(x, target, distance, command);
 }
 
 std::unique_ptr<RewardFunction> tolerance(SpecReader& r, TaskSignals& s) {
@@ -502,6 +553,7 @@ const Parsers<RewardParser>& reward_parsers() {
          }
          return std::make_unique<JointLimits>(q, lo, hi);
        }},
+      {"within", within},
       {"tolerance", tolerance},
       {"product", product},
       {"alive", [](SpecReader&, TaskSignals&) -> std::unique_ptr<RewardFunction> { return std::make_unique<Constant>(false); }},

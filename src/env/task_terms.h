@@ -28,6 +28,8 @@ class RewardFunction {
   // The unscaled value; a stateful term also advances its state here (once per step).
   virtual double value(const TermInput& in) = 0;
   virtual std::string formula() const = 0;  // what it computes, for the Tasks page
+  // The command whose periods the term judges once each (a success count), or -1.
+  virtual int judged_command() const { return -1; }
   virtual void allocate(int) {}
   virtual void reset_env(int) {}
   virtual void io_state(StateIo&) {}

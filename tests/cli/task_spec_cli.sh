@@ -28,6 +28,17 @@ PY
 "$FN" policy-eval --policy "$TMP/run/policy" --envs 4 --steps 20 --json > "$TMP/eval.json" || fail "policy-eval of a spec task's policy"
 grep -q '"term_centred"' "$TMP/eval.json" || fail "policy-eval lacks the spec's term: $(cat "$TMP/eval.json")"
 
+# a success term (within, judged at each target's redraw) becomes policy-eval's success rate
+"$FN" ppo --task arm7-reach --steps-per-env 8 --hidden 16,16 --quiet --envs 8 --iterations 1 --out "$TMP/arm" --json \
+  > "$TMP/arm_ppo.json" || fail "ppo arm7-reach"
+"$FN" policy-eval --policy "$TMP/arm/policy" --envs 4 --steps 240 --json > "$TMP/arm_eval.json" || fail "policy-eval arm7-reach"
+python3 - "$TMP/arm_eval.json" <<'PY' || fail "policy-eval's success rate: $(cat "$TMP/arm_eval.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))["success_success"]
+assert s["periods_per_episode"] == 2 and s["episodes"] == 4, s
+assert 0 <= s["rate_ci95"][0] <= s["rate"] <= s["rate_ci95"][1] <= 1, s
+PY
+
 # refusals name the file and the field, before anything runs
 python3 - "$SPEC" "$TMP/bad.json" <<'PY'
 import json, sys

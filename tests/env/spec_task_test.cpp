@@ -157,6 +157,46 @@ TEST(SpecTask, BodyPositionIsTheBodysWorldPosition) {
   mj_deleteData(d);
 }
 
+// arm7-reach's success term judges each target once, on the last step of its period: 1 with
+// the hand on the target, 0 a step earlier or 10 cm away; policy-eval divides by two periods.
+TEST(SpecTask, WithinJudgesEachCommandPeriodOnItsLastStep) {
+  auto robot = sim::Robot::load("arm7");
+  auto task = builtin("arm7-reach", *robot);
+  size_t success = 0;
+  while (task->reward_terms()[success].name != "success") ++success;
+  EXPECT_EQ(task->judged_periods(success), 2);
+  EXPECT_EQ(task->judged_periods(0), 0) << "the distance term judges no periods";
+  ThreadPool pool(1);
+  MujocoBackend backend(robot, 1, pool);
+  backend.track_bodies(task->tracked_bodies());
+  task->allocate(1);
+  Rng rng(5);
+  std::vector<double> q(size_t(robot->layout().nq)), v(size_t(robot->layout().nv));
+  task->reset(0, rng, q.data(), v.data());
+  backend.set_state(0, q.data(), v.data());
+  const int target = task->command_index("target");
+  const double* hand = backend.body_pose(0, 0);
+  const int period = task->episode_steps() / 2;
+  std::vector<float> action(size_t(task->action_dim()), 0.0f);
+  std::vector<double> terms(task->reward_terms().size());
+  auto judged = [&](double offset) {
+    const double at[3] = {hand[0] + offset, hand[1], hand[2]};
+    task->set_command(0, target, at);  // restarts the period
+    double sum = 0;
+    for (int s = 0; s < period; ++s) {
+      task->evaluate(0, backend, action.data(), rng, terms.data());
+      if (s < period - 1) {
+        EXPECT_EQ(terms[success], 0.0) << "step " << s << " judged before the period's end";
+      }
+      sum += terms[success];
+    }
+    return sum;
+  };
+  EXPECT_EQ(judged(0.0), 1.0);
+  EXPECT_EQ(judged(0.049), 1.0);
+  EXPECT_EQ(judged(0.1), 0.0);
+}
+
 std::string write_spec(const std::string& name, nlohmann::json j) {
   const std::string path = ::testing::TempDir() + "/" + name + ".json";
   std::ofstream(path) << j.dump(1);
@@ -288,6 +328,16 @@ TEST(SpecTask, BadSpecsAreRefusedNamingFileFieldAndFix) {
   j["observations"][0] = {{"signal", "base_lin_vel"}};
   const std::string msg = refusal(j, *arm);
   EXPECT_NE(msg.find("needs a floating-base robot"), std::string::npos) << msg;
+  // a success judged at redraws needs a command that is redrawn
+  j = read_json_file(task_spec_path("arm7-reach"), "spec");
+  j["commands"][0].erase("resample_seconds");
+  const std::string once = refusal(j, *arm);
+  EXPECT_NE(once.find("'rewards[2].when_redrawn'"), std::string::npos) << once;
+  EXPECT_NE(once.find("resample_seconds"), std::string::npos) << once;
+  j["commands"][0]["resample_seconds"] = 4;
+  j["rewards"][2]["distance"] = 0;
+  const std::string zero = refusal(j, *arm);
+  EXPECT_NE(zero.find("'rewards[2].distance'"), std::string::npos) << zero;
 }
 
 TEST(SpecTask, UnknownTaskNamesListTheBuiltIns) {
