@@ -55,7 +55,7 @@ class VectorEnv:
     render_mode = "rgb_array"
 
     def __init__(self, task, backend="mujoco", model="", num_envs=16, seed=0, threads=1, robot="",
-                 precision="auto", autoreset="next_step", autoreset_mode=None):
+                 precision="auto", autoreset="next_step", autoreset_mode=None, terms=None):
         self.task, self.backend, self.closed, self._env = task, backend, False, None
         for name, value in (("num_envs", num_envs), ("threads", threads)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -64,7 +64,7 @@ class VectorEnv:
         mode = _mode(autoreset, autoreset_mode)
         self._env = _flashnerd.make_vec(task, backend=backend, model=model, num_envs=num_envs,
                                         seed=seed if seed <= _C_INT_MAX else 0, threads=threads, robot=robot,
-                                        precision=precision, autoreset=mode)
+                                        precision=precision, autoreset=mode, terms=terms)
         self._first_seed = seed if seed > _C_INT_MAX else None  # applied by the first reset, as reset(seed=s)
         self._seed, self._np_random, self._np_random_seed = seed, None, None
         self.num_envs = self._env.num_envs
@@ -270,7 +270,7 @@ def _final_info(info, ended):
 
 
 def make_vec(task, backend="mujoco", model="", num_envs=16, seed=0, threads=1, robot="", precision="auto",
-             autoreset="next_step", autoreset_mode=None):
+             autoreset="next_step", autoreset_mode=None, terms=None):
     """A vector environment of any task and backend, e.g. ``make_vec("quadruped-velocity",
     backend="flashnerd", model="models/quadruped", num_envs=4096)``.
 
@@ -284,8 +284,16 @@ def make_vec(task, backend="mujoco", model="", num_envs=16, seed=0, threads=1, r
     with native bf16), fp32 or bf16; autoreset (or Gymnasium's keyword autoreset_mode):
     next_step, same_step or disabled, or Gymnasium's AutoresetMode (see the module's
     documentation).
+    terms: reward terms and a termination written in Python, added to the task (one object or a
+    list; docs/PYTHON.md, "Terms from Python"). Each object declares ``rewards = {"name": scale per
+    second}`` with ``reward(state) -> {"name": array (num_envs,)}``, and/or ``terminated(state) ->
+    bool array (num_envs,)``; optional ``bodies = ["hand"]`` and ``objective = ["name"]``. ``state``
+    holds read-only numpy views of the whole batch after the step: ``q``, ``v``, ``actions``,
+    ``body_pos[name]``, ``body_quat[name]``, ``commands[name]``, ``probe_clearance``, ``dt``,
+    ``num_envs`` (valid during the call). One call per step for every env, never one per env.
     """
-    return VectorEnv(task, backend, model, num_envs, seed, threads, robot, precision, autoreset, autoreset_mode)
+    return VectorEnv(task, backend, model, num_envs, seed, threads, robot, precision, autoreset, autoreset_mode,
+                     terms)
 
 
 # help(make_vec) lists every task's observation slots, action, reward terms and ends, read

@@ -174,6 +174,38 @@ void SpecTask::allocate(int envs) {
   envs_ = envs;
   signals_.allocate(envs);
   for (auto& r : rewards_) r->allocate(envs);
+  for (auto& b : batch_) {
+    b.values.assign(size_t(envs) * size_t(b.count), 0.0);
+    b.terminated.assign(size_t(envs), 0);
+  }
+}
+
+void SpecTask::add_batch_terms(std::shared_ptr<BatchTerms> terms) {
+  FN_CHECK(envs_ == 0, "task ", name_, ": batch terms are added before its environments are allocated");
+  BatchSet b{terms, int(terms_.size()), 0, {}, {}};
+  for (const RewardTerm& t : terms->reward_terms()) {
+    for (const auto& other : terms_)
+      FN_CHECK(other.name != t.name, terms->source(), ": reward term '", t.name, "' is already a term of task ", name_,
+               "; name it differently");
+    terms_.push_back(t);
+    reward_about_.push_back(terms->source());
+    ++b.count;
+  }
+  batch_.push_back(std::move(b));
+}
+
+int SpecTask::track_body(const std::string& body) {
+  FN_CHECK(envs_ == 0, "task ", name_, ": bodies are tracked before its environments are allocated");
+  nlohmann::json j = {{"signal", "body_pos"}, {"body", body}};
+  SpecReader r(j, "batch terms of " + name_, "");
+  return signals_.parse(r).slot;
+}
+
+void SpecTask::evaluate_batch(const Backend& b, const float* actions) {
+  for (auto& set : batch_) {
+    std::fill(set.terminated.begin(), set.terminated.end(), uint8_t(0));
+    set.terms->evaluate(b, actions, set.values.data(), set.terminated.data());
+  }
 }
 
 void SpecTask::reset(int env, Rng& rng, double* q, double* v) {
@@ -195,8 +227,11 @@ void SpecTask::command(int, const float* action, double* u) const { signals_.com
 bool SpecTask::evaluate(int env, const Backend& b, const float* action, Rng& rng, double* terms) {
   FN_ASSERT(env >= 0 && env < envs_);  // allocate(envs) comes first
   TermInput in{signals_, b, env, action, false};
+  for (const auto& set : batch_) in.terminated = in.terminated || set.terminated[size_t(env)];
   for (const auto& t : terminations_) in.terminated = in.terminated || t->ended(in);
   for (size_t k = 0; k < rewards_.size(); ++k) terms[k] = rewards_[k]->value(in);
+  for (const auto& set : batch_)
+    std::copy_n(set.values.data() + size_t(env) * size_t(set.count), set.count, terms + set.first_term);
   signals_.finish_step(b, env, action, rng, hold_commands_);
   return in.terminated;
 }
@@ -220,7 +255,8 @@ void SpecTask::io_state(StateIo& io) {
 }
 
 int SpecTask::judged_periods(size_t k) const {
-  FN_CHECK(k < rewards_.size(), "task ", name_, ": no reward term ", k);
+  FN_CHECK(k < terms_.size(), "task ", name_, ": no reward term ", k);
+  if (k >= rewards_.size()) return 0;  // a batch term
   const int c = rewards_[k]->judged_command();
   return c < 0 ? 0 : episode_steps_ / signals_.commands()[size_t(c)].resample_steps;
 }
@@ -264,7 +300,10 @@ TaskDescription SpecTask::describe() const {
     const std::string f = rewards_[k]->formula();
     d.reward.push_back({terms_[k].name, reward_about_[k].empty() ? f : reward_about_[k] + ": " + f});
   }
+  for (size_t k = rewards_.size(); k < terms_.size(); ++k) d.reward.push_back({terms_[k].name, reward_about_[k]});
   std::vector<std::string> ends;
+  for (const auto& set : batch_)
+    if (set.terms->terminates()) ends.push_back(set.terms->source() + "'s termination");
   for (const auto& t : terminations_) ends.push_back(t->formula());
   d.termination = termination_about_.empty() ? (ends.empty() ? "none (time-outs only)" : joined(ends, ", or "))
                                              : termination_about_;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "env/batch_terms.h"
 #include "env/task.h"
 #include "env/task_terms.h"
 
@@ -47,11 +48,21 @@ class SpecTask : public Task {
   void reset(int env, Rng& rng, double* q, double* v) override;
   void command(int env, const float* action, double* u) const override;
   bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) override;
+  void evaluate_batch(const Backend& backend, const float* actions) override;
   void observe(int env, const Backend& backend, float* obs) const override;
   void io_state(StateIo& io) override;
 
+  // Adds batch terms (Python's): their reward terms after the spec's, their termination beside
+  // the spec's. Before the task's environments are allocated (a VecEnv does that); throws for
+  // a term name the task already has.
+  void add_batch_terms(std::shared_ptr<BatchTerms> terms);
+  // The slot of a robot body whose world pose the backend tracks for this task (added if new);
+  // throws naming the body when the robot lacks it. Before the environments are allocated.
+  int track_body(const std::string& body);
+
   // Commands by name (policy-eval's fixed velocity commands): index (-1 if none), width, set.
   int command_index(const std::string& name) const { return signals_.command_index(name); }
+  const std::vector<CommandSpec>& commands() const { return signals_.commands(); }
   int command_width(int c) const { return int(signals_.commands()[size_t(c)].ranges.size()); }
   const double* command_values(int env, int c) const { return signals_.command(env, c); }
   void set_command(int env, int c, const double* values);
@@ -75,6 +86,14 @@ class SpecTask : public Task {
   std::vector<std::string> reward_about_;
   std::vector<std::unique_ptr<TerminationCondition>> terminations_;
   std::vector<std::unique_ptr<ResetEvent>> resets_;
+  // batch terms, each with its values (envs, its terms) and termination flags (envs) of the step
+  struct BatchSet {
+    std::shared_ptr<BatchTerms> terms;
+    int first_term, count;
+    std::vector<double> values;
+    std::vector<uint8_t> terminated;
+  };
+  std::vector<BatchSet> batch_;
 };
 
 // The task's planar velocity command: a command named "velocity" of (vx, vy, yaw rate), the

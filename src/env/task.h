@@ -71,6 +71,9 @@ class Task {
   // returns whether env terminated; updates the task's state (last action, command
   // resampling with rng).
   virtual bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) = 0;
+  // Once per step, after the backend stepped and before any evaluate(): terms computed for the
+  // whole batch in one call (env/batch_terms.h); actions (envs, action_dim). None by default.
+  virtual void evaluate_batch(const Backend& backend, const float* actions) {}
   // Observation (observation_dim) of env at the backend's current state.
   virtual void observe(int env, const Backend& backend, float* obs) const = 0;
 

@@ -98,6 +98,7 @@ void VecEnv::step(const float* actions) {
   const int control_steps = task_->control_steps();
   for (int k = 0; k < control_steps; ++k) backend_->step(u_.data());
   t0 = std::chrono::steady_clock::now();
+  task_->evaluate_batch(*backend_, actions);
   const double dt = step_seconds();
   const auto& terms = task_->reward_terms();
   pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {

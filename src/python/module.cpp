@@ -24,7 +24,9 @@
 #include "engine/engine.h"
 #include "env/factory.h"
 #include "env/vec_env.h"
+#include "python/numpy_arrays.h"
 #include "python/option_keywords.h"
+#include "python/python_terms.h"
 #include "rl/policy.h"
 #include "rl/policy_onnx.h"
 #include "env/task_page.h"
@@ -33,33 +35,11 @@
 
 namespace py = pybind11;
 using namespace flashnerd;
+using python::Array;
+using python::as_array;
+using python::checked;
 
 namespace {
-
-template <class T>
-using Array = py::array_t<T, py::array::c_style | py::array::forcecast>;
-
-// `obj` as a C-contiguous array of T: read in place when it already is one, else converted
-// from another floating-point type (or bool for bool); integers, strings and objects are
-// refused naming the argument, rather than silently cast.
-template <class T>
-Array<T> as_array(const py::object& obj, const char* name) {
-  const py::array a = py::array::ensure(obj);
-  FN_CHECK(a, name, ": expected a numpy array (or something numpy.asarray accepts)");
-  const char kind = a.dtype().kind();
-  const bool ok = std::is_same<T, bool>::value ? kind == 'b' : kind == 'f';
-  FN_CHECK(ok, name, ": expected a ", std::is_same<T, bool>::value ? "bool" : "floating-point", " array, got dtype ",
-           std::string(py::str(a.dtype())));
-  return Array<T>::ensure(a);
-}
-
-// Checks a 2-D array's shape, naming the argument.
-template <class T>
-const T* checked(const Array<T>& a, const char* name, int64_t rows, int64_t cols) {
-  FN_CHECK(a.ndim() == 2 && a.shape(0) == rows && a.shape(1) == cols, name, ": expected shape (", rows, ", ", cols,
-           "), got ", a.ndim() == 2 ? str_cat("(", a.shape(0), ", ", a.shape(1), ")") : str_cat(a.ndim(), "-d array"));
-  return a.data();
-}
 
 // Checks a 3-D array's shape, naming the argument.
 template <class T>
@@ -240,7 +220,8 @@ class Stepper {
 class PyVecEnv {
  public:
   PyVecEnv(const std::string& task, const std::string& backend, const std::string& model, int num_envs, int seed,
-           int threads, const std::string& robot, const std::string& precision, const std::string& autoreset)
+           int threads, const std::string& robot, const std::string& precision, const std::string& autoreset,
+           const py::object& terms)
       : pool_(checked_thread_count(threads, false, "threads")), seed_(uint64_t(seed)) {
     FN_CHECK(autoreset == "next_step" || autoreset == "same_step" || autoreset == "disabled",
              "autoreset: expected 'next_step', 'same_step' or 'disabled', got '", autoreset, "'");
@@ -249,6 +230,7 @@ class PyVecEnv {
                                             : env::Autoreset::Disabled;
     robot_ = sim::Robot::load(robot.empty() ? env::task_robot(task) : robot);
     task_ = env::make_task(task, *robot_);
+    python::add_python_terms(terms, *task_);
     env::BackendRequest r;
     r.kind = env::parse_backend_kind(backend);
     r.model_dir = model;
@@ -685,12 +667,14 @@ void bind_vec_env(py::module_& m) {
   m.def(
       "make_vec",
       [](const std::string& task, const std::string& backend, const std::string& model, int num_envs, int seed,
-         int threads, const std::string& robot, const std::string& precision, const std::string& autoreset) {
-        return std::make_unique<PyVecEnv>(task, backend, model, num_envs, seed, threads, robot, precision, autoreset);
+         int threads, const std::string& robot, const std::string& precision, const std::string& autoreset,
+         const py::object& terms) {
+        return std::make_unique<PyVecEnv>(task, backend, model, num_envs, seed, threads, robot, precision, autoreset,
+                                          terms);
       },
       py::arg("task"), py::arg("backend") = "mujoco", py::arg("model") = "", py::arg("num_envs") = 16,
       py::arg("seed") = 0, py::arg("threads") = 1, py::arg("robot") = "", py::arg("precision") = "auto",
-      py::arg("autoreset") = "next_step",
+      py::arg("autoreset") = "next_step", py::arg("terms") = py::none(),
       "Vector environment of a task over a backend: mujoco, flashnerd or nerd (model=DIR), or for cube-reorient two-way / one-way coupling (model=the hand's free-velocity DIR)");
 }
 
