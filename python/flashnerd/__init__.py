@@ -16,6 +16,8 @@
   ``export_policy(actor, dir, task, obs_mean, obs_std)`` writes a PyTorch actor as one, for
   ``flashnerd policy-eval`` and ``policy-video``; ``export_onnx(policy_dir, path)`` writes a
   policy as an ONNX graph, normalization inside.
+- ``ppo(task, out, terms=...)``: the project's PPO runner (``flashnerd ppo``'s) from Python, with
+  reward terms written in Python (``make_vec``'s ``terms=``); loads libtorch on the first call.
 - ``load_dataset(path)``: a ``flashnerd gen`` file as named numpy arrays.
 - ``flashnerd.plot.draw(spec)``: a plot spec the CLI wrote (``NAME.plot.json``) drawn with matplotlib.
 - ``Error``: every error of the C++ core (bad arguments, bad files), a ``ValueError``.
@@ -25,9 +27,10 @@ has the whole API.
 """
 from ._flashnerd import Error, Model, Policy, export_onnx, load_dataset, robot_info, write_dataset
 from .export import export_policy
+from .ppo import ppo
 from .spaces import Box
 from .tasks import task_info, task_names
 from .vector import AutoresetMode, VectorEnv, make_vec
 
 __all__ = ["AutoresetMode", "Box", "Error", "Model", "Policy", "VectorEnv", "export_onnx", "export_policy", "load_dataset",
-           "make_vec", "robot_info", "task_info", "task_names", "write_dataset"]
+           "make_vec", "ppo", "robot_info", "task_info", "task_names", "write_dataset"]

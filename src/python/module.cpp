@@ -25,8 +25,7 @@
 #include "env/factory.h"
 #include "env/vec_env.h"
 #include "python/numpy_arrays.h"
-#include "python/option_keywords.h"
-#include "python/python_terms.h"
+#include "python/env_parts.h"
 #include "rl/policy.h"
 #include "rl/policy_onnx.h"
 #include "env/task_page.h"
@@ -228,19 +227,12 @@ class PyVecEnv {
     autoreset_ = autoreset == "next_step"   ? env::Autoreset::NextStep
                  : autoreset == "same_step" ? env::Autoreset::SameStep
                                             : env::Autoreset::Disabled;
-    robot_ = sim::Robot::load(robot.empty() ? env::task_robot(task) : robot);
-    task_ = env::make_task(task, *robot_);
-    python::add_python_terms(terms, *task_);
-    env::BackendRequest r;
-    r.kind = env::parse_backend_kind(backend);
-    r.model_dir = model;
-    r.envs = num_envs;
-    const engine::ModelOptions model_options{precision_of(precision)};  // checked for every backend
-    if (backend != "mujoco") r.model_options = model_options;
-    MemoryPlan(str_cat("make_vec: ", num_envs, " environments"))
-        .add("simulator state and buffers", env::environment_bytes(r, *robot_, *task_))
-        .check("use fewer num_envs");
-    backend_ = env::make_backend(r, robot_, pool_, &warnings_);
+    const python::EnvRequest request{task, backend, model, robot, precision, num_envs, terms, "make_vec"};
+    python::PythonEnvParts parts = python::make_env_parts(request, pool_);
+    robot_ = parts.robot;
+    task_ = std::move(parts.task);
+    backend_ = std::move(parts.backend);
+    warnings_ = parts.warnings;
     env_ = std::make_unique<env::VecEnv>(*task_, *backend_, pool_, seed_, autoreset_);
   }
   int num_envs() const { return env_->envs(); }
@@ -593,19 +585,11 @@ void save_policy_arrays(const std::string& dir, const std::string& task, const s
 void bind_errors(py::module_& m) {
   // flashnerd.Error: bad input (arguments, files) is a ValueError; it stays a RuntimeError too,
   // which C++ errors were before.
-  static py::object* error_type = new py::object(py::module_::import("builtins").attr("type")(
+  const py::object error_type = py::module_::import("builtins").attr("type")(
       "Error", py::make_tuple(py::handle(PyExc_ValueError), py::handle(PyExc_RuntimeError)),
-      py::dict(py::arg("__module__") = "flashnerd", py::arg("__doc__") = "An error of flashnerd's C++ core")));
-  m.attr("Error") = *error_type;
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const OptionError& e) {  // about one option: named by its keyword (num_envs=)
-      PyErr_SetString(error_type->ptr(), python::keyword_message(e).c_str());
-    } catch (const Error& e) {
-      PyErr_SetString(error_type->ptr(), e.what());
-    }
-  });
+      py::dict(py::arg("__module__") = "flashnerd", py::arg("__doc__") = "An error of flashnerd's C++ core"));
+  m.attr("Error") = error_type;
+  python::translate_errors(error_type);
 }
 
 // flashnerd.Model: a model stepped in state terms or raw features.

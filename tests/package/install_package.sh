@@ -26,6 +26,7 @@ done
   || fail "an installed header includes an internal one"
 PYDIR=$(ls -d "$PREFIX"/lib/python3*/dist-packages) || fail "no Python package installed"
 [ -f "$PYDIR/flashnerd/__init__.py" ] && ls "$PYDIR"/flashnerd/_flashnerd*.so > /dev/null || fail "Python package incomplete"
+ls "$PYDIR"/flashnerd/_ppo*.so > /dev/null || fail "Python package without its PPO module (flashnerd.ppo)"
 
 # a model from the installed CLI (robots from the installed share/, not the source tree)
 FN="$PREFIX/bin/flashnerd"

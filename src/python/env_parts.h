@@ -1,0 +1,41 @@
+// What a Python vector environment or a PPO run from Python steps: the robot, the task (with
+// make_vec's terms= added), the backend, checked against the machine's memory before anything
+// is allocated. One recipe for flashnerd.make_vec and flashnerd.ppo.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "env/backend.h"
+#include "env/task.h"
+#include "sim/robot.h"
+
+namespace flashnerd::python {
+
+namespace py = pybind11;
+
+struct EnvRequest {
+  std::string task, backend, model, robot, precision;
+  int num_envs;
+  py::object terms;   // None, or make_vec's terms=
+  const char* caller;  // names the call in the memory refusal ("make_vec")
+};
+
+struct PythonEnvParts {
+  std::shared_ptr<const sim::Robot> robot;
+  std::unique_ptr<env::Task> task;
+  std::unique_ptr<env::Backend> backend;
+  std::vector<std::string> warnings;
+};
+
+PythonEnvParts make_env_parts(const EnvRequest& request, ThreadPool& pool);
+
+// flashnerd.Error for the library's errors, an option's named by its keyword (num_envs=): every
+// module of the package raises the one type, `error_type`.
+void translate_errors(const py::object& error_type);
+
+}  // namespace flashnerd::python
