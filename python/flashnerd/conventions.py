@@ -4,6 +4,8 @@ import enum
 
 import numpy as np
 
+from . import _flashnerd
+
 try:  # Gymnasium's own enum when importable, so its wrappers' checks (`in {AutoresetMode.NEXT_STEP}`) hold
     from gymnasium.vector import AutoresetMode
 except ImportError:  # pragma: no cover - depends on the machine
@@ -13,8 +15,8 @@ except ImportError:  # pragma: no cover - depends on the machine
         SAME_STEP = "SameStep"
         DISABLED = "Disabled"
 
-# every accepted spelling, lower-cased without underscores -> the module's name
-_AUTORESET = {"nextstep": "next_step", "samestep": "same_step", "disabled": "disabled"}
+# every accepted spelling, lower-cased without underscores -> the module's name (env::Autoreset's)
+_AUTORESET = {name.replace("_", ""): name for name in _flashnerd.autoreset_names()}
 GYM_MODE = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
             "disabled": AutoresetMode.DISABLED}
 SEED_RANGE = "a non-negative int, 0 to 2**64-1"

@@ -14,8 +14,10 @@ terminated, truncated, info)``. ``metadata["autoreset_mode"]`` is a ``flashnerd.
   ``_final_info``), as Gymnasium's SyncVectorEnv gives them.
 - Disabled: an ended env is reset only by ``reset(options={"reset_mask": mask})``. Until then
   it is held as it ended: the same observation and flags at every step, reward 0, no new
-  episode. (Gymnasium's SyncVectorEnv asserts instead. The module still steps held envs
-  internally; their outputs are replaced here.)
+  episode. (Gymnasium's SyncVectorEnv asserts instead.)
+
+The episode statistics, pending resets and held envs are the C++ ``VecEnv``'s (env/vec_env.h);
+this layer adds Gymnasium's names and masks.
 
 In every mode ``info["final_obs"]`` / ``info["final_info"]`` (rows where ``info["_final_obs"]`` /
 ``info["_final_info"]``, zeros elsewhere; ``final_observation`` / ``_final_observation`` are
@@ -33,8 +35,6 @@ are ints from 0 to 2**64-1. Actions may be numpy arrays or PyTorch tensors (deta
 copied); a NaN or infinite action is refused naming the envs. Errors are ``flashnerd.Error``,
 a ``ValueError``.
 """
-import time
-
 import numpy as np
 
 from . import _flashnerd
@@ -75,13 +75,6 @@ class VectorEnv:
         self.task_info = task_info(task)
         self._spaces(self._env.observation_dim, self._env.action_dim, self._env.action_bound)
         self.warnings = list(self._env.warnings)
-        n = self.num_envs
-        self._return, self._length = np.zeros(n, np.float64), np.zeros(n, np.int64)
-        self._start = np.full(n, time.perf_counter())
-        self._pending = np.zeros(n, bool)  # NextStep: ended at the last step
-        self._held = np.zeros(n, bool)  # Disabled: ended, not reset yet
-        self._held_obs = np.zeros((n, self._env.observation_dim), np.float32)
-        self._held_terminated, self._held_truncated = np.zeros(n, bool), np.zeros(n, bool)
 
     def _spaces(self, observation_dim, action_dim, bound):
         n = self.num_envs
@@ -138,12 +131,7 @@ class VectorEnv:
         elif mask is None and self._first_seed is not None:
             seed = self._first_seed
         self._first_seed = None
-        obs, info = env.reset(seed, mask)
-        reset = np.ones(self.num_envs, bool) if mask is None else mask
-        self._return[reset], self._length[reset] = 0.0, 0
-        self._start[reset] = time.perf_counter()
-        self._pending[reset] = self._held[reset] = False
-        return obs, info
+        return env.reset(seed, mask)
 
     def _reset_mask(self, options):
         options = dict(options or {})
@@ -160,41 +148,8 @@ class VectorEnv:
     def step(self, actions):
         """actions (num_envs, action_dim), numpy or torch -> (obs, reward, terminated, truncated, info)"""
         obs, reward, terminated, truncated, info = self._open().step(_checked_actions(actions))
-        held = self._held.copy()
-        if held.any():
-            self._hold(obs, reward, terminated, truncated, info, held)
-        ended = (terminated | truncated) & ~held  # the episodes that end at this step
-        self._episode_statistics(info, reward, ended, held)
-        _final_info(info, ended)
-        if self.autoreset_mode == "disabled":
-            self._held |= ended
-            self._held_obs[ended] = obs[ended]
-            self._held_terminated[ended], self._held_truncated[ended] = terminated[ended], truncated[ended]
+        _final_info(info, info["_episode"])  # the episodes that ended at this step
         return obs, reward, terminated, truncated, info
-
-    def _hold(self, obs, reward, terminated, truncated, info, held):
-        """Disabled mode: held envs report what they ended with; the module stepped them on."""
-        obs[held] = self._held_obs[held]
-        reward[held] = 0
-        terminated[held], truncated[held] = self._held_terminated[held], self._held_truncated[held]
-        info["time_outs"] = truncated
-        for column in info["reward_terms"].values():
-            column[held] = 0
-
-    def _episode_statistics(self, info, reward, ended, held):
-        counted = ~(self._pending | held)  # a NextStep reset step or a held env is no step of an episode
-        self._return[counted] += reward[counted]
-        self._length[counted] += 1
-        now = time.perf_counter()
-        info["episode"] = {"r": np.where(ended, self._return, 0.0).astype(np.float32),
-                           "l": np.where(ended, self._length, 0).astype(np.int32),
-                           "t": np.where(ended, now - self._start, 0.0).astype(np.float32)}
-        info["_episode"] = ended
-        if self.autoreset_mode == "next_step":
-            self._start[self._pending] = now  # their reset step just ran
-            self._pending = ended.copy()
-        self._return[ended], self._length[ended] = 0.0, 0
-        self._start[ended] = now
 
     def render(self, env=None, width=480, height=360):
         """Every env's scene drawn by MuJoCo's renderer (offscreen, EGL), as Gymnasium's vector

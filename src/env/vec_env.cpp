@@ -9,6 +9,15 @@
 
 namespace flashnerd::env {
 
+const EnumName<Autoreset> kAutoresetNames[3] = {
+    {Autoreset::SameStep, "same_step"}, {Autoreset::NextStep, "next_step"}, {Autoreset::Disabled, "disabled"}};
+
+namespace {
+double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
 double VecEnv::bytes_per_env(int observation_dim, int reward_terms, int nu) {
   const double own = sizeof(float) * 2.0 * observation_dim + sizeof(double) * (2.0 * reward_terms + nu + 8) + sizeof(Rng);
   const double task_state = 256, caller_copies = sizeof(float) * 2.0 * observation_dim;
@@ -43,6 +52,12 @@ VecEnv::VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed, Au
   terminated_.assign(E, 0);
   timed_out_.assign(E, 0);
   reset_pending_.assign(E, 0);
+  held_.assign(E, 0);
+  episode_ended_.assign(E, 0);
+  ended_return_.assign(E, 0.0);
+  ended_seconds_.assign(E, 0.0);
+  started_at_.assign(E, 0.0);
+  ended_length_.assign(E, 0);
   stats_.term_sums.assign(size_t(terms_), 0.0);
 }
 
@@ -60,6 +75,8 @@ void VecEnv::start_episode(int e) {
     ++stats_.branched_starts;
   }
   steps_[size_t(e)] = 0;
+  held_[size_t(e)] = 0;
+  started_at_[size_t(e)] = wall_seconds();
   episode_return_[size_t(e)] = 0;
   episode_uncertainty_[size_t(e)] = 0;
   std::fill_n(episode_terms_.data() + size_t(e) * size_t(terms_), terms_, 0.0);
@@ -103,10 +120,11 @@ void VecEnv::step(const float* actions) {
   const auto& terms = task_->reward_terms();
   pool_->parallel_for(envs_, [&](int64_t e0, int64_t e1, int) {
     for (int64_t e = e0; e < e1; ++e) {
-      if (reset_pending_[size_t(e)]) {  // NextStep: this step is the reset (after the loop)
+      episode_ended_[size_t(e)] = 0;
+      if (reset_pending_[size_t(e)] || held_[size_t(e)]) {  // NextStep's reset (after the loop), Disabled's hold
         reward_[size_t(e)] = 0;
         std::fill_n(term_values_.data() + size_t(e) * size_t(terms_), terms_, 0.0);
-        terminated_[size_t(e)] = timed_out_[size_t(e)] = 0;
+        if (reset_pending_[size_t(e)]) terminated_[size_t(e)] = timed_out_[size_t(e)] = 0;  // held: as it ended
         continue;
       }
       double* values = term_values_.data() + size_t(e) * size_t(terms_);
@@ -147,13 +165,18 @@ void VecEnv::step(const float* actions) {
   });
   // finished episodes: statistics, then a new episode (in env order, so the same bits
   // whatever the thread count; resets are rare next to steps)
+  const double now = wall_seconds();
   for (int e = 0; e < envs_; ++e) {
     if (reset_pending_[size_t(e)]) {
       reset_pending_[size_t(e)] = 0;
       start_episode(e);
       continue;
     }
-    if (!terminated_[size_t(e)] && !timed_out_[size_t(e)]) continue;
+    if (held_[size_t(e)] || (!terminated_[size_t(e)] && !timed_out_[size_t(e)])) continue;
+    episode_ended_[size_t(e)] = 1;
+    ended_return_[size_t(e)] = episode_return_[size_t(e)];
+    ended_length_[size_t(e)] = steps_[size_t(e)];
+    ended_seconds_[size_t(e)] = now - started_at_[size_t(e)];
     stats_.episodes += 1;
     stats_.return_sum += episode_return_[size_t(e)];
     stats_.length_sum += steps_[size_t(e)];
@@ -165,7 +188,9 @@ void VecEnv::step(const float* actions) {
       reset_pending_[size_t(e)] = 1;
     } else if (autoreset_ == Autoreset::SameStep) {
       start_episode(e);
-    }  // Disabled: the caller resets it
+    } else {
+      held_[size_t(e)] = 1;  // Disabled: held until the caller resets it
+    }
   }
   task_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   task_seconds_ += task_seconds;
@@ -211,6 +236,7 @@ void VecEnv::io_state(StateIo& io, std::string& backend) {
   io.io(stats_.timeouts);
   io.io(stats_.term_sums);
   if (autoreset_ == Autoreset::NextStep) io.io(reset_pending_);  // SameStep states keep their format
+  if (autoreset_ == Autoreset::Disabled) io.io(held_);
   if (uncertainty_.any()) {  // runs without it keep their format too
     io.io(episode_uncertainty_);
     io.io(stats_.uncertainty_sum);

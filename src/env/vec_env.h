@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/rng.h"
 #include "core/thread_pool.h"
 #include "env/backend.h"
@@ -42,8 +43,11 @@ struct EpisodeStats {
 
 // When an ended episode's environment starts again (Gymnasium 1.x's autoreset modes): inside
 // the ending step (SameStep: rsl_rl, legged_gym), at the next step, which ignores its action
-// (NextStep), or only when the caller resets it (Disabled: reset_envs with a mask).
+// (NextStep), or only when the caller resets it (Disabled: reset_envs with a mask). Until then
+// a Disabled environment is held as it ended: the same observation and flags at every step,
+// reward 0, no new episode (the backend steps it on; nothing reads it).
 enum class Autoreset { SameStep, NextStep, Disabled };
+extern const EnumName<Autoreset> kAutoresetNames[3];  // same_step, next_step, disabled
 
 // Uncertainty of an ensemble backend in the reward (MOPO, RWM-U) and in the episode's end
 // (MOReL): each step's reward loses penalty · disagreement · dt (a rate per second, like the
@@ -112,6 +116,13 @@ class VecEnv {
   const double* commands() const { return u_.data(); }
   Autoreset autoreset() const { return autoreset_; }
   int episode_step(int env) const { return steps_[size_t(env)]; }
+  // The episodes that ended at the last step (envs; a held or NextStep reset step ends none),
+  // with each one's return, length (steps) and wall seconds since its reset: Gymnasium's
+  // RecordEpisodeStatistics; rows of other environments are stale.
+  const uint8_t* episode_ended() const { return episode_ended_.data(); }
+  const double* ended_returns() const { return ended_return_.data(); }
+  const int* ended_lengths() const { return ended_length_.data(); }
+  const double* ended_seconds() const { return ended_seconds_.data(); }
   // Simulated seconds per step: the backend's control timestep times the task's control steps
   // per action (the dt of every reward rate).
   double step_seconds() const { return backend_->control_timestep() * task_->control_steps(); }
@@ -147,6 +158,10 @@ class VecEnv {
   std::vector<int> steps_;
   std::vector<uint8_t> terminated_, timed_out_;
   std::vector<uint8_t> reset_pending_;  // NextStep: the episode ended at the last step
+  std::vector<uint8_t> held_;           // Disabled: ended, not reset yet
+  std::vector<uint8_t> episode_ended_;
+  std::vector<double> ended_return_, ended_seconds_, started_at_;
+  std::vector<int> ended_length_;
   EpisodeStats stats_;
   double task_seconds_ = 0;
 };

@@ -222,11 +222,9 @@ class PyVecEnv {
            int threads, const std::string& robot, const std::string& precision, const std::string& autoreset,
            const py::object& terms)
       : pool_(checked_thread_count(threads, false, "threads")), seed_(uint64_t(seed)) {
-    FN_CHECK(autoreset == "next_step" || autoreset == "same_step" || autoreset == "disabled",
-             "autoreset: expected 'next_step', 'same_step' or 'disabled', got '", autoreset, "'");
-    autoreset_ = autoreset == "next_step"   ? env::Autoreset::NextStep
-                 : autoreset == "same_step" ? env::Autoreset::SameStep
-                                            : env::Autoreset::Disabled;
+    const auto* mode = find_enum(env::kAutoresetNames, autoreset);
+    FN_CHECK(mode, "autoreset: expected ", enum_choices(env::kAutoresetNames), ", got '", autoreset, "'");
+    autoreset_ = mode->value;
     const python::EnvRequest request{task, backend, model, robot, precision, num_envs, terms, "make_vec"};
     python::PythonEnvParts parts = python::make_env_parts(request, pool_);
     robot_ = parts.robot;
@@ -241,10 +239,7 @@ class PyVecEnv {
   double action_bound() const { return task_->action_bound(); }
   int episode_steps() const { return task_->episode_steps(); }
   double dt() const { return env_->step_seconds(); }
-  std::string autoreset() const {
-    return autoreset_ == env::Autoreset::NextStep ? "next_step" : autoreset_ == env::Autoreset::SameStep ? "same_step"
-                                                                                                          : "disabled";
-  }
+  std::string autoreset() const { return enum_name(env::kAutoresetNames, autoreset_); }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
   // seed: None, an int (environment e draws from the stream (seed, e)) or one int per
@@ -305,7 +300,30 @@ class PyVecEnv {
     info["_final_observation"] = ended;
     info["time_outs"] = truncated;
     info["reward_terms"] = reward_terms();
+    info["episode"] = episode_statistics();
+    py::array_t<bool> episode_ended(E);
+    for (int e = 0; e < E; ++e) episode_ended.mutable_data()[e] = env_->episode_ended()[e] != 0;
+    info["_episode"] = episode_ended;
     return py::make_tuple(copy_rows(env_->observations()), reward, terminated, truncated, info);
+  }
+
+  // The episodes that ended at the last step, as Gymnasium's RecordEpisodeStatistics reports
+  // them: return "r", length "l" (steps) and wall seconds since the reset "t"; 0 elsewhere.
+  py::dict episode_statistics() const {
+    const int E = env_->envs();
+    py::array_t<float> r(E), t(E);
+    py::array_t<int32_t> l(E);
+    for (int e = 0; e < E; ++e) {
+      const bool ended = env_->episode_ended()[e] != 0;
+      r.mutable_data()[e] = ended ? float(env_->ended_returns()[e]) : 0.0f;
+      l.mutable_data()[e] = ended ? env_->ended_lengths()[e] : 0;
+      t.mutable_data()[e] = ended ? float(env_->ended_seconds()[e]) : 0.0f;
+    }
+    py::dict out;
+    out["r"] = r;
+    out["l"] = l;
+    out["t"] = t;
+    return out;
   }
 
   // Each named reward term's share of the last step's reward (scale · value · dt, before any
@@ -689,6 +707,14 @@ void bind_robots_and_tasks(py::module_& m) {
   m.def("_task_info", [](const std::string& name) { return env::task_summary(name).dump(); }, py::arg("name"),
         "A task's description as JSON (python/flashnerd/tasks.py decodes it)");
   m.def("task_names", &env::task_names, "The tasks make_vec runs");
+  m.def(
+      "autoreset_names",
+      [] {
+        std::vector<std::string> names;
+        for (const auto& n : env::kAutoresetNames) names.push_back(n.name);
+        return names;
+      },
+      "The autoreset modes' names (Gymnasium 1.x's modes)");
 }
 
 // Datasets as numpy arrays, both ways.

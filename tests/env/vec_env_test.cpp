@@ -300,6 +300,56 @@ TEST(VecEnv, NextStepAutoresetDefersTheResetByOneStep) {
   EXPECT_EQ(next.take_episode_stats().episodes, 1);
 }
 
+// The statistics of the episodes that end at a step (Gymnasium's RecordEpisodeStatistics):
+// each one's return is the sum of its rewards and its length its steps, in every mode; under
+// Disabled an ended environment is held as it ended (same observation and flags, reward 0, no
+// second end) until reset_envs restarts it.
+TEST(VecEnv, EndedEpisodesReportReturnAndLengthAndDisabledHoldsThem) {
+  auto robot = sim::Robot::load("cartpole");
+  for (Autoreset mode : {Autoreset::SameStep, Autoreset::NextStep, Autoreset::Disabled}) {
+    ThreadPool pool(1);
+    MujocoBackend backend(robot, 2, pool);
+    FiveStepTask task(*robot);
+    VecEnv env(task, backend, pool, 4, mode);
+    env.reset_all();
+    double sums[2] = {0, 0};
+    int ends[2] = {0, 0};
+    std::vector<float> held_obs;
+    for (int s = 1; s <= 9; ++s) {
+      const float act[2] = {0.0f, s == 3 ? 1.0f : 0.0f};  // env 1 terminates at step 3
+      env.step(act);
+      for (int e = 0; e < 2; ++e) {
+        sums[e] += env.rewards()[e];
+        if (!env.episode_ended()[e]) continue;
+        ++ends[e];
+        EXPECT_NEAR(env.ended_returns()[e], sums[e], 1e-5) << enum_name(kAutoresetNames, mode) << " step " << s;
+        EXPECT_EQ(env.ended_lengths()[e], e == 1 && s == 3 ? 3 : 5) << enum_name(kAutoresetNames, mode);
+        EXPECT_GE(env.ended_seconds()[e], 0.0);
+        sums[e] = 0;
+      }
+      if (mode == Autoreset::Disabled && s == 3)
+        held_obs.assign(env.observations() + env.observation_dim(), env.observations() + 2 * env.observation_dim());
+      if (mode == Autoreset::Disabled && s > 3) {  // env 1 is held
+        EXPECT_EQ(env.terminated()[1], 1) << "step " << s;
+        EXPECT_EQ(env.rewards()[1], 0.0f) << "step " << s;
+        EXPECT_EQ(std::vector<float>(env.observations() + env.observation_dim(),
+                                     env.observations() + 2 * env.observation_dim()), held_obs) << "step " << s;
+      }
+    }
+    const char* name = enum_name(kAutoresetNames, mode);
+    EXPECT_EQ(ends[1], mode == Autoreset::Disabled ? 1 : 2) << name;  // Disabled: never restarted
+    EXPECT_EQ(ends[0], 1) << name;  // a time-out at step 5; the next would come after step 9
+    if (mode == Autoreset::Disabled) {
+      const uint8_t restart[2] = {0, 1};
+      env.reset_envs(restart);
+      const float act[2] = {0.0f, 0.0f};
+      env.step(act);
+      EXPECT_EQ(env.terminated()[1], 0) << "restarted";
+      EXPECT_EQ(env.episode_step(1), 1);
+    }
+  }
+}
+
 // Reward settings (--reward-scale, --only-positive-rewards): a term's scale changes the step
 // reward and the episode's term sums; clipping keeps negative steps at zero; an unknown term
 // is refused with the task's terms named.
