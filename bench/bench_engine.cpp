@@ -57,7 +57,7 @@ void BM_Step(benchmark::State& state) {
   const int B = int(state.range(1));
   static std::shared_ptr<const fe::Model> models[2];
   auto& model = models[state.range(0)];
-  if (!model) model = fe::Model::random(fe::synthetic_config(arch, "paper-cartpole", 6, 4), 1);
+  if (!model) model = fe::Model::random(fe::synthetic_config(arch, flashnerd::ModelPreset::PaperCartpole, 6, 4), 1);
   flashnerd::ThreadPool pool(int(state.range(2)));
   fe::ContextOptions opt;
   opt.max_batch = B;

@@ -46,7 +46,7 @@ constexpr EnumName<BenchPrecision> kBenchPrecisionNames[] = {{BenchPrecision::Al
 struct BenchOptions {
   CommonOptions common;
   BenchArch arch = BenchArch::Both;
-  std::string preset = "paper-cartpole";
+  ModelPreset preset = ModelPreset::PaperCartpole;
   std::string model_dir;
   int input_dim = 6;
   int output_dim = 4;
@@ -167,7 +167,7 @@ std::optional<Result> time_batch(BenchRun& bc, const engine::Model& model, Arch 
 // --plot FILE.png: Q(B) of every arch and precision, written as FILE.plot.json and drawn.
 void write_bench_plot(const std::string& png, const std::vector<Arch>& archs,
                       const std::vector<engine::Precision>& precisions, const std::vector<Result>& results,
-                      const std::string& preset, int threads, nlohmann::json& summary) {
+                      ModelPreset preset, int threads, nlohmann::json& summary) {
   std::vector<PlotSeries> series;
   for (Arch a : archs)
    for (engine::Precision prec : precisions) {
@@ -185,7 +185,7 @@ void write_bench_plot(const std::string& png, const std::vector<Arch>& archs,
     series.push_back(ps);
   }
   PlotOptions po;
-  po.title = "Throughput Q(B), preset " + preset + " (" + std::to_string(threads) + " CPU threads)";
+  po.title = str_cat("Throughput Q(B), preset ", preset_name(preset), " (", threads, " CPU threads)");
   po.x_label = "log10 batch B";
   po.y_label = "million transitions / s";
   po.log_y = true;
@@ -197,7 +197,7 @@ void write_bench_plot(const std::string& png, const std::vector<Arch>& archs,
 
 // The human table: both archs per batch, the ratio of their throughputs, bf16 against fp32.
 void print_bench_table(const BenchRun& bc, const nlohmann::json& summary, const std::vector<Result>& results,
-                       const std::vector<Arch>& archs, const std::string& preset, double gemm_gflops,
+                       const std::vector<Arch>& archs, ModelPreset preset, double gemm_gflops,
                        double bf16_gflops) {
   const int din = bc.din, dout = bc.dout;
   auto ceiling = [&](const std::string& precision) { return precision == "bf16" ? bf16_gflops : gemm_gflops; };
@@ -216,7 +216,7 @@ void print_bench_table(const BenchRun& bc, const nlohmann::json& summary, const 
     rows.push_back({r.arch, r.precision, std::to_string(r.batch), fmt(r.latency_ms, 4), fmt(r.mtps, 4),
                     fmt(r.gflops, 1), fmt(100.0 * r.gflops / ceiling(r.precision), 1) + "%", ratio, vs_fp32});
   }
-  std::cout << "\nflashnerd bench: preset " << preset << ", input " << din << ", output " << dout
+  std::cout << "\nflashnerd bench: preset " << preset_name(preset) << ", input " << din << ", output " << dout
             << ", " << bc.pool.size() << " threads\n  " << engine::cpu_features().summary() << "\n";
   for (const auto& [p, k] : bc.kernels) std::cout << "  kernels " << k << "\n";
   std::cout << "  ceilings: fp32 sgemm (" << engine::gemm_backend_name(bc.o.gemm) << ") " << fmt(gemm_gflops, 1)
@@ -270,14 +270,14 @@ void run_bench(const BenchOptions& o) {
   if (o.arch != BenchArch::FlashNeRD) archs.push_back(Arch::NeRD);
   std::shared_ptr<const engine::Model> loaded;
   int din = o.input_dim, dout = o.output_dim;
-  std::string preset = o.preset;
+  ModelPreset preset = o.preset;
   if (!o.model_dir.empty()) {
     loaded = engine::Model::load(o.model_dir);  // fp32 copy: its config and weights
     FN_CHECK(!loaded->config().contact.enabled(), o.model_dir, " reads variable contacts: its step needs "
              "detected rows; time it with 'flashnerd bench-contacts --model ", o.model_dir, " --data DATA'");
     din = loaded->input_dim();
     dout = loaded->output_dim();
-    if (!loaded->config().preset.empty()) preset = loaded->config().preset;
+    if (const auto recorded = recorded_preset(loaded->config())) preset = *recorded;
   }
   std::map<std::pair<Arch, engine::Precision>, std::shared_ptr<const engine::Model>> models;
   for (Arch a : archs)
@@ -331,7 +331,7 @@ void run_bench(const BenchOptions& o) {
                                   {"latency_ms", r.latency_ms}, {"mtransitions_per_s", r.mtps},
                                   {"gflops", r.gflops}, {"share_of_ceiling", r.gflops / ceiling(r.precision)}});
   summary["threads"] = pool.size();
-  summary["preset"] = preset;
+  summary["preset"] = preset_name(preset);
   summary["input_dim"] = din;
   summary["output_dim"] = dout;
   summary["gemm_backend"] = engine::gemm_backend_name(o.gemm);
@@ -354,7 +354,7 @@ void register_bench(CLI::App& app) {
       app, "bench", "Model-only speed of FlashNeRD vs Optimized NeRD: latency, throughput, GFLOP/s vs the machine's GEMM rate",
       run_bench);
   add_enum_option(sub, "--arch", o.arch, names_of(kBenchArchNames), "flashnerd, nerd or both");
-  sub.add_option("--preset", o.preset, "Model size preset (random weights)")->capture_default_str();
+  add_enum_option(sub, "--preset", o.preset, names_of(kModelPresetNames), "Model size preset (random weights)");
   sub.add_option("--model", o.model_dir, "A trained model directory: its dims and preset (its own weights for its arch)");
   sub.add_option("--input-dim", o.input_dim, "Per-frame input features (without --model)")->capture_default_str();
   sub.add_option("--output-dim", o.output_dim, "Increment features (without --model)")->capture_default_str();

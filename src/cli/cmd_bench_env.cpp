@@ -23,7 +23,7 @@ struct BenchEnvArgs {
   ThreadOptions threads;
   EnvOptions env;
   std::vector<std::string> models;
-  std::string preset = "small";
+  ModelPreset preset = ModelPreset::Small;
   int members = 0;  // also a random-weight FlashNeRD ensemble of this many members (0: none)
   int steps = 50;
   int warmup = 5;
@@ -78,7 +78,7 @@ void run_bench_env(const BenchEnvArgs& a) {
   std::vector<std::pair<std::string, std::shared_ptr<const engine::Model>>> models;
   if (a.models.empty()) {
     for (Arch arch : {Arch::FlashNeRD, Arch::NeRD})
-      models.push_back({str_cat("random ", a.preset),
+      models.push_back({str_cat("random ", preset_name(a.preset)),
                         engine::Model::random(env::random_robot_model_config(*robot, arch, a.preset, true), a.seed, mo)});
   }
   for (const auto& dir : a.models) {
@@ -103,7 +103,7 @@ void run_bench_env(const BenchEnvArgs& a) {
                                               a.seed + uint64_t(m), mo));
     env::LearnedBackend backend(robot, members, a.env.envs, pool, env::EnsembleUse{env::EnsembleMode::Random, 0, a.seed});
     Rate r = measure(backend, *task, pool, a);
-    r.backend += str_cat(" (random ", a.preset, ", ensemble of ", a.members, ")");
+    r.backend += str_cat(" (random ", preset_name(a.preset), ", ensemble of ", a.members, ")");
     rates.push_back(r);
   }
   std::vector<std::vector<std::string>> rows;
@@ -131,7 +131,7 @@ void register_bench_env(CLI::App& app) {
                                             "inside a VecEnv", run_bench_env);
   add_env_options(sub, a.env, 4096, false);
   sub.add_option("--model", a.models, "Trained models to compare (repeatable); default: random weights of --preset");
-  sub.add_option("--preset", a.preset, "Preset of the random-weight models")->capture_default_str();
+  add_enum_option(sub, "--preset", a.preset, names_of(kModelPresetNames), "Preset of the random-weight models");
   sub.add_option("--members", a.members,
                  "Also time a random-weight FlashNeRD ensemble (with probes) of this many members")
       ->check(in_range(0, 16))->capture_default_str();

@@ -65,12 +65,12 @@ void register_fit(CLI::App& app) {
   sub.add_option("--policy-trajectories", p.data.policy_trajectories,
                  "On-policy trajectories (default: a quarter of --trajectories)")
       ->check(positive());
-  add_enum_option(sub, "--arch", a.arch, names_of({Arch::FlashNeRD, Arch::NeRD}, arch_name),
+  add_enum_option(sub, "--arch", p.training.arch, names_of({Arch::FlashNeRD, Arch::NeRD}, arch_name),
                   "Architecture: flashnerd or nerd");
-  sub.add_option("--preset", p.training.preset, "Model size (train --preset)")->capture_default_str();
+  add_enum_option(sub, "--preset", p.training.preset, names_of(kModelPresetNames), "Model size (train --preset)");
   sub.add_option("--batch", p.training.batch, "Windows per update")->check(positive())->capture_default_str();
   sub.add_option("--lr", p.training.lr, "Initial learning rate")->check(positive())->capture_default_str();
-  add_enum_option(sub, "--precision", a.precision, names_of(train::kTrainingPrecisionNames),
+  add_enum_option(sub, "--precision", p.training.precision, names_of(train::kTrainingPrecisionNames),
                   "Training products: auto (bf16 where the CPU has it and it is faster), fp32 or bf16");
   sub.add_option("--patience", p.training.patience,
                  "A member stops after this many validations without a lower validation loss (0: never)")

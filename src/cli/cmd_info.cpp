@@ -19,7 +19,7 @@ void run_info(const InfoArgs& a) {
   const engine::Precision auto_precision = engine::resolve_precision(engine::Precision::Auto);
   // the kernels a context would run: a tiny random model per precision
   auto kernels = [](engine::Precision p) {
-    const ModelConfig c = engine::synthetic_config(Arch::FlashNeRD, "tiny", 4, 2);
+    const ModelConfig c = engine::synthetic_config(Arch::FlashNeRD, ModelPreset::Tiny, 4, 2);
     auto model = engine::Model::random(c, 1, engine::ModelOptions{p});
     return engine::Context(*model, engine::ContextOptions{}).kernel_summary();
   };

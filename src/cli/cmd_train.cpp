@@ -164,8 +164,6 @@ void run_train(const TrainArgs& a) {
   const std::unique_ptr<train::TrainOptions> run = prepare_run(a.run, "train", lock);
   if (!run) return;
   train::TrainOptions& o = *run;
-  ModelConfig preset_check;
-  apply_preset(o.preset, preset_check);  // an unknown preset fails here, listing the names
   FN_CHECK(!o.variable_contacts || o.probes != train::ProbeUse::On,
            "--variable-contacts replaces fixed probes; drop --probes on");
   if (o.variable_contacts && o.probes == train::ProbeUse::Auto) o.probes = train::ProbeUse::Off;
@@ -173,7 +171,7 @@ void run_train(const TrainArgs& a) {
   if (!o.init_from.empty()) {  // a trained artifact's config and weights, a fresh optimizer (resumable)
     const ModelConfig parent = load_model_config(o.init_from);  // fails early on a bad directory
     o.arch = parent.arch;
-    o.preset = parent.preset;
+    if (const auto preset = recorded_preset(parent)) o.preset = *preset;
   }
   Dataset data = load_dataset(a.run.data);
   std::unique_ptr<MujocoStateSensor> sensor;
@@ -317,7 +315,7 @@ void run_finetune(const FinetuneArgs& a) {
            "; only increment models are fine-tuned");
   o.init_from = a.model;
   o.arch = parent.arch;
-  o.preset = parent.preset;
+  if (const auto preset = recorded_preset(parent)) o.preset = *preset;
   o.probes = parent.probe_dim > 0 ? train::ProbeUse::On : train::ProbeUse::Off;
   o.variable_contacts = parent.contact.enabled();
   o.target = parent.target;
@@ -335,7 +333,7 @@ void register_train(CLI::App& app) {
   add_run_options(sub, a.run, "Dataset (HDF5) from 'flashnerd gen'",
                   "Output directory: config.json, weights.safetensors, checkpoint.pt, train_log.csv, loss.png");
   add_enum_option(sub, "--arch", o.arch, names_of({Arch::FlashNeRD, Arch::NeRD}, arch_name), "Architecture: flashnerd or nerd");
-  sub.add_option("--preset", o.preset, "Model size: tiny, small, paper-cartpole, paper-franka, paper-g1, paper-anymal")
+  add_enum_option(sub, "--preset", o.preset, names_of(kModelPresetNames), "Model size")
       ->capture_default_str();
   add_enum_option(sub, "--activation", o.activation,
                   names_of(kAllActivations, activation_name),

@@ -51,11 +51,11 @@ nlohmann::json to_json(const FitPlan& p) {
             {"policy", p.data.policy},
             {"policy_trajectories", p.data.policy_trajectories}}},
           {"training",
-           {{"arch", p.training.arch},
-            {"preset", p.training.preset},
+           {{"arch", arch_name(p.training.arch)},
+            {"preset", preset_name(p.training.preset)},
             {"batch", p.training.batch},
             {"lr", p.training.lr},
-            {"precision", p.training.precision},
+            {"precision", train::training_precision_name(p.training.precision)},
             {"patience", p.training.patience},
             {"valid_every", p.training.valid_every},
             {"variable_contacts", p.training.variable_contacts}}},
@@ -86,11 +86,12 @@ FitPlan fit_plan_from_json(const nlohmann::json& j, const std::string& origin) {
     p.data.policy = d.at("policy").get<std::string>();
     p.data.policy_trajectories = d.at("policy_trajectories").get<int64_t>();
     const auto& t = j.at("training");
-    p.training.arch = t.at("arch").get<std::string>();
-    p.training.preset = t.at("preset").get<std::string>();
+    p.training.arch = parse_arch(t.at("arch").get<std::string>());
+    p.training.preset = parse_enum(kModelPresetNames, t.at("preset").get<std::string>(), "training.preset");
     p.training.batch = t.at("batch").get<int>();
     p.training.lr = t.at("lr").get<double>();
-    p.training.precision = t.at("precision").get<std::string>();
+    p.training.precision =
+        parse_enum(train::kTrainingPrecisionNames, t.at("precision").get<std::string>(), "training.precision");
     p.training.patience = t.at("patience").get<int>();
     p.training.valid_every = t.at("valid_every").get<int>();
     p.training.variable_contacts = t.at("variable_contacts").get<bool>();
@@ -98,6 +99,8 @@ FitPlan fit_plan_from_json(const nlohmann::json& j, const std::string& origin) {
     p.windows = j.at("windows").get<int64_t>();
     p.horizons = j.at("horizons").get<std::vector<int64_t>>();
   } catch (const nlohmann::json::exception& e) {
+    throw Error(str_cat(origin, ": ", e.what()));
+  } catch (const Error& e) {  // a name outside its table
     throw Error(str_cat(origin, ": ", e.what()));
   }
   FN_CHECK(p.members >= 1 && p.members <= 16, origin, ": members must be in [1, 16], got ", p.members);

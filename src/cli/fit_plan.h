@@ -10,6 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/model_config.h"
+#include "train/precision.h"
+
 namespace flashnerd::cli {
 
 struct FitData {
@@ -24,11 +27,11 @@ struct FitData {
 };
 
 struct FitTraining {
-  std::string arch = "flashnerd";
-  std::string preset = "small";
+  Arch arch = Arch::FlashNeRD;
+  ModelPreset preset = ModelPreset::Small;
   int batch = 256;
   double lr = 1e-3;
-  std::string precision = "auto";
+  train::TrainingPrecision precision = train::TrainingPrecision::Auto;
   int patience = 8;     // validations without a lower validation loss before a member stops (a third of a run)
   int valid_every = 0;  // 0: a 25th of the updates, at least 50
   bool variable_contacts = false;

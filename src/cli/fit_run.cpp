@@ -49,8 +49,6 @@ FitPlan Fit::settle_plan(const CLI::App& sub) {
   FitPlan given = args_.plan;
   if (!args_.mjcf.empty()) given.robot = args_.mjcf;
   if (!args_.budget.empty()) given.budget_seconds = parse_duration(args_.budget);
-  given.training.arch = arch_name(args_.arch);
-  given.training.precision = train::training_precision_name(args_.precision);
   if (fs::exists(plan_path)) {  // a fit in progress (or done): its plan rules
     FitPlan recorded = fit_plan_from_json(read_json_file(plan_path), plan_path);
     const nlohmann::json want = to_json(given), have = to_json(recorded);
@@ -228,8 +226,9 @@ void Fit::stage_budget() {
     const std::string out = at(str_cat("budget/probe_", i)), summary = at(str_cat("budget/probe_", i, ".json"));
     fs::create_directories(at("budget"));
     std::vector<std::string> a = {"train", "--data", at("data/train.h5"), "--out", out, "--overwrite", "--quiet",
-                                  "--arch", t.arch, "--preset", t.preset, "--batch", std::to_string(t.batch),
-                                  "--precision", t.precision, "--updates", std::to_string(kProbeUpdates),
+                                  "--arch", arch_name(t.arch), "--preset", preset_name(t.preset),
+                                  "--batch", std::to_string(t.batch), "--precision",
+                                  train::training_precision_name(t.precision), "--updates", std::to_string(kProbeUpdates),
                                   "--valid-every", "0", "--seed", std::to_string(plan_.seed + uint64_t(i))};
     if (t.variable_contacts) a.push_back("--variable-contacts");
     if (plan_.workers > 1) a.insert(a.end(), {"--workers", std::to_string(plan_.workers)});
@@ -287,9 +286,9 @@ void Fit::stage_members() {
   for (int i = 0; i < plan_.members; ++i) {
     const std::string out = member_dir(i), summary = at(str_cat("logs/train_member_", i, ".json"));
     names.push_back(str_cat("member_", i));
-    std::vector<std::string> a = {"train", "--data", at("data/train.h5"), "--out", out, "--arch", t.arch,
-                                  "--preset", t.preset, "--batch", std::to_string(t.batch), "--lr", str_cat(t.lr),
-                                  "--precision", t.precision, "--updates", std::to_string(u), "--valid-every",
+    std::vector<std::string> a = {"train", "--data", at("data/train.h5"), "--out", out, "--arch", arch_name(t.arch),
+                                  "--preset", preset_name(t.preset), "--batch", std::to_string(t.batch), "--lr",
+                                  str_cat(t.lr), "--precision", train::training_precision_name(t.precision), "--updates", std::to_string(u), "--valid-every",
                                   std::to_string(valid_every()), "--patience", std::to_string(t.patience),
                                   "--seed", std::to_string(plan_.seed + uint64_t(i))};
     if (t.variable_contacts) a.push_back("--variable-contacts");

@@ -28,8 +28,6 @@ struct FitArgs {
   std::string budget;
   bool progress = true;
   sim::RobotOverrides overrides;
-  Arch arch = Arch::FlashNeRD;
-  train::TrainingPrecision precision = train::TrainingPrecision::Auto;
 };
 
 // A child's job: its command and the summary (its stdout) that marks it finished.

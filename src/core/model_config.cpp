@@ -410,7 +410,7 @@ double flops_per_transition(const ModelConfig& c) {
 namespace {
 
 struct PresetPair {
-  const char* name;
+  ModelPreset preset;
   FlashConfig flash;
   NerdConfig nerd;
 };
@@ -439,39 +439,34 @@ NerdConfig nerd_preset(int d, int layers, int heads, int window, int mlp_hidden 
 }
 
 // Pairs are parameter-matched to within a few percent (tests/core/model_config_test.cpp).
-const std::vector<PresetPair>& presets() {
-  static const std::vector<PresetPair> p = {
+const PresetPair& preset_sizes(ModelPreset preset) {
+  static const PresetPair p[] = {
       // tiny: the published head's d×d lm_head is 4% of the model; a narrower MLP pays for it
-      {"tiny", flash_preset(64, 2, 1, {3, 3}, 128), nerd_preset(60, 2, 4, 5, 208)},
-      {"small", flash_preset(128, 4, 2, {4, 3, 3, 3}, 320), nerd_preset(120, 4, 12, 10)},
-      {"paper-cartpole", flash_preset(256, 4, 4, {4, 3, 3, 3}, 672), nerd_preset(240, 4, 12, 10)},
-      {"paper-franka", flash_preset(512, 4, 8, {4, 3, 3, 3}, 1376), nerd_preset(480, 4, 12, 10)},
-      {"paper-g1", flash_preset(512, 4, 8, {4, 3, 3, 3}, 1376), nerd_preset(480, 4, 12, 10)},
-      {"paper-anymal", flash_preset(512, 4, 8, {4, 4, 4, 4}, 1024), nerd_preset(408, 5, 12, 13)},
+      {ModelPreset::Tiny, flash_preset(64, 2, 1, {3, 3}, 128), nerd_preset(60, 2, 4, 5, 208)},
+      {ModelPreset::Small, flash_preset(128, 4, 2, {4, 3, 3, 3}, 320), nerd_preset(120, 4, 12, 10)},
+      {ModelPreset::PaperCartpole, flash_preset(256, 4, 4, {4, 3, 3, 3}, 672), nerd_preset(240, 4, 12, 10)},
+      {ModelPreset::PaperFranka, flash_preset(512, 4, 8, {4, 3, 3, 3}, 1376), nerd_preset(480, 4, 12, 10)},
+      {ModelPreset::PaperG1, flash_preset(512, 4, 8, {4, 3, 3, 3}, 1376), nerd_preset(480, 4, 12, 10)},
+      {ModelPreset::PaperAnymal, flash_preset(512, 4, 8, {4, 4, 4, 4}, 1024), nerd_preset(408, 5, 12, 13)},
   };
-  return p;
+  for (const auto& pair : p)
+    if (pair.preset == preset) return pair;
+  FN_ASSERT(false);  // every preset has its sizes
+  return p[0];
 }
 
 }  // namespace
 
-std::vector<std::string> preset_names() {
-  std::vector<std::string> names;
-  for (const auto& p : presets()) names.emplace_back(p.name);
-  return names;
+void apply_preset(ModelPreset preset, ModelConfig& c) {
+  const PresetPair& p = preset_sizes(preset);
+  c.preset = preset_name(preset);
+  c.flash = p.flash;
+  c.nerd = p.nerd;
 }
 
-void apply_preset(const std::string& name, ModelConfig& c) {
-  for (const auto& p : presets()) {
-    if (name == p.name) {
-      c.preset = name;
-      c.flash = p.flash;
-      c.nerd = p.nerd;
-      return;
-    }
-  }
-  std::string choices;
-  for (const auto& n : preset_names()) choices += (choices.empty() ? "" : ", ") + n;
-  throw Error("unknown preset '" + name + "': choose one of " + choices);
+std::optional<ModelPreset> recorded_preset(const ModelConfig& c) {
+  if (const auto* p = find_enum(kModelPresetNames, c.preset)) return p->value;
+  return std::nullopt;
 }
 
 }  // namespace flashnerd

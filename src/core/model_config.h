@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -144,10 +145,17 @@ std::vector<std::pair<std::string, int>> contact_gates(const ModelConfig& c);
 // the full window re-encoded).
 double flops_per_transition(const ModelConfig& c);
 
-// Parameter-matched presets: the same name for both architectures. Fills c.flash / c.nerd;
-// input/output widths must already be set (they come from the robot).
-// Names: tiny, small, paper-cartpole, paper-franka, paper-g1, paper-anymal.
-void apply_preset(const std::string& name, ModelConfig& c);
-std::vector<std::string> preset_names();
+// Parameter-matched presets: the same name for both architectures. apply_preset fills c.flash /
+// c.nerd and records the preset's name in c.preset; input/output widths must already be set
+// (they come from the robot).
+enum class ModelPreset { Tiny, Small, PaperCartpole, PaperFranka, PaperG1, PaperAnymal };
+inline constexpr EnumName<ModelPreset> kModelPresetNames[] = {
+    {ModelPreset::Tiny, "tiny"},           {ModelPreset::Small, "small"},
+    {ModelPreset::PaperCartpole, "paper-cartpole"}, {ModelPreset::PaperFranka, "paper-franka"},
+    {ModelPreset::PaperG1, "paper-g1"},    {ModelPreset::PaperAnymal, "paper-anymal"}};
+inline const char* preset_name(ModelPreset p) { return enum_name(kModelPresetNames, p); }
+void apply_preset(ModelPreset preset, ModelConfig& c);
+// The preset a config records (config.json's "preset"); none for a config of other sizes.
+std::optional<ModelPreset> recorded_preset(const ModelConfig& c);
 
 }  // namespace flashnerd

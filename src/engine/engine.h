@@ -179,7 +179,7 @@ class Model {
 
 // A valid config of preset's shape for a robot of input_dim / output_dim features (fixed-base
 // placeholder layout), for benchmarks and tests of random models.
-ModelConfig synthetic_config(Arch arch, const std::string& preset, int input_dim, int output_dim);
+ModelConfig synthetic_config(Arch arch, ModelPreset preset, int input_dim, int output_dim);
 
 struct ContextOptions {
   int max_batch = 1;                     // environments this context can step at once

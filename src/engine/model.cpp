@@ -451,7 +451,7 @@ void pack_weights(const Model& m, ModelWeights& w) {
 
 }  // namespace
 
-ModelConfig synthetic_config(Arch arch, const std::string& preset, int input_dim, int output_dim) {
+ModelConfig synthetic_config(Arch arch, ModelPreset preset, int input_dim, int output_dim) {
   FN_CHECK(input_dim > 0 && output_dim > 0, "synthetic model: input_dim=", input_dim,
            " and output_dim=", output_dim, " must be positive");
   ModelConfig c;

@@ -122,7 +122,7 @@ void reload_learned_model(Backend& backend, const BackendRequest& r) {
   learned->replace_members(load_checked_members(r, backend.robot(), nullptr));
 }
 
-ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const std::string& preset, bool probes) {
+ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, ModelPreset preset, bool probes) {
   ModelConfig c;
   c.arch = arch;
   c.robot = robot.name();

@@ -52,7 +52,7 @@ void reload_learned_model(Backend& backend, const BackendRequest& request);
 // the spec's fixed probes as inputs when `probes`), with identity input normalization and
 // small output scales: random weights then move states little, for throughput benchmarks
 // and tests of the learned backend (not for predictions).
-ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, const std::string& preset, bool probes);
+ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, ModelPreset preset, bool probes);
 
 // Built-in tasks: the spec files of robots/tasks/ and the cube-reorient variants.
 std::vector<std::string> task_names();

@@ -83,7 +83,7 @@ nlohmann::json own_state_settings(const OwnStateOptions& o) {
 
 // ---------------------------------------------------------------------------------------
 
-ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes,
+ModelConfig make_model_config(const Dataset& d, Arch arch, ModelPreset preset, bool use_probes,
                               PredictionTarget target, bool use_contacts) {
   FN_CHECK_OPTION(!use_contacts || arch == Arch::FlashNeRD, "variable_contacts", "exist only for the flashnerd "
                   "architecture; NeRD reads fixed probes instead (", option_ref("probes"), " on)");
@@ -265,10 +265,12 @@ void Trainer::resume_configuration() {
                   fingerprint_, ") is not the one the checkpoint was trained on (",
                   ck_->meta().value("dataset_fingerprint", "?"), "); pass the same file, or start a new run with "
                   "another ", option_ref("out"));
-  FN_CHECK_OPTION(config_.arch == opts_.arch && config_.preset == opts_.preset, "resume", "the checkpoint is ",
+  // a run continuing a model (init_from) has that model's sizes, a preset or not
+  const bool same_preset = !opts_.init_from.empty() || config_.preset == preset_name(opts_.preset);
+  FN_CHECK_OPTION(config_.arch == opts_.arch && same_preset, "resume", "the checkpoint is ",
                   option_ref("arch"), " ", arch_name(config_.arch), " ", option_ref("preset"), " ", config_.preset,
                   ", not ", option_ref("arch"), " ", arch_name(opts_.arch), " ", option_ref("preset"), " ",
-                  opts_.preset);
+                  preset_name(opts_.preset));
   const auto& s = ck_->meta().at("settings");
   FN_CHECK_OPTION(s.at("seed").get<uint64_t>() == opts_.seed && s.at("batch").get<int>() == opts_.batch,
                   "resume", "the checkpoint was trained with ", option_ref("seed"), " ", s.at("seed").get<uint64_t>(),

@@ -34,7 +34,7 @@ enum class ProbeUse { Auto, On, Off };  // Auto: use fixed probes when the datas
 
 struct TrainOptions {
   Arch arch = Arch::FlashNeRD;
-  std::string preset = "small";     // model size (core apply_preset); the CLI default too
+  ModelPreset preset = ModelPreset::Small;  // model size (core apply_preset); the CLI default too
   std::optional<FfnActivation> activation;  // FlashNeRD's FFN gate; none: the preset's
   std::optional<NormKind> norm;             // FlashNeRD's norm; none: the preset's
   std::string out_dir;              // artifact, checkpoint, log and plot
@@ -122,7 +122,7 @@ struct TrainResult {
 // ModelConfig for a dataset: robot identity, layout, timestep, actuator model, input and
 // output widths from the codec (+ probes), then the preset's sizes.
 // With use_contacts the FlashNeRD contact encoder reads the dataset's K contact rows.
-ModelConfig make_model_config(const Dataset& d, Arch arch, const std::string& preset, bool use_probes,
+ModelConfig make_model_config(const Dataset& d, Arch arch, ModelPreset preset, bool use_probes,
                               PredictionTarget target = PredictionTarget::Increment, bool use_contacts = false);
 
 // Runs (or resumes) training; throws flashnerd::Error with a clear message on bad input,

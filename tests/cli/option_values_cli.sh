@@ -23,6 +23,11 @@ expect_error "^flashnerd: error: --horizon: 3 must be at least --knots − 1 (5)
 expect_error "--gemm: must be one of auto, openblas, eigen, naive or row-invariant, got 'mkl'" bench --gemm mkl
 expect_error "--precision: must be one of all, auto, fp32 or bf16, got 'fp16'" bench --precision fp16
 expect_error "--motion: must be one of grasp, push or random, got 'wave'" couple --model m --motion wave
+PRESETS="tiny, small, paper-cartpole, paper-franka, paper-g1 or paper-anymal"
+expect_error "--preset: must be one of $PRESETS, got 'huge'" train --data d.h5 --preset huge --out m
+expect_error "--preset: must be one of $PRESETS, got 'huge'" fit --robot cartpole --preset huge --out f
+expect_error "--preset: must be one of $PRESETS, got 'huge'" bench --preset huge
+expect_error "--preset: must be one of $PRESETS, got 'huge'" bench-env --preset huge
 [ -e d.h5 ] && fail "a refused gen wrote its output"
 "$FN" gen --robot cartpole --trajectories 2 --steps 5 --out d.h5 --seed 18446744073709551615 --json > /dev/null \
   || fail "the largest seed was refused"

@@ -26,7 +26,7 @@ nlohmann::json good_config() {
   c.state_dim = 2;
   c.input_dim = 3;
   c.output_dim = 2;
-  apply_preset("tiny", c);
+  apply_preset(ModelPreset::Tiny, c);
   return nlohmann::json(c);
 }
 
@@ -43,6 +43,22 @@ std::string load_error(const nlohmann::json& j) {
 }
 
 TEST(ModelConfigJson, GoodConfigLoads) { EXPECT_EQ(load_error(good_config()), ""); }
+
+// A preset is recorded by its name (config.json's "preset") and read back as the preset; a config
+// of other sizes records none.
+TEST(ModelConfigJson, PresetsAreRecordedByName) {
+  for (const auto& [preset, name] : kModelPresetNames) {
+    ModelConfig c;
+    apply_preset(preset, c);
+    EXPECT_EQ(c.preset, name);
+    ASSERT_TRUE(recorded_preset(c).has_value()) << name;
+    EXPECT_EQ(*recorded_preset(c), preset);
+  }
+  ModelConfig custom;
+  EXPECT_FALSE(recorded_preset(custom).has_value());
+  custom.preset = "huge";
+  EXPECT_FALSE(recorded_preset(custom).has_value());
+}
 
 // A directory without config.json is named as no model, with where to get one.
 TEST(ModelConfigJson, ADirectoryWithoutConfigIsNotAModel) {
@@ -153,7 +169,7 @@ nlohmann::json nerd_config(bool published) {
   c.state_dim = 2;
   c.input_dim = 3;
   c.output_dim = 2;
-  apply_preset("tiny", c);
+  apply_preset(ModelPreset::Tiny, c);
   c.nerd.embed_bias = c.nerd.lm_head = c.nerd.head_relu = published;
   return nlohmann::json(c);
 }

@@ -411,7 +411,7 @@ TEST(Engine, ThreadCountDoesNotChangeResultsBeyondRoundoff) {
 }
 
 TEST(Engine, MemoryReport) {
-  ModelConfig c = synthetic_config(Arch::FlashNeRD, "paper-cartpole", 6, 4);
+  ModelConfig c = synthetic_config(Arch::FlashNeRD, ModelPreset::PaperCartpole, 6, 4);
   auto model = Model::random(c, 1);
   ContextOptions opt;
   opt.max_batch = 8;

@@ -27,7 +27,7 @@ inline void random_normalization(ModelConfig& c, uint64_t seed) {
 // Odd sizes everywhere; non-trivial normalization so the (de)normalization is exercised.
 inline ModelConfig flash_test_config(NormKind norm = NormKind::RMSNorm,
                                      FfnActivation act = FfnActivation::SwiGLU) {
-  ModelConfig c = synthetic_config(Arch::FlashNeRD, "tiny", 7, 5);
+  ModelConfig c = synthetic_config(Arch::FlashNeRD, ModelPreset::Tiny, 7, 5);
   c.flash.d_model = 40;
   c.flash.n_layers = 3;
   c.flash.n_heads = 3;

@@ -167,7 +167,7 @@ TEST(CoupledBackend, RefusesWhatItCannotDo) {
   EXPECT_THROW(b.step_first(u.data(), 1), Error);  // the contact solve steps every environment
   EXPECT_THROW(b.copy_env(0, 1), Error);
   EXPECT_THROW(CoupledBackend(s.alone, s.alone, nullptr, sim::Coupling::TwoWay, 1, pool), Error);  // no objects
-  ModelConfig increment = random_robot_model_config(*s.hand, Arch::FlashNeRD, "tiny", false);
+  ModelConfig increment = random_robot_model_config(*s.hand, Arch::FlashNeRD, ModelPreset::Tiny, false);
   EXPECT_THROW(CoupledBackend(s.hand, s.alone, engine::Model::random(increment, 1), sim::Coupling::TwoWay, 1, pool),
                Error);  // a full-dynamics model cannot be coupled
 }

@@ -32,7 +32,7 @@ TEST(EnsembleCalibration, IdenticalMembersNeverDisagreeAndDistinctOnesDo) {
   o.progress = false;
   ThreadPool pool(1);
   const Dataset d = sim::generate_dataset(*robot, o, pool);
-  ModelConfig c = env::random_robot_model_config(*robot, Arch::FlashNeRD, "tiny", false);
+  ModelConfig c = env::random_robot_model_config(*robot, Arch::FlashNeRD, ModelPreset::Tiny, false);
   auto a = engine::Model::random(c, 1), b = engine::Model::random(c, 2);
   std::vector<int64_t> traj{0, 1, 2, 3, 4, 5};
   EngineStepModel a1(a, 6, &pool), a2(a, 6, &pool), b1(b, 6, &pool);

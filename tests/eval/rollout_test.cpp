@@ -230,7 +230,7 @@ TEST(InputNoise, ZeroNoiseIsTheCleanRolloutBitForBit) {
   auto robot = sim::Robot::load("cartpole");
   const Dataset d = cartpole_data(6, 30);
   ThreadPool pool(2);
-  auto model = engine::Model::random(env::random_robot_model_config(*robot, Arch::FlashNeRD, "tiny", false), 3);
+  auto model = engine::Model::random(env::random_robot_model_config(*robot, Arch::FlashNeRD, ModelPreset::Tiny, false), 3);
   EngineStepModel step(model, 6, &pool);
   const auto traj = eligible_trajectories(d, step.history(), 20);
   ASSERT_FALSE(traj.empty());

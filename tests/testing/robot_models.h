@@ -10,7 +10,7 @@ namespace flashnerd::testing {
 
 inline ModelConfig robot_model_config(const sim::Robot& robot, Arch arch,
                                       PredictionTarget target = PredictionTarget::Increment, bool probes = false) {
-  ModelConfig c = env::random_robot_model_config(robot, arch, "tiny", probes);
+  ModelConfig c = env::random_robot_model_config(robot, arch, ModelPreset::Tiny, probes);
   if (target == PredictionTarget::FreeVelocity) {
     c.target = target;
     c.output_dim = c.layout.nv;
@@ -22,7 +22,7 @@ inline ModelConfig robot_model_config(const sim::Robot& robot, Arch arch,
 
 // A random FlashNeRD reading the detector's contact rows (the robot's contact capacity).
 inline ModelConfig contact_model_config(const sim::Robot& robot) {
-  ModelConfig c = env::random_robot_model_config(robot, Arch::FlashNeRD, "tiny", false);
+  ModelConfig c = env::random_robot_model_config(robot, Arch::FlashNeRD, ModelPreset::Tiny, false);
   c.contact.capacity = robot.spec().contact_capacity;
   c.contact.slots = 4;
   c.contact.link_count = robot.link_count();

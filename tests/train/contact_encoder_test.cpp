@@ -153,7 +153,7 @@ TEST(ContactEncoder, TrainsOnClimbingDataAndRollsOutWithRedetectedContacts) {
   const Dataset& d = climbing_data();
   TrainOptions o;
   o.arch = Arch::FlashNeRD;
-  o.preset = "tiny";
+  o.preset = ModelPreset::Tiny;
   o.out_dir = (fs::temp_directory_path() / "flashnerd_contact_train").string();
   fs::remove_all(o.out_dir);
   o.updates = 80;
@@ -189,11 +189,11 @@ TEST(ContactEncoder, TrainsOnClimbingDataAndRollsOutWithRedetectedContacts) {
 
 TEST(ContactEncoder, RefusesWhatCannotWork) {
   const Dataset& d = climbing_data();
-  EXPECT_THROW(make_model_config(d, Arch::NeRD, "tiny", false, PredictionTarget::Increment, true), Error);
+  EXPECT_THROW(make_model_config(d, Arch::NeRD, ModelPreset::Tiny, false, PredictionTarget::Increment, true), Error);
   Dataset no_rows = d;
   no_rows.contact_capacity = 0;
   try {
-    make_model_config(no_rows, Arch::FlashNeRD, "tiny", false, PredictionTarget::Increment, true);
+    make_model_config(no_rows, Arch::FlashNeRD, ModelPreset::Tiny, false, PredictionTarget::Increment, true);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no contact rows recorded"), std::string::npos) << e.what();

@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ModelConfig robot_config(Arch arch, const std::string& preset, bool floating, int joints, int probes) {
+ModelConfig robot_config(Arch arch, ModelPreset preset, bool floating, int joints, int probes) {
   ModelConfig c;
   c.arch = arch;
   c.robot = "testbot";
@@ -55,20 +55,20 @@ void randomize(DynamicsModel& m, uint64_t seed) {
 }
 
 TEST(Models, EveryPresetMatchesTheTensorContract) {
-  for (const auto& preset : preset_names()) {
+  for (const auto& [preset, name] : kModelPresetNames) {
     for (Arch arch : {Arch::FlashNeRD, Arch::NeRD}) {
       ModelConfig c = robot_config(arch, preset, false, 2, 0);
       auto m = make_model(c, 1);
       auto specs = model_tensors(c);
       auto named = m->named_parameters();
-      ASSERT_EQ(named.size(), specs.size()) << preset << " " << arch_name(arch);
+      ASSERT_EQ(named.size(), specs.size()) << name << " " << arch_name(arch);
       int64_t count = 0;
       for (const auto& spec : specs) {
         ASSERT_TRUE(named.contains(spec.name)) << spec.name;
         EXPECT_EQ(named[spec.name].sizes().vec(), spec.shape) << spec.name;
         count += named[spec.name].numel();
       }
-      EXPECT_EQ(count, parameter_count(c)) << preset << " " << arch_name(arch);
+      EXPECT_EQ(count, parameter_count(c)) << name << " " << arch_name(arch);
     }
   }
 }
@@ -84,25 +84,25 @@ TEST(Models, PresetPairsAreParameterMatched) {
   const Robot robots[] = {{"cartpole", false, 2, 0}, {"arm7", false, 7, 0}, {"humanoid", true, 23, 0},
                           {"quadruped", true, 12, 0}};
   for (const auto& r : robots) {
-    for (const auto& preset : preset_names()) {
+    for (const auto& [preset, name] : kModelPresetNames) {
       const double f = double(parameter_count(robot_config(Arch::FlashNeRD, preset, r.floating, r.joints, r.probes)));
       const double n = double(parameter_count(robot_config(Arch::NeRD, preset, r.floating, r.joints, r.probes)));
-      std::printf("  %-10s %-15s flashnerd %9.0f  nerd %9.0f  nerd/flash %.3f\n", r.name, preset.c_str(), f, n, n / f);
+      std::printf("  %-10s %-15s flashnerd %9.0f  nerd %9.0f  nerd/flash %.3f\n", r.name, name, f, n, n / f);
       // paper-anymal is deliberately unmatched (paper: 8.88M vs 9.81M).
-      if (preset != "paper-anymal") EXPECT_NEAR(n / f, 1.0, 0.06) << r.name << " " << preset;
-      else EXPECT_NEAR(n / f, 9.81 / 8.88, 0.06) << r.name << " " << preset;
+      if (preset != ModelPreset::PaperAnymal) EXPECT_NEAR(n / f, 1.0, 0.06) << r.name << " " << name;
+      else EXPECT_NEAR(n / f, 9.81 / 8.88, 0.06) << r.name << " " << name;
     }
   }
-  auto flash = [](const std::string& p, bool fl, int j) { return double(parameter_count(robot_config(Arch::FlashNeRD, p, fl, j, 0))); };
-  auto nerd = [](const std::string& p, bool fl, int j) { return double(parameter_count(robot_config(Arch::NeRD, p, fl, j, 0))); };
-  EXPECT_NEAR(flash("paper-cartpole", false, 2) / 2.7e6, 1.0, 0.1);
-  EXPECT_NEAR(flash("paper-g1", true, 23) / 10.9e6, 1.0, 0.1);
-  EXPECT_NEAR(flash("paper-anymal", true, 12) / 8.88e6, 1.0, 0.1);
-  EXPECT_NEAR(nerd("paper-anymal", true, 12) / 9.81e6, 1.0, 0.1);
+  auto flash = [](ModelPreset p, bool fl, int j) { return double(parameter_count(robot_config(Arch::FlashNeRD, p, fl, j, 0))); };
+  auto nerd = [](ModelPreset p, bool fl, int j) { return double(parameter_count(robot_config(Arch::NeRD, p, fl, j, 0))); };
+  EXPECT_NEAR(flash(ModelPreset::PaperCartpole, false, 2) / 2.7e6, 1.0, 0.1);
+  EXPECT_NEAR(flash(ModelPreset::PaperG1, true, 23) / 10.9e6, 1.0, 0.1);
+  EXPECT_NEAR(flash(ModelPreset::PaperAnymal, true, 12) / 8.88e6, 1.0, 0.1);
+  EXPECT_NEAR(nerd(ModelPreset::PaperAnymal, true, 12) / 9.81e6, 1.0, 0.1);
 }
 
 ModelConfig mask_config() {
-  ModelConfig c = robot_config(Arch::FlashNeRD, "tiny", false, 2, 0);
+  ModelConfig c = robot_config(Arch::FlashNeRD, ModelPreset::Tiny, false, 2, 0);
   c.flash.n_layers = 3;
   c.flash.spans = {3, 2, 4};
   c.flash.n_heads = 2;
@@ -165,7 +165,7 @@ TEST(Models, FlashReceptiveFieldByGradients) {
 }
 
 TEST(Models, NerdIsCausalOverTheWindow) {
-  ModelConfig c = robot_config(Arch::NeRD, "tiny", false, 2, 0);
+  ModelConfig c = robot_config(Arch::NeRD, ModelPreset::Tiny, false, 2, 0);
   auto m = make_model(c, 5);
   randomize(*m, 5);
   const int64_t T = c.nerd.window;
@@ -198,7 +198,7 @@ TEST(Models, ContactTermsVanishWithoutContacts) {
 
 TEST(Models, InitializationIsSeededAndFollowsTheRecipe) {
   for (Arch arch : {Arch::FlashNeRD, Arch::NeRD}) {
-    ModelConfig c = robot_config(arch, "small", false, 2, 0);
+    ModelConfig c = robot_config(arch, ModelPreset::Small, false, 2, 0);
     auto a = make_model(c, 11), b = make_model(c, 11), other = make_model(c, 12);
     auto wa = model_weights(*a), wb = model_weights(*b), wo = model_weights(*other);
     const int L = arch == Arch::FlashNeRD ? c.flash.n_layers : c.nerd.n_layers;
@@ -227,7 +227,7 @@ TEST(Models, InitializationIsSeededAndFollowsTheRecipe) {
 
 TEST(Models, ExportThenLoadRoundTrip) {
   for (Arch arch : {Arch::FlashNeRD, Arch::NeRD}) {
-    ModelConfig c = robot_config(arch, "tiny", true, 3, 0);
+    ModelConfig c = robot_config(arch, ModelPreset::Tiny, true, 3, 0);
     if (arch == Arch::FlashNeRD) c.flash.norm = NormKind::LayerNorm;  // bias tensors too
     c.norm.input_mean.assign(size_t(c.input_dim), 0.5f);
     c.norm.input_std.assign(size_t(c.input_dim), 2.0f);
@@ -252,7 +252,7 @@ TEST(Models, ExportThenLoadRoundTrip) {
 }
 
 TEST(Models, TruncatedOrMismatchedArtifactIsRefusedNamingTheProblem) {
-  ModelConfig c = robot_config(Arch::FlashNeRD, "tiny", false, 2, 0);
+  ModelConfig c = robot_config(Arch::FlashNeRD, ModelPreset::Tiny, false, 2, 0);
   c.norm.input_mean.assign(size_t(c.input_dim), 0.0f);
   c.norm.input_std.assign(size_t(c.input_dim), 1.0f);
   c.norm.target_mean.assign(size_t(c.output_dim), 0.0f);

@@ -46,7 +46,7 @@ TEST(Precision, Bf16LossCurveFollowsFp32) {
   for (int bf16 = 0; bf16 < 2; ++bf16) {
     TrainOptions o;
     o.arch = Arch::FlashNeRD;
-    o.preset = "tiny";
+    o.preset = ModelPreset::Tiny;
     o.out_dir = (std::filesystem::temp_directory_path() / ("flashnerd_precision_test_" + std::to_string(bf16))).string();
     std::filesystem::remove_all(o.out_dir);
     o.updates = 200;

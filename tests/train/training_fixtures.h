@@ -30,7 +30,7 @@ inline std::string fresh_temp_dir(const std::string& name) {
 // A tiny model, 16 windows per update, validated twice, quietly.
 inline train::TrainOptions quick_train_options(const std::string& dir, int64_t updates, uint64_t seed) {
   train::TrainOptions o;
-  o.preset = "tiny";
+  o.preset = ModelPreset::Tiny;
   o.out_dir = dir;
   o.updates = updates;
   o.batch = 16;

@@ -68,7 +68,7 @@ struct Setup {
 
 Setup setup_for(const Dataset& d, Arch arch) {
   const StateCodec codec(d.layout);
-  Setup s{make_model_config(d, arch, "tiny", false), build_transitions(d, codec, false)};
+  Setup s{make_model_config(d, arch, ModelPreset::Tiny, false), build_transitions(d, codec, false)};
   std::vector<int64_t> all;
   for (int64_t n = 0; n < d.trajectories; ++n) all.push_back(n);
   s.config.norm = fit_normalization(d, s.arrays, codec, all);
