@@ -14,17 +14,21 @@ PythonEnvParts make_env_parts(const EnvRequest& q, ThreadPool& pool) {
   p.task = env::make_task(q.task, *p.robot);
   add_python_terms(q.terms, *p.task);
   env::BackendRequest r;
-  r.kind = env::parse_backend_kind(q.backend);
+  r.kind = q.backend;
   r.model_dir = q.model;
   r.envs = q.num_envs;
-  // checked for every backend
-  const engine::ModelOptions model_options{engine::resolve_precision(engine::parse_precision(q.precision))};
-  if (q.backend != "mujoco") r.model_options = model_options;
+  if (q.backend != env::BackendKind::Mujoco) r.model_options = engine::ModelOptions{q.precision};
   MemoryPlan(str_cat(q.caller, ": ", q.num_envs, " environments"))
       .add("simulator state and buffers", env::environment_bytes(r, *p.robot, *p.task))
       .check("use fewer num_envs");
   p.backend = env::make_backend(r, p.robot, pool, &p.warnings);
   return p;
+}
+
+env::BackendKind backend_kind(const std::string& name) { return env::parse_backend_kind(name); }
+
+engine::Precision precision_of(const std::string& name) {
+  return engine::resolve_precision(engine::parse_precision(name));
 }
 
 void translate_errors(const py::object& error_type) {

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "engine/engine.h"
 #include "env/backend.h"
+#include "env/factory.h"
 #include "env/task.h"
 #include "sim/robot.h"
 
@@ -19,7 +21,10 @@ namespace flashnerd::python {
 namespace py = pybind11;
 
 struct EnvRequest {
-  std::string task, backend, model, robot, precision;
+  std::string task;
+  env::BackendKind backend;
+  std::string model, robot;
+  engine::Precision precision;  // of a learned backend's products
   int num_envs;
   py::object terms;   // None, or make_vec's terms=
   const char* caller;  // names the call in the memory refusal ("make_vec")
@@ -33,6 +38,10 @@ struct PythonEnvParts {
 };
 
 PythonEnvParts make_env_parts(const EnvRequest& request, ThreadPool& pool);
+
+// make_vec's and ppo's backend= and precision= keywords by name (errors list the choices).
+env::BackendKind backend_kind(const std::string& name);
+engine::Precision precision_of(const std::string& name);
 
 // flashnerd.Error for the library's errors, an option's named by its keyword (num_envs=): every
 // module of the package raises the one type, `error_type`.

@@ -37,6 +37,7 @@ using namespace flashnerd;
 using python::Array;
 using python::as_array;
 using python::checked;
+using python::precision_of;
 
 namespace {
 
@@ -60,10 +61,6 @@ int first_implausible(const double* x, int n) {
   for (int i = 0; i < n; ++i)
     if (!(std::abs(x[i]) <= kPlausibleMagnitude)) return i;
   return -1;
-}
-
-engine::Precision precision_of(const std::string& p) {
-  return engine::resolve_precision(engine::parse_precision(p));
 }
 
 // A model with its own context: steps `batch` environments in state terms or raw features.
@@ -225,7 +222,8 @@ class PyVecEnv {
     const auto* mode = find_enum(env::kAutoresetNames, autoreset);
     FN_CHECK(mode, "autoreset: expected ", enum_choices(env::kAutoresetNames), ", got '", autoreset, "'");
     autoreset_ = mode->value;
-    const python::EnvRequest request{task, backend, model, robot, precision, num_envs, terms, "make_vec"};
+    const python::EnvRequest request{task,     python::backend_kind(backend), model, robot, precision_of(precision),
+                                     num_envs, terms, "make_vec"};
     python::PythonEnvParts parts = python::make_env_parts(request, pool_);
     robot_ = parts.robot;
     task_ = std::move(parts.task);

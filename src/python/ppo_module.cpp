@@ -99,7 +99,8 @@ PYBIND11_MODULE(_ppo, m) {
          std::vector<int> hidden, int threads, const std::string& robot, const std::string& precision, bool overwrite,
          bool resume, bool progress) {
         PpoCall c;
-        c.env = {task, backend, model, robot, precision, num_envs, std::move(terms), "ppo"};
+        c.env = {task,     python::backend_kind(backend), model, robot, python::precision_of(precision),
+                 num_envs, std::move(terms), "ppo"};
         c.out = out;
         c.iterations = iterations;
         c.steps_per_env = steps_per_env;
