@@ -7,7 +7,7 @@
 # fresh optimizer), so training accumulates across runs; the record keeps the earlier one under
 # "history".
 # Usage: experiments/models/ship.sh NAME [UPDATES] [BATCH]
-#   NAME: cartpole | quadruped | quadruped_ensemble | quadruped_platform | quadruped_platform_nerd
+#   NAME: cartpole | quadruped | quadruped_ensemble | quadruped_platform | quadruped_platform_nerd | arm7_ensemble
 #   UPDATES: this run's updates per member      BATCH: windows per update
 # Environment: OUT (default out/models/NAME), SEED (default 1; the ensemble's 11), FIT_FLAGS
 # (more fit flags: --precision, --lr, --patience ...), TRAIN_TRAJECTORIES.
@@ -27,9 +27,10 @@ case "$NAME" in
   cartpole) RECIPE=(--robot cartpole --trajectories "${TRAIN_TRAJECTORIES:-8000}" --test-trajectories 512 --members 1) ;;
   quadruped) RECIPE=("${LOCO[@]}" --trajectories "${TRAIN_TRAJECTORIES:-20000}" --members 1) ;;
   quadruped_ensemble) RECIPE=("${LOCO[@]}" --trajectories "${TRAIN_TRAJECTORIES:-20000}" --members 4 --seed "${SEED:-11}") ;;
+  arm7_ensemble) RECIPE=(--robot arm7 --task arm7-reach --members 2 --jobs 1) ;;  # shipped: 4256 256
   quadruped_platform) RECIPE=("${CLIMB[@]}" --trajectories "${TRAIN_TRAJECTORIES:-3000}" --contacts on --variable-contacts --members 1) ;;
   quadruped_platform_nerd) RECIPE=("${CLIMB[@]}" --trajectories "${TRAIN_TRAJECTORIES:-3000}" --arch nerd --members 1) ;;
-  *) echo "unknown model '$NAME': cartpole, quadruped, quadruped_ensemble, quadruped_platform or quadruped_platform_nerd" >&2; exit 2 ;;
+  *) echo "unknown model '$NAME': cartpole, quadruped, quadruped_ensemble, quadruped_platform, quadruped_platform_nerd or arm7_ensemble" >&2; exit 2 ;;
 esac
 [ "$NAME" = quadruped_ensemble ] || RECIPE+=(--seed "${SEED:-1}")
 init=()
