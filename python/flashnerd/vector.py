@@ -219,7 +219,6 @@ def _checked_actions(actions):
 def _final_info(info, ended):
     """final_obs / final_info of the envs that ended at this step, as Gymnasium's SameStep gives them."""
     info["final_obs"][~ended] = 0  # rows of envs that went on: zeros, as Gymnasium's _add_info leaves them
-    info["_final_obs"] = info["_final_observation"] = ended
     info["final_info"] = masked_info({"reward_terms": info["reward_terms"], "episode": info["episode"]}, ended)
     info["_final_info"] = ended
 

@@ -431,7 +431,6 @@ Signal gate_command(SpecReader& r, TaskSignals& s) {
   return s.parse(sub);
 }
 
-// A signal against a "target" signal of the same width; exp tracking reads "sigma" too.
 // A term's signal and its "target" signal of the same width.
 std::pair<Signal, Signal> signal_and_target(SpecReader& r, TaskSignals& s) {
   Signal x = s.parse(r);
@@ -443,6 +442,7 @@ std::pair<Signal, Signal> signal_and_target(SpecReader& r, TaskSignals& s) {
   return {std::move(x), std::move(target)};
 }
 
+// A signal against its target; exp tracking reads "sigma" too.
 std::unique_ptr<RewardFunction> tracking(SpecReader& r, TaskSignals& s, bool exp) {
   auto [x, target] = signal_and_target(r, s);
   const double sigma = exp ? r.number("sigma") : 0.0;

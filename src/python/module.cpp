@@ -289,8 +289,8 @@ class PyVecEnv {
       truncated.mutable_data()[e] = env_->timed_out()[e] != 0;
     }
     py::dict info;
-    py::array_t<bool> ended(E);
-    for (int e = 0; e < E; ++e) ended.mutable_data()[e] = terminated.data()[e] || truncated.data()[e];
+    py::array_t<bool> ended(E);  // the episodes that ended at this step (not a held env's)
+    for (int e = 0; e < E; ++e) ended.mutable_data()[e] = env_->episode_ended()[e] != 0;
     py::array_t<float> final_obs = copy_rows(env_->final_observations());  // rows of ended envs
     info["final_obs"] = final_obs;  // Gymnasium 1.x
     info["_final_obs"] = ended;
@@ -299,9 +299,7 @@ class PyVecEnv {
     info["time_outs"] = truncated;
     info["reward_terms"] = reward_terms();
     info["episode"] = episode_statistics();
-    py::array_t<bool> episode_ended(E);
-    for (int e = 0; e < E; ++e) episode_ended.mutable_data()[e] = env_->episode_ended()[e] != 0;
-    info["_episode"] = episode_ended;
+    info["_episode"] = ended;
     return py::make_tuple(copy_rows(env_->observations()), reward, terminated, truncated, info);
   }
 

@@ -26,6 +26,13 @@ py::array rows_view(const T* data, int envs, int width, int row_stride) {
 
 std::string type_name(const py::object& o) { return py::str(py::type::of(o).attr("__name__")); }
 
+// A column a term returned: one value per environment.
+template <class T>
+void check_column(const Array<T>& a, const std::string& what, int envs) {
+  FN_CHECK(a.ndim() == 1 && a.shape(0) == envs, what, ": expected shape (", envs, "), got ", a.ndim(), "-d array of ",
+           a.size());
+}
+
 }  // namespace
 
 PythonTerms::PythonTerms(py::object terms, env::SpecTask& task)
@@ -56,16 +63,18 @@ PythonTerms::PythonTerms(py::object terms, env::SpecTask& task)
     const std::string name = body.cast<std::string>();
     bodies_.emplace_back(name, task.track_body(name));
   }
+  for (const auto& t : terms_) labels_.push_back(str_cat(source_, ".reward(state)['", t.name, "']"));
+  terminated_label_ = source_ + ".terminated(state)";
 }
 
 void PythonTerms::bind(const env::Backend& b) {
   const int E = b.envs();
-  std::vector<const void*> buffers = {b.q(0), b.v(0), b.probe_clearance(0)};
+  buffers_.assign({b.q(0), b.v(0), b.probe_clearance(0)});  // the capacity stays: no allocation per step
   const auto& commands = task_->commands();
-  for (size_t c = 0; c < commands.size(); ++c) buffers.push_back(task_->command_values(0, int(c)));
-  if (b.tracked_body_count() > 0) buffers.push_back(b.body_pose(0, 0));
-  if (buffers == bound_) return;
-  bound_ = buffers;
+  for (size_t c = 0; c < commands.size(); ++c) buffers_.push_back(task_->command_values(0, int(c)));
+  if (b.tracked_body_count() > 0) buffers_.push_back(b.body_pose(0, 0));
+  if (buffers_ == bound_) return;
+  bound_ = buffers_;
   py::dict body_pos, body_quat, command_views;
   const int pose_stride = 7 * b.tracked_body_count();
   for (const auto& [name, slot] : bodies_) {
@@ -107,10 +116,9 @@ void PythonTerms::evaluate(const env::Backend& b, const float* actions, double* 
     for (int k = 0; k < count; ++k) {
       const std::string& name = terms_[size_t(k)].name;
       FN_CHECK(columns.contains(name), source_, ".reward(state) returned no '", name, "'");
-      const std::string what = str_cat(source_, ".reward(state)['", name, "']");
+      const std::string& what = labels_[size_t(k)];
       const Array<double> column = as_array<double>(columns[py::str(name)], what.c_str());
-      FN_CHECK(column.ndim() == 1 && column.shape(0) == E, what, ": expected shape (", E, "), got ", column.ndim(),
-               "-d array of ", column.size());
+      check_column(column, what, E);
       const double* x = column.data();
       for (int e = 0; e < E; ++e) {
         FN_CHECK(std::isfinite(x[e]), what, " is ", x[e], " in environment ", e, "; a reward must be finite");
@@ -119,10 +127,8 @@ void PythonTerms::evaluate(const env::Backend& b, const float* actions, double* 
     }
   }
   if (terminates_) {
-    const std::string what = source_ + ".terminated(state)";
-    const Array<bool> ended = as_array<bool>(object_.attr("terminated")(state_), what.c_str());
-    FN_CHECK(ended.ndim() == 1 && ended.shape(0) == E, what, ": expected shape (", E, "), got ", ended.ndim(),
-             "-d array of ", ended.size());
+    const Array<bool> ended = as_array<bool>(object_.attr("terminated")(state_), terminated_label_.c_str());
+    check_column(ended, terminated_label_, E);
     for (int e = 0; e < E; ++e) terminated[e] = ended.data()[e] ? 1 : 0;
   }
 }

@@ -45,7 +45,9 @@ class PythonTerms : public env::BatchTerms {
   bool terminates_ = false;
   std::vector<std::pair<std::string, int>> bodies_;  // name, tracked slot
   const env::SpecTask* task_;
-  std::vector<const void*> bound_;  // the buffers the views read
+  std::vector<const void*> bound_, buffers_;  // the buffers the views read; this step's
+  std::vector<std::string> labels_;  // each reward term as errors name it
+  std::string terminated_label_;
   const float* actions_ = nullptr;
 };
 
