@@ -117,10 +117,10 @@ struct ContactBatch {
   const int32_t* count = nullptr;  // (batch) valid rows, 0..K
 };
 
-// The CPU backend's internals (engine_impl.h, not installed): the weights re-laid for the
-// kernels, a context's caches, scratch and current job, and the door the engine opens to them.
+// The internals (engine_impl.h, compute_backend.h; not installed): the weights re-laid for the
+// kernels, a compute backend's part of a context, and the door the engine opens to them.
 struct ModelWeights;
-class ContextState;
+class BackendContext;
 struct EngineInternals;
 
 // Immutable after construction; share one across threads and contexts.
@@ -183,6 +183,9 @@ ModelConfig synthetic_config(Arch arch, ModelPreset preset, int input_dim, int o
 
 struct ContextOptions {
   int max_batch = 1;                     // environments this context can step at once
+  // The compute backend (engine/compute_backend.h): "cpu", the kernels below; "reference",
+  // the reference forward pass over each history (slow; for checking the others).
+  std::string backend = "cpu";
   ThreadPool* pool = nullptr;            // threads over the batch; nullptr: the caller only
   int tile_rows = 0;                     // rows per GEMM tile (envs, NeRD: env·window); 0: auto
   GemmBackend gemm = GemmBackend::Auto;        // fp32 products
@@ -239,7 +242,7 @@ class Context {
 
  private:
   friend struct EngineInternals;
-  std::unique_ptr<ContextState> state_;  // everything the CPU backend reserves and mutates
+  std::unique_ptr<BackendContext> state_;  // everything the compute backend reserves and mutates
   // copies of state_'s sizes and views of its history, so the queries above stay inline
   const Model* model_;
   int max_batch_ = 0;

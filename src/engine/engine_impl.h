@@ -1,8 +1,9 @@
 // The engine's internals behind the public engine.h: the weights re-laid for the kernels
-// (ModelWeights), the CPU backend's part of a context (ContextState: history cache, per-thread
-// scratch, the job of the current call, the GEMM dispatch) and the one door to both from the
-// public classes (EngineInternals). Included by the engine's own sources, tests and
-// benchmarks only; it is not installed, so library users see the public API alone.
+// (ModelWeights), the CPU backend's part of a context (CpuContext: history cache, per-thread
+// scratch, the job of the current call, the GEMM dispatch; engine/compute_backend.h is the
+// interface it implements) and the one door to the internals from the public classes
+// (EngineInternals). Included by the engine's own sources only; it is not installed, so
+// library users see the public API alone.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/compute_backend.h"
 #include "engine/engine.h"
 
 namespace flashnerd::engine {
@@ -94,15 +96,6 @@ struct ModelWeights {
   NerdWeights nerd;        // arch NeRD
 };
 
-// The job of one step/prime call, read by every tile.
-struct Job {
-  int batch = 0;
-  const float* inputs = nullptr;           // (batch, input_dim)
-  bool normalized = false;                 // inputs already x̂
-  float* outputs = nullptr;                // (batch, output_dim) or nullptr
-  const ContactBatch* contacts = nullptr;  // when the model reads variable contacts
-};
-
 // Leading dimensions are rounded up to 16 floats (64 bytes).
 inline int padded(int n) { return (n + 15) / 16 * 16; }
 
@@ -138,17 +131,29 @@ struct Scratch {
   std::vector<int> row_link;    // (envs·K) link of each gathered row
 };
 
-// What a Context holds, reserved for its largest batch at construction; the tiles read and
-// write it through the fields below and multiply through gemm().
-class ContextState {
- public:
-  ContextState(const Model& model, const ContextOptions& options);
-  ContextState(const ContextState&) = delete;
-  ContextState& operator=(const ContextState&) = delete;
+// Floats of one environment's history cache in the CPU layout (below).
+size_t cache_floats_per_env(const ModelConfig& c);
 
-  const Model& model;
-  int max_batch = 0;
-  int tile_rows = 0;     // GEMM rows per tile
+// The CPU backend's part of a Context, reserved for its largest batch at construction; the
+// tiles read and write it through the fields below and multiply through gemm().
+class CpuContext : public BackendContext {
+ public:
+  CpuContext(const Model& model, const ContextOptions& options);
+
+  // BackendContext
+  void run(const Job& job) override;
+  void copy_env(int src, BackendContext& to, int dst) const override;
+  void save_cache(BlobWriter& w) const override;
+  void load_cache(BlobReader& r) override;
+  const char* backend_name() const override { return "cpu"; }
+  std::string kernel_summary() const override;
+  int threads() const override { return int(scratch.size()); }
+  int tile_rows() const override { return rows_per_tile; }
+  size_t cache_bytes_per_env() const override;
+  size_t activation_bytes_per_env() const override;
+  size_t bytes() const override;
+
+  int rows_per_tile = 0;  // GEMM rows per tile
   int tile_envs = 0;     // environments per tile
   GemmBackend gemm_backend = GemmBackend::Auto;
   ThreadPool* pool = nullptr;
@@ -157,13 +162,9 @@ class ContextState {
   // history, (max_batch, ...) per environment
   AlignedBuffer cache;  // FlashNeRD: per block (max_batch, S_l−1, 2·hd) [k | v] slots, slot =
                         // frame mod (S_l−1); NeRD: (max_batch, window, input_dim) x̂, slot = frame mod window
-  std::vector<int64_t> frames;    // (max_batch) frames since reset
-  std::vector<uint8_t> diverged;  // (max_batch)
   std::vector<std::unique_ptr<Scratch>> scratch;  // one per worker thread
   Job job;  // of the current call
 
-  // Threads over tiles; the step functions call it.
-  void run(const Job& job);
   // C = beta·C + A·Wᵀ through the context's backend; for small batches (one tile, several
   // threads) the columns are split over the threads so the weights are streamed once.
   void gemm(int M, int N, int K, const float* A, int lda, const float* W, int ldw, float beta,
@@ -199,8 +200,8 @@ class ContextState {
 // The public classes open their internals to this struct alone.
 struct EngineInternals {
   static const ModelWeights& weights(const Model& model) { return *model.weights_; }
-  static ContextState& state(Context& ctx) { return *ctx.state_; }
-  static const ContextState& state(const Context& ctx) { return *ctx.state_; }
+  static BackendContext& state(Context& ctx) { return *ctx.state_; }
+  static const BackendContext& state(const Context& ctx) { return *ctx.state_; }
 };
 
 }  // namespace flashnerd::engine

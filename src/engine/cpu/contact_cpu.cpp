@@ -11,7 +11,7 @@
 
 namespace flashnerd::engine::cpu {
 
-void contact_tile(const Model& model, ContextState& ctx, Scratch& s, int env0, int env1) {
+void contact_tile(const Model& model, CpuContext& ctx, Scratch& s, int env0, int env1) {
   const ModelConfig& c = model.config();
   const ContactEncoderConfig& k = c.contact;
   const ContactWeights& w = EngineInternals::weights(model).flash.contact;

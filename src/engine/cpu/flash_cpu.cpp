@@ -62,7 +62,7 @@ void attend_env(const FlashConfig& f, const FlashBlockWeights& b, int64_t t, con
 
 // Block b on environments [env0, env0 + M): h += Attn(Norm(h)) + FFN(Norm(h)) as two fused
 // GEMMs; cache holds the block's (max_batch, S−1, 2·hd) slots.
-void flash_block(const FlashConfig& f, const FlashBlockWeights& b, ContextState& ctx, float* cache,
+void flash_block(const FlashConfig& f, const FlashBlockWeights& b, CpuContext& ctx, float* cache,
                  Scratch& s, int env0, int M) {
   const int hd = f.head_dim, nq = f.n_heads, ff = f.ffn_hidden, slots = b.span - 1;
   // z = Norm(h) (weight folded into w1), y = z W1ᵀ (M, n1)
@@ -83,7 +83,7 @@ void flash_block(const FlashConfig& f, const FlashBlockWeights& b, ContextState&
 
 }  // namespace
 
-void flash_tile(const Model& model, ContextState& ctx, Scratch& s, int env0, int env1) {
+void flash_tile(const Model& model, CpuContext& ctx, Scratch& s, int env0, int env1) {
   const ModelConfig& c = model.config();
   const FlashConfig& f = c.flash;
   const FlashWeights& w = EngineInternals::weights(model).flash;
@@ -135,7 +135,7 @@ bool normalize_frame(const Model& model, const Job& job, int env, float* x) {
   return finite;
 }
 
-void finish_tile(const Model& model, ContextState& ctx, const Scratch& s, int env0, int env1) {
+void finish_tile(const Model& model, CpuContext& ctx, const Scratch& s, int env0, int env1) {
   const Job& job = ctx.job;
   const int dout = model.output_dim();
   int64_t* frames = ctx.frames.data();

@@ -15,7 +15,7 @@
 
 namespace flashnerd::engine::cpu {
 
-void nerd_tile(const Model& model, ContextState& ctx, Scratch& s, int env0, int env1) {
+void nerd_tile(const Model& model, CpuContext& ctx, Scratch& s, int env0, int env1) {
   const ModelConfig& c = model.config();
   const NerdConfig& n = c.nerd;
   const NerdWeights& w = EngineInternals::weights(model).nerd;
