@@ -40,7 +40,9 @@ class BlobWriter {
 
 class BlobReader {
  public:
+  // Reads `bytes` in place: they must outlive the reader (a temporary is refused at compile time).
   BlobReader(const std::string& bytes, std::string what) : bytes_(&bytes), what_(std::move(what)) {}
+  BlobReader(std::string&& bytes, std::string what) = delete;
   // Reads exactly `count` values into data; throws naming the blob when the sizes differ.
   template <class T>
   void get(T* data, size_t count) {

@@ -29,8 +29,6 @@ namespace {
 
 constexpr const char* kCheckpointFormat = "flashnerd-ppo-checkpoint";
 constexpr int kCheckpointVersion = 1;
-// The real environments' action noise: streams of their own, apart from the imagined ones'
-constexpr uint64_t kRealStreams = 0x7265616c656e7673ull;
 
 using Clock = std::chrono::steady_clock;
 
@@ -44,28 +42,9 @@ nlohmann::json reward_curriculum(const PpoRunOptions& o) {
   return j;
 }
 
-// Model-based PPO's settings, only those in use: part of the run's identity and of the
-// policy's training record.
-nlohmann::json model_based_settings(const PpoRunOptions& o) {
-  nlohmann::json j = nlohmann::json::object();
-  if (o.real.env != nullptr)
-    j["real"] = {{"envs", o.real.env->envs()}, {"backend", o.real.env->backend().kind()}, {"every", o.real.every},
-                 {"steps", o.real.steps}, {"branch_fraction", o.real.branch_fraction},
-                 {"branch_steps", o.real.branch_steps}, {"buffer_capacity", o.real.buffer_capacity}};
-  if (o.real.env != nullptr && o.real.in_batch) j["real"]["in_batch"] = true;  // absent: as before
-  if (o.refresh.on()) {
-    j["refresh"] = {{"every", o.refresh.every}, {"updates", o.refresh.updates}, {"batch", o.refresh.batch},
-                    {"lr", o.refresh.lr}, {"max_windows", o.refresh.max_windows}};
-    if (o.refresh.precision != train::TrainingPrecision::FP32)  // fp32 runs: as before
-      j["refresh"]["precision"] = train::training_precision_name(o.refresh.precision);
-    for (const RefreshUpdatesFrom& s : o.refresh.updates_from)  // a fixed budget: as before
-      j["refresh"]["updates_from"].push_back({s.from, s.updates});
-  }
-  return j;
-}
-
 // The settings a resumed run must share with its checkpoint.
-nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
+nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o,
+                            const std::vector<std::shared_ptr<PpoRunnerComponent>>& components) {
   const PpoConfig& c = o.ppo;
   nlohmann::json id = {
       {"task", env.task().source()}, {"robot", env.backend().robot().name()}, {"backend", env.backend().kind()},
@@ -77,7 +56,7 @@ nlohmann::json run_identity(const env::VecEnv& env, const PpoRunOptions& o) {
       {"actor_hidden", c.actor_hidden}, {"critic_hidden", c.critic_hidden}};
   if (!o.model_fingerprint.empty()) id["model"] = o.model_fingerprint;
   id.update(reward_curriculum(o));
-  id.update(model_based_settings(o));
+  for (const auto& c : components) id.update(c->settings());
   if (env.uncertainty().any())
     id["uncertainty"] = {{"penalty", env.uncertainty().penalty}, {"truncate_above", env.uncertainty().truncate_above}};
   return id;
@@ -114,7 +93,7 @@ PpoRunner::PpoRunner(env::VecEnv& env, const PpoRunOptions& o)
   check_output();
   update_threads_ = o.update_threads > 0 ? o.update_threads : int(std::max(1u, std::thread::hardware_concurrency()));
   const int E = env.envs(), D = env.observation_dim(), A = env.action_dim();
-  const int R = o.real.env != nullptr ? o.real.env->envs() : 0, batch_envs = E + (o.real.in_batch ? R : 0);
+  const int R = o.real.env != nullptr ? o.real.env->envs() : 0;
   const env::Backend& b = env.backend();
   // the environments exist already: the rest of the run's plan must fit beside them
   ppo_memory_plan(o, {E, R, D, A, b.history_frames(), b.nq(), b.nv(), b.nu()})
@@ -125,30 +104,35 @@ PpoRunner::PpoRunner(env::VecEnv& env, const PpoRunOptions& o)
   ensure_writable_directory(policy_dir_);
   if (o.overwrite) std::filesystem::remove_all(best_dir_);  // a new run: the old run's best is not its
 
+  FN_CHECK(!o.refresh.on() || o.real.env != nullptr, "ppo: model refreshes train on the real environments' windows; "
+           "there are none");
+  if (o.real.env != nullptr)
+    components_.push_back(std::make_shared<ModelBasedPpo>(
+        o.real, o.refresh,
+        ModelBasedRun{&env, o.eval_env, o.seed, o.out_dir, o.ppo.steps_per_env, o.penalty_ramp, o.penalty_delay}));
+  components_.insert(components_.end(), o.components.begin(), o.components.end());
+  int batch_envs = E, rows = E;  // the storage's environments; the step buffers' rows
+  for (const auto& c : components_) {
+    batch_envs += c->batch_envs();
+    rows = std::max(rows, c->step_rows());
+  }
   torch::manual_seed(o.seed);
   ppo_ = std::make_unique<Ppo>(o.ppo, D, A, batch_envs);
   ppo_->use_fused_update(o.fused_update, update_threads_);
   for (const auto& t : env.task().reward_terms()) result_.term_names.push_back(t.name);
-  identity_ = run_identity(env, o);
-  FN_CHECK(!o.refresh.on() || o.real.env != nullptr, "ppo: model refreshes train on the real environments' windows; "
-           "there are none");
-  if (o.real.env != nullptr) set_up_real();
+  identity_ = run_identity(env, o, components_);
   if (o.resume) {
     restore();
   } else {
     env.reset_all();
-    if (o.real.env != nullptr) {
-      o.real.env->reset_all();
-      recorder_->restart();
-    }
+    for (const auto& c : components_) c->start();
   }
   last_saved_ = start_;
-  const size_t rows = size_t(std::max(E, R));  // the step buffers serve both sets
-  obs_n_.resize(rows * size_t(D));
-  final_n_.resize(rows * size_t(D));
-  actions_.resize(rows * size_t(A));
-  bootstrap_.resize(rows);
-  final_values_.resize(rows);
+  obs_n_.resize(size_t(rows) * size_t(D));
+  final_n_.resize(size_t(rows) * size_t(D));
+  actions_.resize(size_t(rows) * size_t(A));
+  bootstrap_.resize(size_t(rows));
+  final_values_.resize(size_t(rows));
   last_obs_n_.resize(size_t(batch_envs) * size_t(D));
 }
 
@@ -180,13 +164,12 @@ void PpoRunner::restore() {
                   option_ref("out"), ", or ", option_ref("overwrite"), ")");
   ck.module("net", *ppo_->net());
   ck.optimizer("optimizer", ppo_->optimizer());
-  if (o_.refresh.on() && meta.at("model_dir").get<std::string>() != model_dir_) {  // refreshed before the checkpoint
-    model_dir_ = meta.at("model_dir").get<std::string>();
-    o_.refresh.load(model_dir_);
-  }
+  for (const auto& c : components_) c->reload(meta);
+  std::vector<IterationRow> rows;
+  for (const auto& r : meta.at("rows")) rows.push_back(row_from_json(r));
   try {  // the seal held, so the state was damaged before sealing or resealed after: name the file
     env_.load_state(ck.blob("env_state"));
-    if (o_.real.env != nullptr) load_real(ck.blob("real_state"));
+    for (const auto& c : components_) c->load(ck, rows.empty() ? nullptr : &rows.back());
   } catch (const Error& e) {
     throw OptionError("resume", str_cat(ckpt_path_, " holds a damaged environment state (", e.what(),
                                         "); it cannot be resumed: start the run again with ", option_ref("overwrite"),
@@ -195,12 +178,10 @@ void PpoRunner::restore() {
   start_ = meta.at("iteration");
   ppo_->set_learning_rate(meta.at("learning_rate"));
   normalizer_.set(meta.at("obs_mean"), meta.at("obs_var"), meta.at("obs_count"));
-  for (const auto& r : meta.at("rows")) result_.rows.push_back(row_from_json(r));
+  result_.rows = std::move(rows);
   if (!result_.rows.empty()) {
     clock_ = result_.rows.back().seconds;
     transitions_ = result_.rows.back().transitions;
-    real_transitions_ = result_.rows.back().real_transitions;
-    refresh_updates_ = result_.rows.back().refresh_updates;
   }
   FN_CHECK_OPTION(o_.iterations >= start_, "iterations", o_.iterations, " is before the checkpoint's iteration ",
                   start_, "; give at least that many to resume the run");
@@ -221,7 +202,7 @@ Policy PpoRunner::current_policy(int iteration, const nlohmann::json& extra) con
   info.observation_terms = env_.task().observation_terms();
   info.training = o_.run_info;
   info.training.update(reward_curriculum(o_));
-  info.training.update(model_based_settings(o_));
+  for (const auto& c : components_) info.training.update(c->settings());
   info.training["backend"] = env_.backend().kind();
   info.training["iterations"] = iteration;
   info.training["transitions"] = transitions_;
@@ -240,14 +221,13 @@ void PpoRunner::save(int iteration) {
                          {"iteration", iteration}, {"learning_rate", ppo_->learning_rate()},
                          {"obs_mean", normalizer_.mean()}, {"obs_var", normalizer_.variance()},
                          {"obs_count", normalizer_.count()}};
-  if (o_.refresh.on()) meta["model_dir"] = model_dir_;
   meta["rows"] = nlohmann::json::array();
   for (const auto& r : result_.rows) meta["rows"].push_back(row_to_json(r));
   train::CheckpointWriter w;
   w.module("net", *ppo_->net());
   w.optimizer("optimizer", ppo_->optimizer());
   w.blob("env_state", env_.save_state());
-  if (o_.real.env != nullptr) w.blob("real_state", save_real());
+  for (const auto& c : components_) c->save(meta, w);
   w.commit(ckpt_path_, meta);
   last_saved_ = iteration;
   write_iteration_csv(o_.out_dir + "/log.csv", result_.rows, result_.term_names);
@@ -292,17 +272,28 @@ double PpoRunner::collect(env::VecEnv& env, int first_env, Rng& noise, double& p
   return reward_sum;
 }
 
+void PpoRunner::explore_step(env::VecEnv& env, Rng& noise) {
+  normalizer_.normalize(env.observations(), env.envs(), obs_n_.data());  // the step buffers hold every set's rows
+  ppo_->explore(env.envs(), obs_n_.data(), noise, actions_.data());
+  env.step(actions_.data());
+}
+
+void PpoRunner::normalize(const float* observations, int rows, float* out) const {
+  normalizer_.normalize(observations, rows, out);
+}
+
 void PpoRunner::update(IterationRow& row, Rng& order) {
   const auto t0 = Clock::now();
   const int E = env_.envs();
-  float* last = last_obs_n_.data();
-  normalizer_.normalize(env_.observations(), E, last);
-  if (o_.real.in_batch)  // the real environments' observations after their last step
-    normalizer_.normalize(o_.real.env->observations(), o_.real.env->envs(),
-                          last + size_t(E) * size_t(env_.observation_dim()));
+  normalizer_.normalize(env_.observations(), E, last_obs_n_.data());
+  float* next = last_obs_n_.data() + size_t(E) * size_t(env_.observation_dim());
+  for (const auto& c : components_) {  // their environments' observations after their last step
+    c->last_observations(*this, next);
+    next += size_t(c->batch_envs()) * size_t(env_.observation_dim());
+  }
   {
     const ScopeExit blas = engine::blas_threads(update_threads_);
-    row.stats = ppo_->update(last, order);
+    row.stats = ppo_->update(last_obs_n_.data(), order);
   }
   row.update_s = seconds_since(t0);
 }
@@ -320,8 +311,6 @@ void PpoRunner::log_iteration(IterationRow& row, double reward_sum, double itera
   const env::EpisodeStats ep = env_.take_episode_stats();
   row.episodes = ep.episodes;
   row.branched_starts = ep.branched_starts;
-  row.real_transitions = real_transitions_;
-  row.refresh_updates = refresh_updates_;
   if (ep.episodes > 0) row.finished_return = ep.mean_return();
   for (double s : ep.term_sums) row.terms.push_back(ep.episodes ? s / double(ep.episodes) : 0.0);
 }
@@ -341,122 +330,13 @@ void PpoRunner::evaluate(IterationRow& row) {
         .save(best_dir_);
 }
 
-void PpoRunner::set_up_real() {
-  env::VecEnv& real = *o_.real.env;
-  FN_CHECK(real.task().name() == env_.task().name() && real.observation_dim() == env_.observation_dim() &&
-               real.action_dim() == env_.action_dim() && real.backend().robot().name() == env_.backend().robot().name(),
-           "ppo: the real environments run ", real.task().name(), " on ", real.backend().robot().name(),
-           ", the imagined ones ", env_.task().name(), " on ", env_.backend().robot().name());
-  FN_CHECK(&real != &env_ && &real != o_.eval_env, "ppo: the real environments must be a VecEnv of their own");
-  FN_CHECK(o_.real.every >= 1 && o_.real.steps >= 1 && o_.real.buffer_capacity >= 1, "ppo: real environments every ",
-           o_.real.every, " iterations for ", o_.real.steps, " steps, ", o_.real.buffer_capacity,
-           " starts held (each must be >= 1)");
-  FN_CHECK(!o_.real.in_batch || (o_.real.every == 1 && o_.real.steps == o_.ppo.steps_per_env),
-           "ppo: real transitions in the PPO batch need an exploration every iteration (now every ", o_.real.every,
-           ") of PPO's ", o_.ppo.steps_per_env, " steps per environment (now ", o_.real.steps, ")");
-  const env::Backend& b = real.backend();
-  const int frames = env_.backend().history_frames();
-  starts_ = std::make_unique<env::StartBuffer>(frames, b.nq(), b.nv(), b.nu(), o_.real.buffer_capacity);
-  recorder_ = std::make_unique<env::HistoryRecorder>(real, frames);
-  env_.set_branched_starts({starts_.get(), o_.real.branch_fraction, o_.real.branch_steps});
-  if (o_.refresh.on()) {
-    FN_CHECK(o_.refresh.load != nullptr && !o_.refresh.model_dir.empty(), "ppo: a model refresh needs the model's "
-             "directory and a way to reload it");
-    FN_CHECK(o_.refresh.updates >= 1 && o_.refresh.batch >= 1 && o_.refresh.max_windows >= 2 && o_.refresh.lr > 0,
-             "ppo: model refreshes of ", o_.refresh.updates, " updates of ", o_.refresh.batch, " windows, lr ",
-             o_.refresh.lr, ", ", o_.refresh.max_windows, " windows kept (updates and batch >= 1, lr > 0, >= 2 windows)");
-    o_.refresh.check_schedule();
-    windows_ = std::make_unique<env::CommandPlanRecorder>(real, o_.real.steps, o_.refresh.max_windows);
-    explored_ = std::make_unique<ExploredData>(o_.refresh.robot, o_.refresh.generate, *o_.refresh.pool);
-    model_dir_ = o_.refresh.model_dir;
-  }
-}
-
-// The current policy explores the real environments (exploration noise, observations
-// normalized by the imagined run's statistics, which it leaves alone); every state they reach
-// becomes a start, with its history.
-void PpoRunner::explore_real(IterationRow& row, int iteration) {
-  const auto t0 = Clock::now();
-  env::VecEnv& real = *o_.real.env;
-  const int R = real.envs();
-  Rng noise = Rng::stream(o_.seed ^ kRealStreams, uint64_t(iteration));
-  if (windows_) windows_->begin_window();
-  const std::function<void()> record_starts = [&] {
-    recorder_->after_step();
-    if (windows_) windows_->after_step();
-    for (int e = 0; e < R; ++e)
-      if (recorder_->recorded(e) > 0) recorder_->add_to(*starts_, e);
-  };
-  if (o_.real.in_batch) {  // into the storage's columns after the imagined environments'
-    double policy_seconds = 0;
-    collect(real, env_.envs(), noise, policy_seconds, record_starts);
-  } else {
-    for (int t = 0; t < o_.real.steps; ++t) {
-      normalizer_.normalize(real.observations(), R, obs_n_.data());  // the step buffers hold max(E, R) rows
-      ppo_->explore(R, obs_n_.data(), noise, actions_.data());
-      real.step(actions_.data());
-      record_starts();
-    }
-  }
-  real_transitions_ += int64_t(R) * o_.real.steps;
-  const env::EpisodeStats ep = real.take_episode_stats();
-  if (ep.episodes > 0) row.real_return = ep.mean_return();
-  row.real_s = seconds_since(t0);
-}
-
-// The model continues training on every window explored so far (the last max_windows), into an
-// artifact of this iteration's own; the imagined environments start again on it (their
-// histories came from the old weights).
-void PpoRunner::refresh(IterationRow& row, int iteration) {
-  const auto t0 = Clock::now();
-  const Dataset& explored = explored_->update(*windows_);
-  row.refresh_replay_s = seconds_since(t0);
-  const int64_t updates = o_.refresh.updates_at(iteration + 1);
-  const RefreshResult r = refresh_model(o_.refresh, explored, updates, model_dir_,
-                                        str_cat(o_.out_dir, "/model_refresh/iteration_", iteration + 1),
-                                        o_.seed + uint64_t(iteration));
-  o_.refresh.load(r.model_dir);
-  model_dir_ = r.model_dir;
-  env_.reset_all();
-  refresh_updates_ += updates;
-  row.refresh_s = seconds_since(t0);
-  row.model_valid_loss = r.valid_loss;
-}
-
-std::string PpoRunner::save_real() const {
-  BlobWriter w;
-  StateIo io(w);
-  std::string real = o_.real.env->save_state();
-  io.io(real);
-  recorder_->io_state(io);
-  starts_->io_state(io);
-  if (windows_) windows_->io_state(io);
-  return w.bytes();
-}
-
-void PpoRunner::load_real(const std::string& bytes) {
-  BlobReader r(bytes, "the real environments' state");
-  StateIo io(r);
-  std::string real;
-  io.io(real);
-  o_.real.env->load_state(real);
-  recorder_->io_state(io);
-  starts_->io_state(io);
-  if (windows_) windows_->io_state(io);
-  r.expect_end();
-}
-
 PpoRunResult PpoRunner::run() {
   ProgressLine progress(str_cat("ppo ", env_.task().name(), " on ", env_.backend().kind()), o_.iterations, "it",
                         o_.progress);
   progress.resume_from(start_);
   PenaltyRamp ramp(env_.task(), o_.penalty_ramp, o_.penalty_delay);  // the full scales come back when the run ends
-  std::unique_ptr<PenaltyRamp> real_ramp;  // real rewards that train the policy follow the same curriculum
-  if (o_.real.env != nullptr && o_.real.in_batch)
-    real_ramp = std::make_unique<PenaltyRamp>(o_.real.env->task(), o_.penalty_ramp, o_.penalty_delay);
   for (int it = start_; it < o_.iterations; ++it) {
     ramp.apply(it);
-    if (real_ramp) real_ramp->apply(it);
     IterationRow row;
     row.iteration = it + 1;
     const auto t_iter = Clock::now();
@@ -464,13 +344,13 @@ PpoRunResult PpoRunner::run() {
     const double task_before = env_.task_seconds();
     Rng noise = Rng::stream(o_.seed, 2 * uint64_t(it));
     Rng order = Rng::stream(o_.seed, 2 * uint64_t(it) + 1);
-    if (o_.real.env != nullptr && it % o_.real.every == 0) explore_real(row, it);
-    if (o_.refresh.on() && (it + 1) % o_.refresh.every == 0) refresh(row, it);
+    for (const auto& c : components_) c->before_collection(*this, row, it);
     const double reward_sum = collect(env_, 0, noise, row.policy_s, nullptr);
     update(row, order);
     stop_unless_finite(it + 1, reward_sum, row.stats, *ppo_->net(), o_.out_dir, last_saved_);
     row.task_s = env_.task_seconds() - task_before;
     log_iteration(row, reward_sum, seconds_since(t_iter));
+    for (const auto& c : components_) c->after_iteration(row);
     if (o_.eval_env && o_.eval_every > 0 && ((it + 1) % o_.eval_every == 0 || it + 1 == o_.iterations)) evaluate(row);
     result_.rows.push_back(row);
     progress.update(it + 1, str_cat("return ", std::isfinite(row.finished_return) ? str_cat(row.finished_return) : std::string("-"),

@@ -20,38 +20,17 @@
 
 #include "core/output_policy.h"
 #include "core/rng.h"
-#include "env/history_recorder.h"
-#include "env/start_buffer.h"
 #include "env/vec_env.h"
-#include "env/command_plan_recorder.h"
-#include "rl/explored_data.h"
 #include "rl/iteration_log.h"
+#include "rl/model_based_ppo.h"
 #include "rl/model_refresh.h"
 #include "rl/observation_normalizer.h"
 #include "rl/policy.h"
 #include "rl/policy_eval.h"
 #include "rl/ppo.h"
+#include "rl/runner_component.h"
 
 namespace flashnerd::rl {
-
-// Model-based PPO (MBPO, RWM's MBPO-PPO) with the real system in the loop: every `every`
-// iterations, the current policy explores `steps` steps of the real environments (MuJoCo, or
-// the robot's simulator of record); the states they visit, with their histories, become the
-// starts of branched imagined episodes (env::BranchedStarts). The real environments never
-// train the policy directly and use their own random streams: with branch_fraction 0 the
-// imagined run is the run without them, bit for bit.
-struct RealEnvOptions {
-  env::VecEnv* env = nullptr;  // the real environments (same task); null: none
-  int every = 1;               // iterations between explorations
-  int steps = 24;              // steps of every real environment per exploration
-  double branch_fraction = 0.5;  // share of imagined episodes that start from a real state
-  int branch_steps = 0;          // steps after which a branched episode times out (0: the task's)
-  int buffer_capacity = 4096;    // real starts held (the oldest give way)
-  // The real transitions join the PPO batch beside the imagined ones (RWM's MBPO-PPO): the
-  // policy then also learns from what the real system does. Needs every 1 and steps equal to
-  // PPO's steps per environment; the penalty ramp applies to the real rewards too.
-  bool in_batch = false;
-};
 
 struct PpoRunOptions {
   PpoConfig ppo;
@@ -85,9 +64,12 @@ struct PpoRunOptions {
   // start. Part of the run's identity when set.
   int penalty_ramp = 0;
   int penalty_delay = 0;  // iterations with the shaping terms off before the ramp
-  RealEnvOptions real;    // model-based PPO; off without real.env
+  RealEnvOptions real;    // model-based PPO (rl/model_based_ppo.h); off without real.env
   // On-policy refreshes of the learned model from the real environments' windows (needs real.env)
   ModelRefreshOptions refresh;
+  // Further extensions, called after model-based PPO's component in this order
+  // (rl/runner_component.h); their settings join the run's identity.
+  std::vector<std::shared_ptr<PpoRunnerComponent>> components;
 };
 
 struct PpoRunResult {
@@ -98,33 +80,29 @@ struct PpoRunResult {
 // rsl_rl's OnPolicyRunner: owns the run (its directory, lock, normalizer, log, checkpoints)
 // around the algorithm (rl/ppo.h), which owns the rollout storage. Construction checks the
 // output and the memory, makes the policy and restores a checkpoint under resume; run() then
-// does the remaining iterations: collect, update, log, evaluate, save.
-class PpoRunner {
+// does the remaining iterations: collect, update, log, evaluate, save, calling its components
+// (rl/runner_component.h; model-based PPO is one) at their hooks.
+class PpoRunner : public PpoRunnerAccess {
  public:
   PpoRunner(env::VecEnv& env, const PpoRunOptions& options);
-  ~PpoRunner();
+  ~PpoRunner() override;
   PpoRunner(const PpoRunner&) = delete;
   PpoRunner& operator=(const PpoRunner&) = delete;
 
   PpoRunResult run();
 
+  // PpoRunnerAccess; collecting the imagined environments also updates the observation statistics
+  double collect(env::VecEnv& env, int first_env, Rng& noise, double& policy_seconds,
+                 const std::function<void()>& after_step) override;
+  void explore_step(env::VecEnv& env, Rng& noise) override;
+  void normalize(const float* observations, int rows, float* out) const override;
+
  private:
   void check_output() const;
   void restore();
-  // steps_per_env steps of every environment of `env` with the current policy into the
-  // storage's environments from `first_env` on (the imagined ones update the observation
-  // statistics); `after_step` runs after each step; returns the sum of their rewards
-  double collect(env::VecEnv& env, int first_env, Rng& noise, double& policy_seconds,
-                 const std::function<void()>& after_step);
   void update(IterationRow& row, Rng& order);
   void log_iteration(IterationRow& row, double reward_sum, double iteration_seconds);
   void evaluate(IterationRow& row);
-  // model-based PPO: the checks and the start buffer; an exploration of the real environments
-  void set_up_real();
-  void explore_real(IterationRow& row, int iteration);
-  void refresh(IterationRow& row, int iteration);
-  std::string save_real() const;
-  void load_real(const std::string& bytes);
   Policy current_policy(int iteration, const nlohmann::json& extra) const;
   void save(int iteration);
 
@@ -138,16 +116,8 @@ class PpoRunner {
   // per step: normalized observations, final observations of timed-out environments, actions,
   // and the time-out bootstrap
   std::vector<float> obs_n_, final_n_, actions_, bootstrap_, final_values_;
-  std::vector<float> last_obs_n_;  // the observations after the last step (imagined, then real ones in the batch)
-  // model-based PPO (real.env set): the starts and the real environments' histories
-  std::unique_ptr<env::StartBuffer> starts_;
-  std::unique_ptr<env::HistoryRecorder> recorder_;
-  int64_t real_transitions_ = 0;
-  // on-policy refreshes: the explored windows and their data, the artifact the backend steps, updates so far
-  std::unique_ptr<env::CommandPlanRecorder> windows_;
-  std::unique_ptr<ExploredData> explored_;  // the windows replayed so far
-  std::string model_dir_;
-  int64_t refresh_updates_ = 0;
+  std::vector<float> last_obs_n_;  // the observations after the last step (imagined, then the components')
+  std::vector<std::shared_ptr<PpoRunnerComponent>> components_;  // model-based PPO first, then the options'
   PpoRunResult result_;
   nlohmann::json identity_;
   int start_ = 0, last_saved_ = 0;
