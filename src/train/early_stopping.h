@@ -66,7 +66,7 @@ class EarlyStopping {
   }
 
   // Copies the best validated weights into `params`.
-  void restore_best(std::vector<torch::Tensor>& params) const {
+  void restore_best(const std::vector<torch::Tensor>& params) const {
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < params.size(); ++i) params[i].copy_(best_weights_[i]);
   }

@@ -1,7 +1,7 @@
 // The trainer (see trainer.h for the lifecycle): one Trainer per run, whose steps are setup
-// (configuration, data, model), update, validate, save and export; checkpoints, the training
-// log, the learning-rate schedule, early stopping, validation and the batch source each live
-// in a file of their own.
+// (configuration, data, model), update, validate, save and export; the update itself
+// (train/supervised_update.h), checkpoints, the training log, the learning-rate schedule,
+// early stopping, validation and the batch source each live in a file of their own.
 #include "train/trainer.h"
 
 #include "train/precision.h"
@@ -32,6 +32,7 @@
 #include "train/checkpoint.h"
 #include "train/early_stopping.h"
 #include "train/lr_schedule.h"
+#include "train/supervised_update.h"
 #include "train/models.h"
 #include "train/train_data.h"
 #include "train/train_log.h"
@@ -198,10 +199,7 @@ class Trainer {
   std::optional<UnrolledLoss> unrolled_loss_;  // --unroll-grad
   // model
   std::shared_ptr<DynamicsModel> model_;
-  std::optional<torch::optim::Adam> optimizer_;
-  std::vector<torch::Tensor> params_;
-  PrecisionChoice precision_;
-  LinearSchedule schedule_;
+  std::optional<SupervisedUpdate> update_;
   EarlyStopping stopping_;
   // progress
   std::optional<ProgressLine> progress_;
@@ -384,10 +382,20 @@ void Trainer::setup_model() {
   model_ = make_model(config_, opts_.seed);
   if (parent_) load_weights(*model_, *parent_);
   model_->set_dropout(opts_.dropout);
-  optimizer_.emplace(model_->parameters(), torch::optim::AdamOptions(opts_.lr));
+  const int64_t width = config_.arch == Arch::FlashNeRD ? config_.flash.d_model : config_.nerd.d_model;
+  const int64_t ffn = config_.arch == Arch::FlashNeRD ? config_.flash.ffn_hidden : config_.nerd.mlp_hidden;
+  PrecisionChoice precision =
+      choose_precision(opts_.precision, int64_t(opts_.batch / dp_.world_size()) * window_, width, ffn);
+  std::string choice = str_cat(precision.bf16 ? '1' : '0', precision.reason);
+  dp_.broadcast_bytes(choice, "the precision choice");  // every rank follows rank 0's measurement
+  precision.bf16 = choice[0] == '1';
+  precision.reason = choice.substr(1);
+  const SupervisedUpdateOptions update_options{LinearSchedule{opts_.lr, opts_.lr_final, opts_.updates, opts_.lr_warmup},
+                                       opts_.grad_clip, precision.bf16, opts_.seed, opts_.own};
+  update_.emplace(*model_, dp_, update_options, unrolled_loss_ ? &*unrolled_loss_ : nullptr);
   if (opts_.resume) {
     ck_->module("model", *model_);
-    ck_->optimizer("optimizer", *optimizer_);
+    ck_->optimizer("optimizer", update_->optimizer());
     if (stopping_.enabled() && ck_->meta().contains("early_stopping")) {
       const nlohmann::json& state = ck_->meta().at("early_stopping");
       stopping_.restore(state, state.at("best_update").get<int64_t>() > 0 ? ck_->blob("early_stopping_best") : "");
@@ -395,18 +403,9 @@ void Trainer::setup_model() {
   }
   if (opts_.resume && ck_->meta().at("settings").contains("finetune"))
     settings_["finetune"] = ck_->meta().at("settings").at("finetune");  // the parent recorded at the start
-  params_ = model_->parameters();
-  dp_.broadcast_parameters(params_);  // every rank starts from rank 0's weights
-  schedule_ = LinearSchedule{opts_.lr, opts_.lr_final, opts_.updates, opts_.lr_warmup};
-  const int64_t width = config_.arch == Arch::FlashNeRD ? config_.flash.d_model : config_.nerd.d_model;
-  const int64_t ffn = config_.arch == Arch::FlashNeRD ? config_.flash.ffn_hidden : config_.nerd.mlp_hidden;
-  precision_ = choose_precision(opts_.precision, int64_t(opts_.batch / dp_.world_size()) * window_, width, ffn);
-  std::string choice = str_cat(precision_.bf16 ? '1' : '0', precision_.reason);
-  dp_.broadcast_bytes(choice, "the precision choice");  // every rank follows rank 0's measurement
-  precision_.bf16 = choice[0] == '1';
-  precision_.reason = choice.substr(1);
-  result_.precision = precision_.bf16 ? TrainingPrecision::BF16 : TrainingPrecision::FP32;
-  result_.precision_reason = precision_.reason;
+  dp_.broadcast_parameters(update_->parameters());  // every rank starts from rank 0's weights
+  result_.precision = precision.bf16 ? TrainingPrecision::BF16 : TrainingPrecision::FP32;
+  result_.precision_reason = precision.reason;
   result_.parameters = parameter_count(config_);
   result_.window = window_;
   result_.workers = dp_.world_size();
@@ -416,65 +415,19 @@ void Trainer::setup_model() {
 // One optimizer step on update u's windows; returns the global batch's loss.
 double Trainer::update(int64_t u) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto tp = t0;  // phase clock (the split of TrainResult)
-  auto phase = [&tp](double& acc) {
-    const auto now = std::chrono::steady_clock::now();
-    acc += std::chrono::duration<double>(now - tp).count();
-    tp = now;
-  };
-  const int world = dp_.world_size();
-  const int64_t dout = config_.output_dim;
   source_->next(*model_, u, batch_);
-  phase(result_.split.gather);
-  torch::Tensor sse, frames;
-  {
-    const ScopeExit autocast = bf16_autocast(precision_.bf16);  // products in bf16; the loss on fp32 predictions
-    if (unrolled_loss_) {
-      Rng rng = Rng::stream(opts_.seed ^ 0xFEEDBAC4ull, uint64_t(u) * uint64_t(world) + uint64_t(dp_.rank()));
-      const ForecastSettings forecast{unroll_steps_at(opts_.own, u), opts_.own.unroll_decay,
-                                      opts_.own.unroll_feedback};
-      const WeightedLoss loss =
-          (*unrolled_loss_)(*model_, batch_, source_->windows(), source_->unrolled_count(), forecast, rng);
-      sse = loss.sse;
-      frames = loss.weights;
-    } else {
-      const WeightedLoss loss = teacher_forced_loss(*model_, batch_);
-      sse = loss.sse;
-      frames = loss.weights;
-    }
-  }
-  // the loss is the masked mean over the global batch (forecast steps weighted): one process
-  // divides by its count; ranks back-propagate their sums and the all-reduce divides by the
-  // global count
-  std::vector<double> sums{sse.item<double>(), frames.item<double>() * double(dout)};
-  const torch::Tensor loss = world == 1 ? sse / sums[1] : sse;
-  double loss_value = sums[0] / sums[1];
-  phase(result_.split.forward);
-  double grad_norm = 0;
-  if (world > 1) {  // every rank must join the all-reduce, whatever its own loss
-    optimizer_->zero_grad();
-    loss.backward();
-    phase(result_.split.backward);
-    dp_.sum_gradients(params_, sums, [](const std::vector<double>& s) { return 1.0 / s[1]; });
-    loss_value = sums[0] / sums[1];
-    phase(result_.split.allreduce);
-  }
-  if (std::isfinite(loss_value)) {
-    if (world == 1) {
-      optimizer_->zero_grad();
-      loss.backward();
-      phase(result_.split.backward);
-    }
-    grad_norm = torch::nn::utils::clip_grad_norm_(params_, opts_.grad_clip);
-    phase(result_.split.clip);
-  }
-  if (!std::isfinite(loss_value) || !std::isfinite(grad_norm)) diverged(u, loss_value, grad_norm);
-  for (auto& group : optimizer_->param_groups()) group.options().set_lr(schedule_.at(u));
-  optimizer_->step();
-  phase(result_.split.optimizer);
+  result_.split.gather += seconds_since(t0);
+  UpdatePhases phases;
+  const UpdateOutcome outcome = update_->step(u, batch_, source_->windows(), source_->unrolled_count(), phases);
+  result_.split.forward += phases.forward;
+  result_.split.backward += phases.backward;
+  result_.split.allreduce += phases.allreduce;
+  result_.split.clip += phases.clip;
+  result_.split.optimizer += phases.optimizer;
+  if (!outcome.finite()) diverged(u, outcome.loss, outcome.grad_norm);
   train_seconds_ += seconds_since(t0);
   ++trained_;
-  return loss_value;
+  return outcome.loss;
 }
 
 // Dropout draws from libtorch's global generator: seeded from (seed, update, rank) before
@@ -507,7 +460,7 @@ bool Trainer::validate(LogRow& row, bool last) {
                                 opts_.rollout_steps);
     model_->train();
     result_.split.validation += seconds_since(tv);
-    early_stop = stopping_.observe(row.update, row.valid_loss, params_, last);
+    early_stop = stopping_.observe(row.update, row.valid_loss, update_->parameters(), last);
   }
   if (stopping_.enabled()) {  // rank 0 decides; every rank stops with it
     std::vector<double> flag{early_stop ? 1.0 : 0.0};
@@ -528,7 +481,7 @@ void Trainer::save(int64_t update, double seconds) {
   const auto tc = std::chrono::steady_clock::now();
   CheckpointWriter w;
   w.module("model", *model_);
-  w.optimizer("optimizer", *optimizer_);
+  w.optimizer("optimizer", update_->optimizer());
   nlohmann::json meta = checkpoint_meta(update, seconds);
   if (stopping_.enabled()) {
     meta["early_stopping"] = stopping_.state();
@@ -587,7 +540,7 @@ TrainResult Trainer::run() {
     }
     LogRow row;
     row.update = u + 1;
-    row.lr = schedule_.at(u);
+    row.lr = update_->learning_rate(u);
     seed_dropout(u);
     row.loss = update(u);
     const bool last = u + 1 == opts_.updates;
@@ -612,7 +565,7 @@ TrainResult Trainer::run() {
     result_.op_profile = op_profiler.stop();
   }
   if (stopping_.has_best() && stopping_.best_update() != (rows_.empty() ? 0 : rows_.back().update)) {
-    stopping_.restore_best(params_);  // export the best validated weights, not the last
+    stopping_.restore_best(update_->parameters());  // export the best validated weights, not the last
     result_.best_update = stopping_.best_update();
   }
   progress_->finish(rows_.empty() ? "" : str_cat("loss ", short_number(rows_.back().loss)));

@@ -6,8 +6,9 @@
 //   split     5% of trajectories held out (core split_trajectories, seeded)
 //   normalize NeRD normalization fitted on the training split's valid transitions
 //   loop      update u = start..updates-1: batch = pure function of (seed, u) (and of the
-//             weights for unrolled windows, train/batch_source.h); masked MSE on standardized
-//             increments over every window position; Adam, clip 1.0, linear LR
+//             weights for unrolled windows, train/batch_source.h); the update itself
+//             (train/supervised_update.h): masked MSE on standardized increments over every
+//             window position, all-reduce, clip 1.0, Adam at a linear LR
 //   validate  every valid_every updates: one-step loss and a short open-loop rollout
 //   persist   <out>/checkpoint.pt atomically every checkpoint_every updates; train_log.csv,
 //             loss.plot.json; at the end config.json + weights.safetensors (the artifact)
