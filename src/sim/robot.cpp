@@ -235,11 +235,10 @@ void Robot::analyze_joints() {
   }
   FN_CHECK_OPTION(first >= 0, "robot_root_body", path, ": the robot (body trees ", body_list(m, tree_roots_),
                   ") has no joints; choose a tree with joints: ", body_list(m, moving_trees(m)));
-  if (!spec_.base.empty()) {
-    FN_CHECK((spec_.base == "floating") == floating, path, ": the spec says base '", spec_.base,
-             "' but the model's robot ", floating ? "has" : "has no", " free root joint");
-  }
-  spec_.base = floating ? "floating" : "fixed";
+  FN_CHECK(spec_.base == RobotBase::Detect || (spec_.base == RobotBase::Floating) == floating, path,
+           ": the spec says base '", enum_name(kRobotBaseNames, spec_.base), "' but the model's robot ",
+           floating ? "has" : "has no", " free root joint");
+  spec_.base = floating ? RobotBase::Floating : RobotBase::Fixed;
   layout_.nq = nq;
   layout_.nv = nv;
   layout_.floating_base = floating;

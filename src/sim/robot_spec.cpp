@@ -43,6 +43,8 @@ CommandProcess parse_command_process(const std::string& s) {
 }
 const char* command_process_name(CommandProcess p) { return enum_name(kCommandProcessNames, p); }
 
+const EnumName<RobotBase> kRobotBaseNames[2] = {{RobotBase::Fixed, "fixed"}, {RobotBase::Floating, "floating"}};
+
 namespace {
 
 std::vector<ProbeSpec> parse_probes(const nlohmann::json& j, const std::string& origin) {
@@ -82,7 +84,11 @@ RobotSpec RobotSpec::from_json(const nlohmann::json& j, const std::string& origi
     s.name = j.value("name", "");
     s.stands_for = j.value("stands_for", "");
     s.mjcf = resolve_portable_path(j.value("mjcf", ""));
-    s.base = j.value("base", "");
+    const std::string base = j.value("base", "");
+    const EnumName<RobotBase>* named = find_enum(kRobotBaseNames, base);
+    FN_CHECK(base.empty() || named != nullptr, origin, ": 'base' must be ", enum_choices(kRobotBaseNames), ", got '",
+             base, "'");
+    s.base = named != nullptr ? named->value : RobotBase::Detect;
     s.control_timestep = j.value("control_timestep", 0.0);
     s.actuator_model = j.value("actuator_model", "");
     s.robot_root_body = j.value("robot_root_body", "");
@@ -140,8 +146,6 @@ RobotSpec RobotSpec::from_json(const nlohmann::json& j, const std::string& origi
   } catch (const nlohmann::json::exception& e) {
     throw Error(str_cat(origin, ": malformed robot spec: ", e.what()));
   }
-  FN_CHECK(s.base.empty() || s.base == "fixed" || s.base == "floating", origin,
-           ": 'base' must be 'fixed' or 'floating', got '", s.base, "'");
   FN_CHECK(s.trajectory_steps > 0, origin, ": trajectory_steps must be positive");
   FN_CHECK(s.contact_capacity >= 0, origin, ": contact_capacity must be >= 0");
   FN_CHECK(s.contact_margin >= 0, origin, ": contact_margin must be >= 0 (m)");
@@ -150,7 +154,7 @@ RobotSpec RobotSpec::from_json(const nlohmann::json& j, const std::string& origi
 
 nlohmann::json RobotSpec::to_json() const {
   nlohmann::json j = {
-      {"name", name}, {"stands_for", stands_for}, {"mjcf", portable_path(mjcf)}, {"base", base},
+      {"name", name}, {"stands_for", stands_for}, {"mjcf", portable_path(mjcf)}, {"base", base == RobotBase::Detect ? "" : enum_name(kRobotBaseNames, base)},
       {"control_timestep", control_timestep}, {"actuator_model", actuator_model},
       {"robot_root_body", robot_root_body},
       {"command",

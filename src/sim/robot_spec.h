@@ -24,6 +24,12 @@ extern const EnumName<CommandProcess> kCommandProcessNames[3];
 CommandProcess parse_command_process(const std::string& s);  // throws naming the choices
 const char* command_process_name(CommandProcess p);
 
+// How the robot meets the world: a fixed base, or a floating one (a free root joint). Detect:
+// the spec does not say; the model decides (a loaded Robot's spec always says).
+enum class RobotBase { Detect, Fixed, Floating };
+// The one name table of the spec file's "base" (fixed, floating; absent or "" for Detect).
+extern const EnumName<RobotBase> kRobotBaseNames[2];
+
 struct ProbeSpec {
   std::string body;
   std::array<double, 3> pos{0, 0, 0};  // in the body frame
@@ -67,7 +73,7 @@ struct RobotSpec {
   std::string name;
   std::string stands_for;
   std::string mjcf;                // file name relative to the spec, or an absolute path
-  std::string base;                // "fixed" | "floating" | "" (detect from the model)
+  RobotBase base = RobotBase::Detect;
   double control_timestep = 0;     // 0 = the MJCF's physics timestep (one substep)
   std::string actuator_model;      // motor | position_pd | ...; empty: from the actuators (sim/actuators.h)
   // Tops of the robot's body trees, comma-separated (gen --robot-body); empty: the body trees
