@@ -4,6 +4,9 @@
 
 namespace flashnerd::engine {
 
+BackendContext::BackendContext(const Model& model, int max_batch)
+    : model(model), max_batch(max_batch), frames(size_t(max_batch), 0), diverged(size_t(max_batch), 0) {}
+
 const std::vector<const ComputeBackend*>& compute_backends() {
   static const std::vector<const ComputeBackend*> table{&cpu_backend(), &reference_backend()};
   return table;

@@ -42,8 +42,8 @@ class BackendContext {
   // environment's diverged flag; its frame count grows by one.
   virtual void run(const Job& job) = 0;
   // Environment dst of `to` (a context of the same backend and model) takes a copy of
-  // environment src's history: cache, frame count and divergence flag.
-  virtual void copy_env(int src, BackendContext& to, int dst) const = 0;
+  // environment src's cache (frames and flags are the Context's to copy).
+  virtual void copy_cache(int src, BackendContext& to, int dst) const = 0;
   // The histories' caches as bytes, and back (frames and flags are the Context's to write).
   virtual void save_cache(BlobWriter& w) const = 0;
   virtual void load_cache(BlobReader& r) = 0;

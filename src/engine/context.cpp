@@ -2,7 +2,6 @@
 // backend, engine/compute_backend.h) and what every backend's context answers alike: frame
 // counts, divergence flags, the history as bytes.
 #include <algorithm>
-#include <cmath>
 
 #include "core/blob.h"
 #include "core/error.h"
@@ -21,9 +20,6 @@ std::unique_ptr<BackendContext> make_backend_context(const Model& model, const C
 }
 
 }  // namespace
-
-BackendContext::BackendContext(const Model& model, int max_batch)
-    : model(model), max_batch(max_batch), frames(size_t(max_batch), 0), diverged(size_t(max_batch), 0) {}
 
 Context::Context(const Model& model, const ContextOptions& options)
     : state_(make_backend_context(model, options)),
@@ -161,7 +157,9 @@ void copy_env(const Context& from, int src, Context& to, int dst) {
   FN_CHECK(std::string(a.backend_name()) == b.backend_name(), "engine copy_env: the two contexts run different ",
            "backends (", a.backend_name(), ", ", b.backend_name(), ")");
   if (&from == &to && src == dst) return;
-  a.copy_env(src, b, dst);
+  a.copy_cache(src, b, dst);
+  b.frames[size_t(dst)] = a.frames[size_t(src)];
+  b.diverged[size_t(dst)] = a.diverged[size_t(src)];
 }
 
 void reset_all(Context& ctx) {

@@ -142,7 +142,7 @@ class CpuContext : public BackendContext {
 
   // BackendContext
   void run(const Job& job) override;
-  void copy_env(int src, BackendContext& to, int dst) const override;
+  void copy_cache(int src, BackendContext& to, int dst) const override;
   void save_cache(BlobWriter& w) const override;
   void load_cache(BlobReader& r) override;
   const char* backend_name() const override { return "cpu"; }

@@ -2,8 +2,8 @@
 // arithmetic from the stored tensors) over the environment's last R frames, where R covers
 // everything the newest prediction can see (FlashNeRD: Σ(S_l − 1) + 1 frames through the
 // banded blocks; NeRD: its window), so it predicts what a streaming backend predicts, to
-// rounding. It is slow and allocates inside a step: a yardstick for other backends, not a
-// backend to roll out with.
+// rounding. It is slow, and reference_forward allocates inside a step: a yardstick for other
+// backends, not a backend to roll out with.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -30,13 +30,15 @@ class ReferenceContext : public BackendContext {
         din_(model.input_dim()), k_(model.config().contact.enabled() ? model.config().contact.capacity : 0),
         frames_in_(size_t(max_batch) * size_t(window_) * size_t(din_)),
         rows_(size_t(max_batch) * size_t(window_) * size_t(k_) * kContactRowDim),
-        links_(size_t(max_batch) * size_t(window_) * size_t(k_)), counts_(size_t(max_batch) * size_t(window_)) {}
+        links_(size_t(max_batch) * size_t(window_) * size_t(k_)), counts_(size_t(max_batch) * size_t(window_)),
+        seq_(size_t(window_) * size_t(din_)), seq_rows_(size_t(window_) * size_t(k_) * kContactRowDim),
+        seq_links_(size_t(window_) * size_t(k_)), seq_counts_(size_t(window_)) {}
 
   void run(const Job& job) override {
     for (int e = 0; e < job.batch; ++e) step_env(job, e);
   }
 
-  void copy_env(int src, BackendContext& to_context, int dst) const override {
+  void copy_cache(int src, BackendContext& to_context, int dst) const override {
     auto& to = dynamic_cast<ReferenceContext&>(to_context);  // the Context checked: same backend and model
     auto copy = [&](const auto& from, auto& into, size_t per_env) {
       std::copy_n(from.begin() + std::ptrdiff_t(size_t(src) * per_env), per_env,
@@ -46,8 +48,6 @@ class ReferenceContext : public BackendContext {
     copy(rows_, to.rows_, size_t(window_) * size_t(k_) * kContactRowDim);
     copy(links_, to.links_, size_t(window_) * size_t(k_));
     copy(counts_, to.counts_, size_t(window_));
-    to.frames[size_t(dst)] = frames[size_t(src)];
-    to.diverged[size_t(dst)] = diverged[size_t(src)];
   }
 
   void save_cache(BlobWriter& w) const override {
@@ -70,11 +70,13 @@ class ReferenceContext : public BackendContext {
   int threads() const override { return 1; }
   int tile_rows() const override { return 1; }
   size_t cache_bytes_per_env() const override {
-    return size_t(window_) * (size_t(din_) * sizeof(float) + size_t(k_) * (kContactRowDim * sizeof(float) + 4) + 4);
+    return size_t(window_) * (size_t(din_) * sizeof(float) +
+                              size_t(k_) * (kContactRowDim * sizeof(float) + sizeof(int32_t)) + sizeof(int32_t));
   }
   size_t activation_bytes_per_env() const override { return 0; }  // reference_forward holds its own
   size_t bytes() const override {
-    return size_t(max_batch) * (cache_bytes_per_env() + sizeof(int64_t) + 1);
+    // the rings, frame counts and flags, and the seq_ buffers (one environment's ring in order)
+    return size_t(max_batch) * (cache_bytes_per_env() + sizeof(int64_t) + 1) + cache_bytes_per_env();
   }
 
  private:
@@ -101,19 +103,16 @@ class ReferenceContext : public BackendContext {
     frames[size_t(e)] = t + 1;
     if (job.outputs == nullptr) return;
     const int T = int(std::min<int64_t>(t + 1, window_));
-    std::vector<float> seq(size_t(T) * size_t(din_));
-    std::vector<float> rows(size_t(T) * size_t(k_) * kContactRowDim);
-    std::vector<int32_t> links(size_t(T) * size_t(k_)), counts(static_cast<size_t>(T));
-    for (int p = 0; p < T; ++p) {  // frame t − T + 1 + p
+    for (int p = 0; p < T; ++p) {  // frame t − T + 1 + p, in order, into the seq_ buffers
       const size_t s = size_t(e) * size_t(window_) + size_t((t - T + 1 + p) % window_);
-      std::copy_n(frames_in_.data() + s * size_t(din_), din_, seq.data() + size_t(p) * size_t(din_));
+      std::copy_n(frames_in_.data() + s * size_t(din_), din_, seq_.data() + size_t(p) * size_t(din_));
       const size_t n = size_t(k_) * kContactRowDim;
-      std::copy_n(rows_.data() + s * n, n, rows.data() + size_t(p) * n);
-      std::copy_n(links_.data() + s * size_t(k_), k_, links.data() + size_t(p) * size_t(k_));
-      counts[size_t(p)] = counts_[s];
+      std::copy_n(rows_.data() + s * n, n, seq_rows_.data() + size_t(p) * n);
+      std::copy_n(links_.data() + s * size_t(k_), k_, seq_links_.data() + size_t(p) * size_t(k_));
+      seq_counts_[size_t(p)] = counts_[s];
     }
-    const ContactBatch contacts{rows.data(), links.data(), counts.data()};
-    const std::vector<double> y = reference_forward(model, seq.data(), T, false, k_ > 0 ? &contacts : nullptr);
+    const ContactBatch contacts{seq_rows_.data(), seq_links_.data(), seq_counts_.data()};
+    const std::vector<double> y = reference_forward(model, seq_.data(), T, false, k_ > 0 ? &contacts : nullptr);
     const int dout = model.output_dim();
     float* out = job.outputs + size_t(e) * size_t(dout);
     for (int i = 0; i < dout; ++i) {
@@ -128,6 +127,9 @@ class ReferenceContext : public BackendContext {
   std::vector<float> rows_;       // (max_batch, window, K, kContactRowDim)
   std::vector<int32_t> links_;    // (max_batch, window, K)
   std::vector<int32_t> counts_;   // (max_batch, window)
+  // one history in order, as reference_forward reads it: (window, ...) each
+  std::vector<float> seq_, seq_rows_;
+  std::vector<int32_t> seq_links_, seq_counts_;
 };
 
 class ReferenceBackend : public ComputeBackend {

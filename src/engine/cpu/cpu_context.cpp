@@ -256,7 +256,7 @@ std::string CpuContext::kernel_summary() const {
   }
 }
 
-void CpuContext::copy_env(int src, BackendContext& to_context, int dst) const {
+void CpuContext::copy_cache(int src, BackendContext& to_context, int dst) const {
   auto& to = dynamic_cast<CpuContext&>(to_context);  // the Context checked: same backend and model
   const ModelConfig& c = model.config();
   const size_t Ba = size_t(max_batch), Bb = size_t(to.max_batch);
@@ -274,8 +274,6 @@ void CpuContext::copy_env(int src, BackendContext& to_context, int dst) const {
     const size_t n = size_t(c.nerd.window) * size_t(c.input_dim);
     std::copy_n(in + size_t(src) * n, n, out + size_t(dst) * n);
   }
-  to.frames[size_t(dst)] = frames[size_t(src)];
-  to.diverged[size_t(dst)] = diverged[size_t(src)];
 }
 
 void CpuContext::save_cache(BlobWriter& w) const { w.put(cache.data(), cache.size()); }
