@@ -16,9 +16,13 @@
 #include "env/mujoco_backend.h"
 #include "env/quadruped_velocity_task.h"
 #include "env/vec_env.h"
+#include "testing/task_tape.h"
 
 namespace flashnerd::env {
 namespace {
+
+using testing::ReplayBackend;
+using testing::TaskTape;
 
 std::unique_ptr<SpecTask> builtin(const std::string& name, const sim::Robot& robot) {
   return SpecTask::load(task_spec_path(name), robot);
@@ -91,6 +95,103 @@ TEST(SpecTask, CartpoleBalanceEqualsItsCppTask) {
 
 TEST(SpecTask, CartpoleSwingupEqualsItsCppTask) {
   EXPECT_GT(compare_with<CartpoleSwingupTask>("cartpole-swingup", 16, 450, 1.3), 16);
+}
+
+std::string tape_path(const std::string& task) {
+  return std::string(FLASHNERD_SOURCE_DIR) + "/tests/data/task_tapes/" + task + ".tape";
+}
+
+// Replays `tape` to `task`: the first difference (terms, rewards, ends, observations, or the
+// commands and reset states the replay backend checks), or "" when every step equals the tape.
+std::string replay_difference(Task& task, const std::shared_ptr<const sim::Robot>& robot, const TaskTape& tape) {
+  const nlohmann::json& h = tape.header;
+  nlohmann::json terms = nlohmann::json::array(), observation = nlohmann::json::array();
+  for (const RewardTerm& t : task.reward_terms())
+    terms.push_back({{"name", t.name}, {"scale", t.scale}, {"after_clip", t.after_clip}, {"objective", t.objective}});
+  for (const auto& [name, width] : task.observation_terms()) observation.push_back({name, width});
+  if (terms != h.at("reward_terms")) return "reward terms " + terms.dump() + " vs " + h.at("reward_terms").dump();
+  if (observation != h.at("observation_terms")) return "observation terms " + observation.dump();
+  if (task.episode_steps() != h.at("episode_steps") || task.action_bound() != h.at("action_bound"))
+    return "episode steps or action bound";
+  ThreadPool pool(2);
+  ReplayBackend backend(robot, tape, pool);
+  VecEnv vec(task, backend, pool, h.at("env_seed").get<uint64_t>());
+  if (vec.observation_dim() != tape.obs || vec.action_dim() != tape.act) return "observation or action size";
+  const size_t ob = size_t(tape.envs) * size_t(tape.obs), obs_row = size_t(tape.obs);
+  vec.reset_all();
+  if (!std::equal(vec.observations(), vec.observations() + ob, tape.observations.begin())) return "first observations";
+  for (int s = 0; s < tape.steps; ++s) {
+    const size_t se = size_t(s) * size_t(tape.envs);
+    vec.step(tape.actions.data() + se * size_t(tape.act));
+    const std::string at = "step " + std::to_string(s) + " ";
+    for (int e = 0; e < tape.envs; ++e) {
+      const std::string where = at + "env " + std::to_string(e) + ": ";
+      const double* want = tape.term_values.data() + (se + size_t(e)) * size_t(tape.terms);
+      for (int k = 0; k < tape.terms; ++k)
+        if (vec.term_values(e)[k] != want[k])
+          return where + "term " + task.reward_terms()[size_t(k)].name + " " + std::to_string(vec.term_values(e)[k]) +
+                 " vs " + std::to_string(want[k]);
+      if (vec.rewards()[e] != tape.rewards[se + size_t(e)]) return where + "reward";
+      if (vec.terminated()[e] != tape.terminated[se + size_t(e)]) return where + "terminated";
+      if (vec.timed_out()[e] != tape.timed_out[se + size_t(e)]) return where + "timed out";
+      const float* final_want = tape.final_observations.data() + (se + size_t(e)) * obs_row;
+      const float* final_got = vec.final_observations() + size_t(e) * obs_row;
+      if ((vec.terminated()[e] || vec.timed_out()[e]) && !std::equal(final_got, final_got + obs_row, final_want))
+        return where + "final observation";
+    }
+    if (!std::equal(vec.observations(), vec.observations() + ob, tape.observations.begin() + long(se + size_t(tape.envs)) * long(obs_row)))
+      return at + "observations";
+  }
+  for (int e = 0; e < tape.envs; ++e)
+    if (!backend.mismatches()[size_t(e)].empty()) return "env " + std::to_string(e) + ": " + backend.mismatches()[size_t(e)];
+  return "";
+}
+
+// The built-in spec `task` against the tape recorded from the C++ task it replaced; returns the
+// episodes that ended on the tape.
+int64_t replay_builtin(const char* task) {
+  const TaskTape tape = TaskTape::load(tape_path(task));
+  auto robot = sim::Robot::load(spec_task_robot(task_spec_path(task)));
+  auto spec = builtin(task, *robot);
+  EXPECT_EQ(replay_difference(*spec, robot, tape), "") << task;
+  return tape.header.at("episodes_ended").get<int64_t>();
+}
+
+TEST(SpecTask, QuadrupedVelocityReplaysItsCppTasksEpisodes) {
+  // commands redrawn (every 250 steps), falls and resets on the way
+  EXPECT_GT(replay_builtin("quadruped-velocity"), 0);
+}
+
+TEST(SpecTask, CartpoleBalanceReplaysItsCppTasksEpisodes) { EXPECT_GT(replay_builtin("cartpole-balance"), 16); }
+
+TEST(SpecTask, CartpoleSwingupReplaysItsCppTasksEpisodes) { EXPECT_GT(replay_builtin("cartpole-swingup"), 16); }
+
+// The replay sees a change anywhere in a task: a reward's parameter, a reset's range, an action's
+// scale, an observation's scale, a termination's bound.
+TEST(SpecTask, ReplayCatchesAChangedTerm) {
+  const TaskTape tape = TaskTape::load(tape_path("quadruped-velocity"));
+  auto robot = sim::Robot::load("quadruped");
+  const nlohmann::json good = read_json_file(task_spec_path("quadruped-velocity"), "spec");
+  auto difference = [&](const nlohmann::json& spec) {
+    SpecTask task(spec, "changed.json", *robot);
+    return replay_difference(task, robot, tape);
+  };
+  ASSERT_EQ(difference(good), "");
+  nlohmann::json j = good;
+  j["rewards"][0]["sigma"] = j["rewards"][0]["sigma"].get<double>() * 1.001;
+  EXPECT_NE(difference(j).find("term " + good["rewards"][0]["name"].get<std::string>()), std::string::npos);
+  j = good;
+  j["observations"][0]["scale"] = 2.5;
+  EXPECT_NE(difference(j), "");
+  j = good;
+  j["terminations"][0]["min"] = j["terminations"][0]["min"].get<double>() + 0.01;
+  EXPECT_NE(difference(j), "");
+  j = good;
+  j["action"]["scale"] = 0.49;
+  EXPECT_NE(difference(j).find("other commands"), std::string::npos) << difference(j);
+  j = good;
+  j["reset"]["events"][2]["range"] = {-0.5, 0.49};
+  EXPECT_NE(difference(j).find("another reset state"), std::string::npos) << difference(j);
 }
 
 // The new spec-only tasks load, step, and describe every term they declare.
