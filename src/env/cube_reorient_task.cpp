@@ -109,7 +109,7 @@ CubeReorientTask::CubeReorientTask(const sim::Robot& hand, CubeReorientSettings 
   const double* q0 = key >= 0 ? m->key_qpos + size_t(key) * size_t(m->nq) : m->qpos0;
   std::copy_n(q0 + nj_, 7, home_cube_.begin());
   // IsaacGymEnvs' per-step weights, as rates (the reward of an action is scale · value · dt)
-  const double per_step = s_.policy_hz;
+  const double per_step = 1.0 / (hand.control_timestep() * control_steps_);
   // {name, scale per second, added after the clip, objective}
   terms_ = {{"distance", s_.distance_weight * per_step, false, true},
             {"rotation", s_.rotation_weight * per_step, false, true},
@@ -142,8 +142,8 @@ double CubeReorientTask::rotation_distance(const double a[4], const double b[4])
 }
 
 bool CubeReorientTask::dropped(const double* cube_q) const {
-  const double dx = cube_q[0] - home_cube_[0], dy = cube_q[1] - home_cube_[1];
-  return cube_q[2] < home_cube_[2] - s_.drop_height || std::sqrt(dx * dx + dy * dy) > s_.drop_radius;
+  const double dx = cube_q[0] - home_cube_[0], dy = cube_q[1] - home_cube_[1], dz = cube_q[2] - home_cube_[2];
+  return dz < -s_.drop_height || std::sqrt(dx * dx + dy * dy) > s_.drop_radius;
 }
 
 void CubeReorientTask::set_target(int env, const double quat[4]) { std::copy_n(quat, 4, targets_.begin() + 4 * env); }
@@ -192,7 +192,8 @@ void CubeReorientTask::smoothed_targets(int env, const float* action, double* u)
   const double a = s_.action_smoothing;
   for (int i = 0; i < nj_; ++i) {
     const double x = std::clamp(double(action[i]), -1.0, 1.0);
-    const double target = lower_[size_t(i)] + 0.5 * (x + 1) * (upper_[size_t(i)] - lower_[size_t(i)]);
+    const double lo = lower_[size_t(i)], hi = upper_[size_t(i)];
+    const double target = lo == -hi ? hi * x : 0.5 * (lo + hi) + 0.5 * (hi - lo) * x;
     u[i] = a * target + (1 - a) * last[i];
   }
 }
@@ -201,7 +202,8 @@ void CubeReorientTask::command(int env, const float* action, double* u) const { 
 
 bool CubeReorientTask::evaluate(int env, const Backend& b, const float* action, Rng& rng, double* terms) {
   smoothed_targets(env, action, last_u_.data() + size_t(env) * size_t(nj_));  // what command() sent
-  std::copy_n(action, nj_, last_action_.begin() + long(env) * nj_);
+  for (int i = 0; i < nj_; ++i)  // the action as the hand took it: clamped to the bound
+    last_action_[size_t(env) * size_t(nj_) + size_t(i)] = std::clamp(action[i], -1.0f, 1.0f);
   const double* cube = b.object_q(env);
   const double dx = cube[0] - home_cube_[0], dy = cube[1] - home_cube_[1], dz = cube[2] - home_cube_[2];
   double quat[4] = {cube[3], cube[4], cube[5], cube[6]};
