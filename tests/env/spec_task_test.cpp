@@ -120,6 +120,7 @@ std::string replay_difference(Task& task, const std::shared_ptr<const sim::Robot
   const size_t ob = size_t(tape.envs) * size_t(tape.obs), obs_row = size_t(tape.obs);
   vec.reset_all();
   if (!std::equal(vec.observations(), vec.observations() + ob, tape.observations.begin())) return "first observations";
+  const float* final_want = tape.final_observations.data();  // the ended episodes', in order
   for (int s = 0; s < tape.steps; ++s) {
     const size_t se = size_t(s) * size_t(tape.envs);
     vec.step(tape.actions.data() + se * size_t(tape.act));
@@ -134,10 +135,11 @@ std::string replay_difference(Task& task, const std::shared_ptr<const sim::Robot
       if (vec.rewards()[e] != tape.rewards[se + size_t(e)]) return where + "reward";
       if (vec.terminated()[e] != tape.terminated[se + size_t(e)]) return where + "terminated";
       if (vec.timed_out()[e] != tape.timed_out[se + size_t(e)]) return where + "timed out";
-      const float* final_want = tape.final_observations.data() + (se + size_t(e)) * obs_row;
       const float* final_got = vec.final_observations() + size_t(e) * obs_row;
-      if ((vec.terminated()[e] || vec.timed_out()[e]) && !std::equal(final_got, final_got + obs_row, final_want))
-        return where + "final observation";
+      if (!vec.terminated()[e] && !vec.timed_out()[e]) continue;
+      if (final_want == tape.final_observations.data() + tape.final_observations.size()) return where + "an end too many";
+      if (!std::equal(final_got, final_got + obs_row, final_want)) return where + "final observation";
+      final_want += obs_row;
     }
     if (!std::equal(vec.observations(), vec.observations() + ob, tape.observations.begin() + long(se + size_t(tape.envs)) * long(obs_row)))
       return at + "observations";

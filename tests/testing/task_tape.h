@@ -55,7 +55,7 @@ struct TaskTape {
   std::vector<float> rewards;          // (steps, envs)
   std::vector<uint8_t> terminated, timed_out;           // (steps, envs)
   std::vector<float> observations;     // (steps + 1, envs, obs): the first, then after each step
-  std::vector<float> final_observations;  // (steps, envs, obs); rows of ended episodes only are meaningful
+  std::vector<float> final_observations;  // (episodes ended, obs): in step and env order
 
   void io(StateIo& io, bool loading) {
     std::string text = loading ? std::string() : header.dump();
@@ -75,13 +75,15 @@ struct TaskTape {
       terminated.resize(se);
       timed_out.resize(se);
       observations.resize((se + size_t(envs)) * size_t(obs));
-      final_observations.resize(se * size_t(obs));
-      uint64_t count = 0;
+      uint64_t count = 0, ended = 0;
       io.io(count);
+      io.io(ended);
       resets.resize(size_t(count) * size_t(row));
+      final_observations.resize(size_t(ended) * size_t(obs));
     } else {
-      uint64_t count = resets.size() / size_t(row);
+      uint64_t count = resets.size() / size_t(row), ended = final_observations.size() / size_t(obs);
       io.io(count);
+      io.io(ended);
     }
     io.io(resets);
     io.io(physics);

@@ -108,7 +108,9 @@ int record(const std::string& task_name, const std::string& out, int envs, int s
     append(tape.terminated, vec.terminated(), size_t(envs));
     append(tape.timed_out, vec.timed_out(), size_t(envs));
     append(tape.observations, vec.observations(), ob);
-    append(tape.final_observations, vec.final_observations(), ob);
+    for (int e = 0; e < envs; ++e)
+      if (ended[size_t(e)])
+        append(tape.final_observations, vec.final_observations() + size_t(e) * size_t(tape.obs), size_t(tape.obs));
     record_resets(vec, s + 1, ended.data(), tape);
   }
   tape.header["episodes_ended"] = episodes;
