@@ -155,7 +155,7 @@ class ReplayBackend : public env::Backend {
       note(env, "another object state");
     Backend::set_objects(env, q, v);
   }
-  void set_state(int, const double*, const double*) override { FN_FAIL("a replay does not set states"); }
+  void set_state(int, const double*, const double*) override { throw Error("a replay does not set states"); }
   void step_first(const double* u, int count) override {
     FN_CHECK(count == envs_ && phase_ < tape_->steps, "replay: a step the tape does not have");
     for (int e = 0; e < envs_; ++e) {
@@ -168,9 +168,9 @@ class ReplayBackend : public env::Backend {
     call_ = 0;
     ++phase_;
   }
-  void copy_env(int, int) override { FN_FAIL("a replay does not copy environments"); }
-  std::string save_state() const override { FN_FAIL("a replay has no state to save"); }
-  void load_state(const std::string&) override { FN_FAIL("a replay has no state to load"); }
+  void copy_env(int, int) override { throw Error("a replay does not copy environments"); }
+  std::string save_state() const override { throw Error("a replay has no state to save"); }
+  void load_state(const std::string&) override { throw Error("a replay has no state to load"); }
 
  private:
   void note(int env, const std::string& what) {

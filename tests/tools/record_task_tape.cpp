@@ -92,7 +92,7 @@ int record(const std::string& task_name, const std::string& out, int envs, int s
   append(tape.observations, vec.observations(), ob);
   Rng rng(kActionSeed);
   std::vector<float> actions(size_t(envs) * size_t(tape.act));
-  std::vector<uint8_t> ended(size_t(envs));
+  std::vector<uint8_t> ended(static_cast<size_t>(envs));
   int64_t episodes = 0;
   for (int s = 0; s < steps; ++s) {
     for (float& x : actions) x = float(rng.uniform(-spread, spread));
