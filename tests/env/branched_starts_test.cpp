@@ -8,7 +8,6 @@
 
 #include "core/error.h"
 #include "engine/engine.h"
-#include "env/cartpole_balance_task.h"
 #include "env/history_recorder.h"
 #include "env/learned_backend.h"
 #include "env/mujoco_backend.h"
@@ -125,11 +124,11 @@ TEST(HistoryRecorder, FollowsEachEnvironmentAndRestartsAtEpisodeEnds) {
 // A cartpole VecEnv on a random FlashNeRD model; branched from `buffer` when given.
 struct LearnedEnv {
   LearnedEnv(std::shared_ptr<const sim::Robot> robot, std::shared_ptr<const engine::Model> model, int envs)
-      : pool(1), backend(robot, {model}, envs, pool, {}, engine::GemmBackend::RowInvariant), task(*robot),
-        env(task, backend, pool, 11) {}
+      : pool(1), backend(robot, {model}, envs, pool, {}, engine::GemmBackend::RowInvariant),
+        task(make_task("cartpole-balance", *robot)), env(*task, backend, pool, 11) {}
   ThreadPool pool;
   LearnedBackend backend;
-  CartpoleBalanceTask task;
+  std::unique_ptr<Task> task;
   VecEnv env;
 };
 

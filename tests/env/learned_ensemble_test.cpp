@@ -13,7 +13,6 @@
 #include "core/model_artifact.h"
 #include "engine/engine.h"
 #include "env/learned_backend.h"
-#include "env/quadruped_velocity_task.h"
 #include "env/vec_env.h"
 #include "testing/robot_models.h"
 
@@ -155,8 +154,9 @@ TEST(LearnedEnsemble, UncertaintyPenalizesAndTruncates) {
   const std::vector<std::shared_ptr<const engine::Model>> members{member(*robot, 3), member(*robot, 4)};
   const int E = 4;
   LearnedBackend ba(robot, members, E, pool), bb(robot, members, E, pool), bc(robot, members, E, pool);
-  QuadrupedVelocityTask ta(*robot), tb(*robot), tc(*robot);
-  VecEnv plain(ta, ba, pool, 3), penalized(tb, bb, pool, 3), truncated(tc, bc, pool, 3);
+  auto ta = make_task("quadruped-velocity", *robot), tb = make_task("quadruped-velocity", *robot),
+       tc = make_task("quadruped-velocity", *robot);
+  VecEnv plain(*ta, ba, pool, 3), penalized(*tb, bb, pool, 3), truncated(*tc, bc, pool, 3);
   const double lambda = 2.5;
   penalized.set_uncertainty({lambda, 0});
   truncated.set_uncertainty({0.5, 1e-12});
@@ -178,8 +178,8 @@ TEST(LearnedEnsemble, UncertaintyPenalizesAndTruncates) {
   EXPECT_GT(st.uncertainty_sum, 0.0);  // the penalties of the truncated episodes
   // a single model has no disagreement to use
   LearnedBackend single(robot, members[0], E, pool);
-  QuadrupedVelocityTask td(*robot);
-  VecEnv one(td, single, pool, 3);
+  auto td = make_task("quadruped-velocity", *robot);
+  VecEnv one(*td, single, pool, 3);
   EXPECT_THROW(one.set_uncertainty({1.0, 0}), Error);
 }
 

@@ -1,7 +1,8 @@
-// Spec tasks: each built-in task's spec (robots/tasks/) against the C++ task it replaces, on
-// recorded MuJoCo episodes with random actions: the same observations, reward terms, rewards,
-// terminations and time-outs, bit for bit, through resets. Bad specs are refused before any
-// step, naming the file, the field and the fix.
+// Spec tasks: each built-in task's spec (robots/tasks/) replays the tape of MuJoCo episodes with
+// random actions recorded from the C++ task it replaced (tests/data/task_tapes/): the same
+// observations, reward terms, rewards, terminations, time-outs, commands and reset states, bit
+// for bit, through resets. Bad specs are refused before any step, naming the file, the field and
+// the fix.
 #include "env/spec_task.h"
 
 #include <gtest/gtest.h>
@@ -11,10 +12,7 @@
 #include <fstream>
 
 #include "core/json_file.h"
-#include "env/cartpole_balance_task.h"
-#include "env/cartpole_swingup_task.h"
 #include "env/mujoco_backend.h"
-#include "env/quadruped_velocity_task.h"
 #include "env/vec_env.h"
 #include "testing/task_tape.h"
 
@@ -26,75 +24,6 @@ using testing::TaskTape;
 
 std::unique_ptr<SpecTask> builtin(const std::string& name, const sim::Robot& robot) {
   return SpecTask::load(task_spec_path(name), robot);
-}
-
-// Steps both tasks on their own MuJoCo backends with the same seeded random actions (beyond the
-// action bound now and then, to exercise the clamps); returns the episodes that ended.
-void expect_same_episodes(Task& reference, Task& spec, const std::shared_ptr<const sim::Robot>& robot, int envs,
-                          int steps, double action_spread, int64_t* ended) {
-  ThreadPool pool(2);
-  MujocoBackend ba(robot, envs, pool), bb(robot, envs, pool);
-  VecEnv a(reference, ba, pool, 11), b(spec, bb, pool, 11);
-  EXPECT_EQ(a.observation_dim(), b.observation_dim());
-  EXPECT_EQ(a.action_dim(), b.action_dim());
-  EXPECT_EQ(reference.episode_steps(), spec.episode_steps());
-  EXPECT_EQ(reference.action_bound(), spec.action_bound());
-  EXPECT_EQ(reference.observation_terms(), spec.observation_terms());
-  const auto& ta = reference.reward_terms();
-  const auto& tb = spec.reward_terms();
-  EXPECT_EQ(ta.size(), tb.size());
-  for (size_t k = 0; k < std::min(ta.size(), tb.size()); ++k) {
-    EXPECT_EQ(ta[k].name, tb[k].name);
-    EXPECT_EQ(ta[k].scale, tb[k].scale) << ta[k].name;
-    EXPECT_EQ(ta[k].after_clip, tb[k].after_clip) << ta[k].name;
-    EXPECT_EQ(ta[k].objective, tb[k].objective) << ta[k].name;
-  }
-  a.reset_all();
-  b.reset_all();
-  const size_t obs = size_t(envs) * size_t(a.observation_dim());
-  EXPECT_EQ(0, std::memcmp(a.observations(), b.observations(), sizeof(float) * obs)) << "first observations";
-  Rng rng(3);
-  std::vector<float> actions(size_t(envs) * size_t(a.action_dim()));
-  *ended = 0;
-  for (int s = 0; s < steps && !::testing::Test::HasFailure(); ++s) {
-    for (float& x : actions) x = float(rng.uniform(-action_spread, action_spread));
-    a.step(actions.data());
-    b.step(actions.data());
-    for (int e = 0; e < envs; ++e) {
-      for (size_t k = 0; k < ta.size(); ++k)
-        ASSERT_EQ(a.term_values(e)[k], b.term_values(e)[k]) << "step " << s << " env " << e << " term " << ta[k].name;
-      ASSERT_EQ(a.rewards()[e], b.rewards()[e]) << "step " << s << " env " << e;
-      ASSERT_EQ(a.terminated()[e], b.terminated()[e]) << "step " << s << " env " << e;
-      ASSERT_EQ(a.timed_out()[e], b.timed_out()[e]) << "step " << s << " env " << e;
-      *ended += a.terminated()[e] + a.timed_out()[e];
-    }
-    ASSERT_EQ(0, std::memcmp(a.observations(), b.observations(), sizeof(float) * obs)) << "step " << s;
-    ASSERT_EQ(0, std::memcmp(a.final_observations(), b.final_observations(), sizeof(float) * obs)) << "step " << s;
-  }
-}
-
-// The built-in spec `task` against the C++ task class Reference; returns the episodes that ended.
-template <class Reference>
-int64_t compare_with(const char* task, int envs, int steps, double action_spread) {
-  auto robot = sim::Robot::load(spec_task_robot(task_spec_path(task)));
-  Reference reference(*robot);
-  auto spec = builtin(task, *robot);
-  int64_t ended = 0;
-  expect_same_episodes(reference, *spec, robot, envs, steps, action_spread, &ended);
-  return ended;
-}
-
-TEST(SpecTask, QuadrupedVelocityEqualsItsCppTask) {
-  // 400 steps of 8 envs: commands redrawn (every 250 steps), falls and resets on the way
-  EXPECT_GT(compare_with<QuadrupedVelocityTask>("quadruped-velocity", 8, 400, 1.5), 0);
-}
-
-TEST(SpecTask, CartpoleBalanceEqualsItsCppTask) {
-  EXPECT_GT(compare_with<CartpoleBalanceTask>("cartpole-balance", 16, 300, 1.3), 16);
-}
-
-TEST(SpecTask, CartpoleSwingupEqualsItsCppTask) {
-  EXPECT_GT(compare_with<CartpoleSwingupTask>("cartpole-swingup", 16, 450, 1.3), 16);
 }
 
 std::string tape_path(const std::string& task) {

@@ -9,17 +9,19 @@
 #include <vector>
 
 #include "core/error.h"
-#include "env/cartpole_balance_task.h"
+#include "core/json_file.h"
 #include "env/coupled_backend.h"
 #include "env/factory.h"
 #include "env/learned_backend.h"
 #include "env/mujoco_backend.h"
-#include "env/quadruped_velocity_task.h"
+#include "env/spec_task.h"
 #include "testing/alloc_counter.h"
 #include "testing/robot_models.h"
 
 namespace flashnerd::env {
 namespace {
+
+std::unique_ptr<Task> quadruped_velocity(const sim::Robot& robot) { return make_task("quadruped-velocity", robot); }
 
 enum class Kind { Mujoco, Flash, FlashProbes, Nerd, EnsembleRandom, EnsembleMean };
 
@@ -63,8 +65,8 @@ TEST_P(EveryBackend, ResetOfOneEnvLeavesOthersBitIdentical) {
   ThreadPool pool(2);
   const int E = 3;
   auto ba = make(GetParam(), robot, E, pool), bb = make(GetParam(), robot, E, pool);
-  QuadrupedVelocityTask ta(*robot), tb(*robot);
-  VecEnv a(ta, *ba, pool, 11), b(tb, *bb, pool, 11);
+  auto ta = quadruped_velocity(*robot), tb = quadruped_velocity(*robot);
+  VecEnv a(*ta, *ba, pool, 11), b(*tb, *bb, pool, 11);
   a.reset_all();
   b.reset_all();
   std::vector<float> act;
@@ -91,8 +93,8 @@ TEST_P(EveryBackend, CopiedEnvStepsLikeItsSource) {
   ThreadPool pool(1);
   const int E = 3;
   auto b = make(GetParam(), robot, E, pool);
-  QuadrupedVelocityTask task(*robot);
-  VecEnv env(task, *b, pool, 8);
+  auto task = quadruped_velocity(*robot);
+  VecEnv env(*task, *b, pool, 8);
   env.reset_all();
   std::vector<float> act;
   for (int s = 0; s < 4; ++s) {
@@ -113,8 +115,8 @@ TEST_P(EveryBackend, SameBitsForAnyThreadCount) {
   ThreadPool one(1), two(2);
   const int E = 5;
   auto b1 = make(GetParam(), robot, E, one), b2 = make(GetParam(), robot, E, two);
-  QuadrupedVelocityTask t1(*robot), t2(*robot);
-  VecEnv a(t1, *b1, one, 5), b(t2, *b2, two, 5);
+  auto t1 = quadruped_velocity(*robot), t2 = quadruped_velocity(*robot);
+  VecEnv a(*t1, *b1, one, 5), b(*t2, *b2, two, 5);
   a.reset_all();
   b.reset_all();
   std::vector<float> act;
@@ -133,8 +135,8 @@ TEST_P(EveryBackend, SavedStateContinuesBitExactly) {
   ThreadPool pool(2);
   const int E = 3;
   auto ba = make(GetParam(), robot, E, pool), bb = make(GetParam(), robot, E, pool);
-  QuadrupedVelocityTask ta(*robot), tb(*robot);
-  VecEnv a(ta, *ba, pool, 2), b(tb, *bb, pool, 99);
+  auto ta = quadruped_velocity(*robot), tb = quadruped_velocity(*robot);
+  VecEnv a(*ta, *ba, pool, 2), b(*tb, *bb, pool, 99);
   a.reset_all();
   b.reset_all();
   std::vector<float> act;
@@ -158,8 +160,8 @@ TEST_P(EveryBackend, NoAllocationPerStep) {
   ThreadPool pool(2);
   const int E = 6;
   auto backend = make(GetParam(), robot, E, pool);
-  QuadrupedVelocityTask task(*robot);
-  VecEnv env(task, *backend, pool, 1);
+  auto task = quadruped_velocity(*robot);
+  VecEnv env(*task, *backend, pool, 1);
   env.reset_all();
   std::vector<float> act;
   actions_for(0, E, env.action_dim(), act);
@@ -221,12 +223,13 @@ INSTANTIATE_TEST_SUITE_P(Backends, EveryBackend,
                          kind_name);
 
 // A task whose episodes last 5 steps and that terminates when the action asks for it.
-class FiveStepTask : public CartpoleBalanceTask {
+class FiveStepTask : public SpecTask {
  public:
-  using CartpoleBalanceTask::CartpoleBalanceTask;
+  explicit FiveStepTask(const sim::Robot& robot)
+      : SpecTask(read_json_file(task_spec_path("cartpole-balance"), "spec"), "cartpole-balance.json", robot) {}
   int episode_steps() const override { return 5; }
   bool evaluate(int env, const Backend& b, const float* action, Rng& rng, double* terms) override {
-    CartpoleBalanceTask::evaluate(env, b, action, rng, terms);
+    SpecTask::evaluate(env, b, action, rng, terms);
     return action[0] > 0.5f;
   }
 };
@@ -353,23 +356,19 @@ TEST(VecEnv, EndedEpisodesReportReturnAndLengthAndDisabledHoldsThem) {
 // Reward settings (--reward-scale, --only-positive-rewards): a term's scale changes the step
 // reward and the episode's term sums; clipping keeps negative steps at zero; an unknown term
 // is refused with the task's terms named.
-// Cartpole with a second term, −0.5 every step, that is added after the clip.
-class PenalizedCartpoleTask : public CartpoleBalanceTask {
- public:
-  explicit PenalizedCartpoleTask(const sim::Robot& robot) : CartpoleBalanceTask(robot) {
-    terms_.push_back({"penalty", -0.5 / robot.control_timestep(), true});
-  }
-  bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) override {
-    terms[1] = 1.0;
-    return CartpoleBalanceTask::evaluate(env, backend, action, rng, terms);
-  }
-};
+// Cartpole's spec with a second term, −0.5 every step, that is added after the clip.
+std::unique_ptr<SpecTask> penalized_cartpole(const sim::Robot& robot) {
+  nlohmann::json spec = read_json_file(task_spec_path("cartpole-balance"), "spec");
+  spec["rewards"].push_back({{"name", "penalty"}, {"term", "alive"}, {"scale_per_step", -0.5}, {"after_clip", true}});
+  return std::make_unique<SpecTask>(spec, "penalized-cartpole.json", robot);
+}
 
 TEST(VecEnv, RewardScalesAndClippingChangeTheReward) {
   auto robot = sim::Robot::load("cartpole");
   ThreadPool pool(1);
   MujocoBackend backend(robot, 1, pool);
-  CartpoleBalanceTask task(*robot);
+  auto owned = make_task("cartpole-balance", *robot);
+  Task& task = *owned;
   VecEnv env(task, backend, pool, 4);
   const float act[1] = {0.0f};
   env.reset_all();
@@ -386,7 +385,8 @@ TEST(VecEnv, RewardScalesAndClippingChangeTheReward) {
   env.step(act);
   EXPECT_FLOAT_EQ(env.rewards()[0], 0.0f);
   // an after-clip term (legged_gym's termination) is added past the clip
-  PenalizedCartpoleTask penalized(*robot);
+  auto owned_penalized = penalized_cartpole(*robot);
+  Task& penalized = *owned_penalized;
   penalized.set_reward_scale("alive", -per_step);
   penalized.set_clip_negative_reward(true);
   VecEnv penalized_env(penalized, backend, pool, 4);

@@ -27,10 +27,10 @@ struct ImaginedCartpole {
       : robot(sim::Robot::load("cartpole")),
         backend(robot, {engine::Model::random(flashnerd::testing::robot_model_config(*robot, Arch::FlashNeRD), 3)},
                 envs, pool, {}, engine::GemmBackend::RowInvariant),
-        task(*robot), env(task, backend, pool, 9) {}
+        task(env::make_task("cartpole-balance", *robot)), env(*task, backend, pool, 9) {}
   std::shared_ptr<const sim::Robot> robot;
   env::LearnedBackend backend;
-  env::CartpoleBalanceTask task;
+  std::unique_ptr<env::Task> task;
   env::VecEnv env;
 };
 

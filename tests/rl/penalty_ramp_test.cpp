@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "env/mujoco_backend.h"
-#include "env/quadruped_velocity_task.h"
+#include "env/factory.h"
 #include "env/vec_env.h"
 #include "rl/ppo_runner.h"
 
@@ -26,7 +26,8 @@ std::map<std::string, double> scales(const env::Task& task) {
 
 TEST(PenaltyRamp, ScalesOnlyShapingTermsFromOffThroughOneNthToFull) {
   auto robot = sim::Robot::load("quadruped");
-  env::QuadrupedVelocityTask task(*robot);
+  auto owned = env::make_task("quadruped-velocity", *robot);
+  env::Task& task = *owned;
   const auto full = scales(task);
   {
     PenaltyRamp ramp(task, 4);
@@ -73,8 +74,8 @@ TEST(PenaltyRamp, PpoRunsWithTheRampedScalesAndKeepsTheRampInItsIdentity) {
   std::filesystem::remove_all(root);
   auto run = [&](int ramp, const std::string& name, bool resume = false) {
     env::MujocoBackend backend(robot, 32, pool);
-    env::QuadrupedVelocityTask task(*robot);
-    env::VecEnv venv(task, backend, pool, 3);
+    auto task = env::make_task("quadruped-velocity", *robot);
+    env::VecEnv venv(*task, backend, pool, 3);
     PpoRunOptions o;
     o.ppo.actor_hidden = o.ppo.critic_hidden = {16};
     o.ppo.steps_per_env = 50;  // 1 s of 32 robots under noise: a few falls end episodes
@@ -85,12 +86,13 @@ TEST(PenaltyRamp, PpoRunsWithTheRampedScalesAndKeepsTheRampInItsIdentity) {
     o.penalty_ramp = ramp;
     o.resume = resume;
     const PpoRunResult r = run_ppo(venv, o);
-    EXPECT_EQ(scales(task), scales(env::QuadrupedVelocityTask(*robot)));  // full scales afterwards
+    EXPECT_EQ(scales(*task), scales(*env::make_task("quadruped-velocity", *robot)));  // full scales afterwards
     return r;
   };
   const PpoRunResult ramped = run(4, "ramped"), plain = run(0, "plain");
   // the first iteration's transitions are the same (same policy, same noise), only the penalties' weights differ
-  env::QuadrupedVelocityTask task(*robot);
+  auto owned = env::make_task("quadruped-velocity", *robot);
+  const env::Task& task = *owned;
   ASSERT_EQ(ramped.term_names, plain.term_names);
   for (size_t k = 0; k < plain.term_names.size(); ++k) {
     const env::RewardTerm& t = task.reward_terms()[k];

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "core/thread_pool.h"
-#include "env/cartpole_balance_task.h"
+#include "env/factory.h"
 #include "env/mujoco_backend.h"
 #include "env/vec_env.h"
 
@@ -13,10 +13,11 @@ namespace flashnerd::testing {
 
 struct CartpoleEnv {
   CartpoleEnv(int envs, uint64_t seed, ThreadPool& pool)
-      : robot(sim::Robot::load("cartpole")), backend(robot, envs, pool), task(*robot), env(task, backend, pool, seed) {}
+      : robot(sim::Robot::load("cartpole")), backend(robot, envs, pool), task(env::make_task("cartpole-balance", *robot)),
+        env(*task, backend, pool, seed) {}
   std::shared_ptr<const sim::Robot> robot;
   env::MujocoBackend backend;
-  env::CartpoleBalanceTask task;
+  std::unique_ptr<env::Task> task;
   env::VecEnv env;
 };
 

@@ -8,10 +8,7 @@
 #include <string>
 
 #include "core/rng.h"
-#include "env/cartpole_balance_task.h"
-#include "env/cartpole_swingup_task.h"
 #include "env/factory.h"
-#include "env/quadruped_velocity_task.h"
 #include "env/mujoco_backend.h"
 #include "env/spec_task.h"
 #include "env/vec_env.h"
@@ -56,18 +53,10 @@ void append(std::vector<T>& to, const T* from, size_t count) {
   to.insert(to.end(), from, from + count);
 }
 
-// "cpp:NAME": the C++ task class NAME's spec replaced (recorded before the classes went).
-std::unique_ptr<env::Task> make_task(const std::string& name, const sim::Robot& robot) {
-  if (name == "cpp:quadruped-velocity") return std::make_unique<env::QuadrupedVelocityTask>(robot);
-  if (name == "cpp:cartpole-balance") return std::make_unique<env::CartpoleBalanceTask>(robot);
-  if (name == "cpp:cartpole-swingup") return std::make_unique<env::CartpoleSwingupTask>(robot);
-  return env::make_task(name, robot);
-}
-
 int record(const std::string& task_name, const std::string& out, int envs, int steps, double spread) {
-  const std::string robot_name = env::task_robot(task_name.substr(task_name.rfind(':') + 1));
+  const std::string robot_name = env::task_robot(task_name);
   auto robot = sim::Robot::load(robot_name);
-  std::unique_ptr<env::Task> task = make_task(task_name, *robot);
+  std::unique_ptr<env::Task> task = env::make_task(task_name, *robot);
   ThreadPool pool(2);
   TaskTape tape;
   RecordingBackend backend(robot, envs, pool, tape);

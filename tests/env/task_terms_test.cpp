@@ -1,14 +1,20 @@
-// The quadruped-velocity task against MuJoCo's own numbers: its torque term equals the
-// actuator forces MuJoCo computes for the same state and command, observations and
-// terminations follow the base state, and feet air time rewards a swing on touchdown.
-#include "env/quadruped_velocity_task.h"
+// The term library (env/task_terms.h) in the built-in tasks, against MuJoCo's own numbers and
+// the formulas they come from: quadruped-velocity's torque term equals the actuator forces
+// MuJoCo computes for the same state and command, its observations and terminations follow the
+// base state, and feet air time rewards a swing on touchdown; cartpole-swingup starts hanging,
+// rewards each step with the Control Suite's product of upright, centred, small-control and
+// small-spin factors (in [0, 1], never negative), and ends only when the cart leaves the track.
+#include "env/task_terms.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 
+#include "core/rng.h"
+#include "env/factory.h"
 #include "env/mujoco_backend.h"
+#include "env/spec_task.h"
 
 namespace flashnerd::env {
 namespace {
@@ -31,6 +37,10 @@ class SetStateBackend : public Backend {
   void set_clearance(int probe, double c) { clearance_[size_t(probe)] = c; }
 };
 
+std::unique_ptr<SpecTask> quadruped_velocity(const sim::Robot& robot) {
+  return SpecTask::load(task_spec_path("quadruped-velocity"), robot);
+}
+
 int term_index(const Task& t, const std::string& name) {
   const auto& terms = t.reward_terms();
   for (size_t k = 0; k < terms.size(); ++k)
@@ -38,12 +48,13 @@ int term_index(const Task& t, const std::string& name) {
   return -1;
 }
 
-TEST(QuadrupedVelocityTask, TorqueTermEqualsMuJoCoActuatorForces) {
+TEST(TaskTerms, QuadrupedVelocityTorqueTermEqualsMuJoCoActuatorForces) {
   auto robot = sim::Robot::load("quadruped");
   const mjModel* m = robot->model();
   ThreadPool pool(1);
   SetStateBackend backend(robot, pool);
-  QuadrupedVelocityTask task(*robot);
+  auto owned = quadruped_velocity(*robot);
+  SpecTask& task = *owned;
   task.allocate(1);
   Rng rng(4);
   std::vector<double> q(size_t(m->nq)), v(size_t(m->nv), 0.0);
@@ -67,11 +78,12 @@ TEST(QuadrupedVelocityTask, TorqueTermEqualsMuJoCoActuatorForces) {
   EXPECT_GT(expected, 100.0);  // the clamped PD forces of random targets are large
 }
 
-TEST(QuadrupedVelocityTask, ObservationAndTerminationFollowTheBase) {
+TEST(TaskTerms, QuadrupedVelocityObservationAndTerminationFollowTheBase) {
   auto robot = sim::Robot::load("quadruped");
   ThreadPool pool(1);
   SetStateBackend backend(robot, pool);
-  QuadrupedVelocityTask task(*robot);
+  auto owned = quadruped_velocity(*robot);
+  SpecTask& task = *owned;
   task.allocate(1);
   Rng rng(1);
   std::vector<double> q(robot->nominal_qpos()), v(size_t(backend.nv()), 0.0);
@@ -81,7 +93,7 @@ TEST(QuadrupedVelocityTask, ObservationAndTerminationFollowTheBase) {
   q[6] = half;
   backend.set(q.data(), v.data());
   const double cmd[3] = {0.0, -0.5, 0.0};
-  task.set_command(0, cmd);
+  task.set_command(0, velocity_command_index(task), cmd);
   std::vector<float> obs(size_t(task.observation_dim()));
   task.observe(0, backend, obs.data());
   EXPECT_NEAR(obs[0], 0.0, 1e-6);
@@ -97,18 +109,19 @@ TEST(QuadrupedVelocityTask, ObservationAndTerminationFollowTheBase) {
   EXPECT_EQ(terms[size_t(term_index(task, "termination"))], 1.0);
 }
 
-TEST(QuadrupedVelocityTask, FeetAirTimeRewardsTheSwingOnTouchdown) {
+TEST(TaskTerms, QuadrupedVelocityFeetAirTimeRewardsTheSwingOnTouchdown) {
   auto robot = sim::Robot::load("quadruped");
   ThreadPool pool(1);
   SetStateBackend backend(robot, pool);
-  QuadrupedVelocityTask task(*robot);
+  auto owned = quadruped_velocity(*robot);
+  SpecTask& task = *owned;
   task.allocate(1);
   Rng rng(1);
   std::vector<double> q(robot->nominal_qpos()), v(size_t(backend.nv()), 0.0);
   backend.set(q.data(), v.data());
   const double cmd[3] = {1.0, 0.0, 0.0};
   task.hold_commands(true);
-  task.set_command(0, cmd);
+  task.set_command(0, velocity_command_index(task), cmd);
   std::vector<float> zero(12, 0.0f);
   std::vector<double> terms(task.reward_terms().size());
   const int air = term_index(task, "feet_air_time");
@@ -126,6 +139,54 @@ TEST(QuadrupedVelocityTask, FeetAirTimeRewardsTheSwingOnTouchdown) {
   // touchdown, legged_gym's count: the first swing step still counts as contact (filtered with
   // the last contact), the landing step adds one: 40 steps × 0.02 s − 0.5 s
   EXPECT_NEAR(terms[size_t(air)], 40 * 0.02 - 0.5, 1e-9);
+}
+
+TEST(TaskTerms, CartpoleSwingupStartsHangingAndRewardsTheControlSuiteProduct) {
+  auto robot = sim::Robot::load("cartpole");
+  ThreadPool pool(1);
+  MujocoBackend backend(robot, 1, pool);
+  auto task = make_task("cartpole-swingup", *robot);
+  ASSERT_EQ(task->name(), "cartpole-swingup");
+  EXPECT_EQ(task_robot("cartpole-swingup"), "cartpole");
+  ASSERT_EQ(task->reward_terms().size(), 1u);
+  task->allocate(1);
+  Rng rng(3);
+  double q[2], v[2];
+  task->reset(0, rng, q, v);
+  EXPECT_LT(std::cos(q[1]), -0.99);  // hanging
+  double r = 0;
+  const float none = 0.0f;
+  backend.reset(0, q, v);
+  EXPECT_FALSE(task->evaluate(0, backend, &none, rng, &r));
+  EXPECT_LT(r, 0.01) << "hanging earns (nearly) nothing";
+  EXPECT_GE(r, 0.0);
+  // upright, centred and still with no force: the whole reward
+  const double upright[2] = {0.0, 0.0}, still[2] = {0.0, 0.0};
+  backend.set_state(0, upright, still);
+  EXPECT_FALSE(task->evaluate(0, backend, &none, rng, &r));
+  EXPECT_DOUBLE_EQ(r, 1.0);
+  // each factor by itself: the cart 2 m out (tolerance 0.1), the pole turning at 5 rad/s
+  // (0.1), half force ((4 + 0.75)/5), each against the one at the centre
+  const double out[2] = {2.0, 0.0}, spinning[2] = {0.0, 5.0};
+  backend.set_state(0, out, still);
+  task->evaluate(0, backend, &none, rng, &r);
+  EXPECT_NEAR(r, 0.55, 1e-12);
+  backend.set_state(0, upright, spinning);
+  task->evaluate(0, backend, &none, rng, &r);
+  EXPECT_NEAR(r, 0.55, 1e-12);
+  const float half = 0.5f, beyond = 1.5f;
+  backend.set_state(0, upright, still);
+  task->evaluate(0, backend, &half, rng, &r);
+  EXPECT_NEAR(r, 0.95, 1e-12);
+  task->evaluate(0, backend, &beyond, rng, &r);
+  EXPECT_NEAR(r, 0.8, 1e-12) << "an action beyond the bound earns the control factor's floor";
+  const double off_track[2] = {2.5, 0.0};
+  backend.set_state(0, off_track, still);
+  EXPECT_TRUE(task->evaluate(0, backend, &none, rng, &r));
+  EXPECT_GT(r, 0.0) << "the step that leaves the rail still earns its reward; what follows is forfeited";
+  // per-step reward = scale·value·dt: the product counts 1 per step
+  EXPECT_NEAR(task->reward_terms()[0].scale * robot->control_timestep(), 1.0, 1e-12);
+  EXPECT_TRUE(task->reward_terms()[0].objective);
 }
 
 }  // namespace
