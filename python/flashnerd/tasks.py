@@ -29,9 +29,11 @@ def task_info(name):
     return json.loads(_info_json(name))
 
 
-def describe(name):
-    """A task in a few lines of text: what help() and ``VectorEnv.describe()`` show."""
-    t = task_info(name)
+def describe(task):
+    """A task (a name, or a ``task_info`` dict) in a few lines of text: what help() and
+    ``VectorEnv.describe()`` show."""
+    t = task if isinstance(task, dict) else task_info(task)
+    name = t["task"]
     lines = ["%s (robot %s, %g Hz, %d steps): %s" % (name, t["robot"], t["policy_hz"], t["episode_steps"], t["summary"]),
              "  observation (%d):" % t["observation_dim"]]
     for o in t["observation"]:

@@ -35,13 +35,15 @@ are ints from 0 to 2**64-1. Actions may be numpy arrays or PyTorch tensors (deta
 copied); a NaN or infinite action is refused naming the envs. Errors are ``flashnerd.Error``,
 a ``ValueError``.
 """
+import json
+
 import numpy as np
 
 from . import _flashnerd
 from .conventions import (GYM_MODE, AutoresetMode, autoreset_name, check_reset_seed, check_seed, masked_info,
                           seeded_generator)
 from .spaces import Box
-from .tasks import describe, task_info, task_names
+from .tasks import describe, task_names
 
 __all__ = ["AutoresetMode", "VectorEnv", "make_vec"]
 _C_INT_MAX = 2**31 - 1  # the module's make_vec takes its seed as a C int
@@ -72,7 +74,7 @@ class VectorEnv:
         self.max_episode_steps = self._env.episode_steps
         self.dt = self._env.dt  # seconds of simulated time per step
         self.metadata = {"autoreset_mode": GYM_MODE[mode], "render_modes": ["rgb_array"], "render_fps": 1.0 / self.dt}
-        self.task_info = task_info(task)
+        self.task_info = json.loads(self._env.task_info_json())  # as stepped: Python terms included
         self._spaces(self._env.observation_dim, self._env.action_dim, self._env.action_bound)
         self.warnings = list(self._env.warnings)
 
@@ -173,7 +175,7 @@ class VectorEnv:
 
     def describe(self):
         """This env's task in words: observation slots, action, reward terms, ends."""
-        return describe(self.task)
+        return describe(self.task_info)
 
     def timings(self):
         """Seconds spent so far in the backend's dynamics, its sensing, and the task."""
@@ -229,7 +231,10 @@ def make_vec(task, backend="mujoco", model="", num_envs=16, seed=0, threads=1, r
     backend="flashnerd", model="models/quadruped", num_envs=4096)``.
 
     task: one of ``flashnerd.task_names()``, each described below (and by
-    ``flashnerd.task_info(task)``, ``flashnerd tasks --markdown``, docs/TASKS.md).
+    ``flashnerd.task_info(task)``, ``flashnerd tasks --markdown``, docs/TASKS.md); a spec file's
+    path; or a whole task in Python: an object with ``spec``, a dict of the spec file's schema
+    (robot, action, episode length, commands, resets, and any of its own terms), whose own
+    observations, rewards and termination (as ``terms`` below) complete it.
     backend: mujoco; flashnerd or nerd with model=DIR (a trained artifact or an ensemble);
     two-way or one-way (cube-reorient: the hand learned, the cube in MuJoCo) with model=the
     hand's free-velocity artifact.
@@ -238,13 +243,16 @@ def make_vec(task, backend="mujoco", model="", num_envs=16, seed=0, threads=1, r
     with native bf16), fp32 or bf16; autoreset (or Gymnasium's keyword autoreset_mode):
     next_step, same_step or disabled, or Gymnasium's AutoresetMode (see the module's
     documentation).
-    terms: reward terms and a termination written in Python, added to the task (one object or a
-    list; docs/PYTHON.md, "Terms from Python"). Each object declares ``rewards = {"name": scale per
-    second}`` with ``reward(state) -> {"name": array (num_envs,)}``, and/or ``terminated(state) ->
-    bool array (num_envs,)``; optional ``bodies = ["hand"]`` and ``objective = ["name"]``. ``state``
-    holds read-only numpy views of the whole batch after the step: ``q``, ``v``, ``actions``,
-    ``body_pos[name]``, ``body_quat[name]``, ``commands[name]``, ``probe_clearance``, ``dt``,
-    ``num_envs`` (valid during the call). One call per step for every env, never one per env.
+    terms: reward terms, observations and a termination written in Python, added to the task (one
+    object or a list; docs/PYTHON.md, "Terms from Python"). Each object declares ``rewards =
+    {"name": scale per second}`` with ``reward(state) -> {"name": array (num_envs,)}``,
+    ``observations = {"name": width}`` with ``observe(state) -> {"name": array (num_envs,
+    width)}`` (appended to the task's observation), and/or ``terminated(state) -> bool array
+    (num_envs,)``; optional ``bodies = ["hand"]`` and ``objective = ["name"]``. ``state`` holds
+    read-only numpy views of the whole batch: ``q``, ``v``, ``actions``, ``body_pos[name]``,
+    ``body_quat[name]``, ``commands[name]``, ``probe_clearance``, ``dt``, ``num_envs`` (valid
+    during the call). One call for every env, never one per env: rewards and termination after
+    each step, observations after each step and after resets.
     """
     return VectorEnv(task, backend, model, num_envs, seed, threads, robot, precision, autoreset, autoreset_mode,
                      terms)

@@ -141,7 +141,6 @@ void SpecTask::parse_observations(SpecReader& r) {
     obs_dim_ += t.signal.width();
     observations_.push_back(std::move(t));
   }
-  if (observations_.empty()) r.fail("observations", "must list at least one observation term");
 }
 
 void SpecTask::parse_rewards(SpecReader& r) {
@@ -161,22 +160,28 @@ void SpecTask::parse_rewards(SpecReader& r) {
     rewards_.push_back(parse_reward_function(t, signals_));
     terms_.push_back(term);
   }
-  if (terms_.empty()) r.fail("rewards", "must list at least one reward term");
 }
 
 std::vector<std::pair<std::string, int>> SpecTask::observation_terms() const {
   std::vector<std::pair<std::string, int>> out;
   for (const auto& o : observations_) out.emplace_back(o.name, o.signal.width());
+  for (const auto& set : batch_)
+    for (const auto& column : set.terms->observation_terms()) out.push_back(column);
   return out;
 }
 
 void SpecTask::allocate(int envs) {
+  FN_CHECK(obs_dim_ > 0, "task ", name_, " (", source_, ") observes nothing: list observation terms under "
+           "\"observations\" in its spec, or add Python terms that declare observations");
+  FN_CHECK(!terms_.empty(), "task ", name_, " (", source_, ") has no reward terms: list them under \"rewards\" "
+           "in its spec, or add Python terms that declare rewards");
   envs_ = envs;
   signals_.allocate(envs);
   for (auto& r : rewards_) r->allocate(envs);
   for (auto& b : batch_) {
     b.values.assign(size_t(envs) * size_t(b.count), 0.0);
     b.terminated.assign(size_t(envs), 0);
+    b.columns.assign(size_t(envs) * size_t(b.obs_width), 0.0f);
   }
 }
 
@@ -191,6 +196,16 @@ void SpecTask::add_batch_terms(std::shared_ptr<BatchTerms> terms) {
     reward_about_.push_back(terms->source());
     ++b.count;
   }
+  b.obs_first = obs_dim_;
+  for (const auto& [column, width] : terms->observation_terms()) {
+    for (const auto& [other, w] : observation_terms())
+      FN_CHECK(other != column, terms->source(), ": observation '", column, "' is already an observation of task ",
+               name_, "; name it differently");
+    FN_CHECK(width > 0, terms->source(), ": observation '", column, "' must be at least 1 wide, got ", width);
+    b.obs_width += width;
+  }
+  obs_dim_ += b.obs_width;
+  batch_obs_dim_ += b.obs_width;
   batch_.push_back(std::move(b));
 }
 
@@ -248,6 +263,16 @@ void SpecTask::observe(int env, const Backend& b, float* obs) const {
   }
 }
 
+void SpecTask::observe_batch(const Backend& b, float* const* rows) {
+  for (auto& set : batch_) {
+    if (set.obs_width == 0) continue;
+    set.terms->observe(b, set.columns.data());
+    for (int e = 0; e < envs_; ++e)
+      if (rows[e] != nullptr)
+        std::copy_n(set.columns.data() + size_t(e) * size_t(set.obs_width), set.obs_width, rows[e] + set.obs_first);
+  }
+}
+
 void SpecTask::io_state(StateIo& io) {
   signals_.io_state(io);
   for (auto& r : rewards_) r->io_state(io);
@@ -292,6 +317,8 @@ TaskDescription SpecTask::describe() const {
     const std::string generated = o.signal.label + scale + (o.clip > 0 ? str_cat(", clipped to ±", o.clip) : "");
     d.observation.push_back({o.name, o.about.empty() ? generated : o.about + " (" + generated + ")"});
   }
+  for (const auto& set : batch_)
+    for (const auto& column : set.terms->observation_terms()) d.observation.push_back({column.first, set.terms->source()});
   d.action = action_about_.empty()
                  ? str_cat(enum_name(kActionKindNames, signals_.action_kind()), " × ", signals_.action_scale(),
                            ", actions clamped to ±", signals_.action_bound())
@@ -350,13 +377,16 @@ std::string task_spec_path(const std::string& name_or_path) {
 }
 
 std::string spec_task_robot(const std::string& path) {
-  const nlohmann::json j = read_json_file(path, "task spec");
-  SpecReader r(j, path, "");
+  return spec_task_robot(read_json_file(path, "task spec"), path, fs::path(path).parent_path().string());
+}
+
+std::string spec_task_robot(const nlohmann::json& j, const std::string& file, const std::string& folder) {
+  SpecReader r(j, file, "");
   if (!is_task_spec(j)) r.fail("format", "must be \"flashnerd-task\" (a task spec; docs/TASKS.md has the schema)");
   const std::string robot = r.string("robot");
-  const bool file = robot.find('/') != std::string::npos || ends_with(robot, ".json") || ends_with(robot, ".xml");
-  if (!file) return robot;
-  const fs::path p = fs::path(robot).is_absolute() ? fs::path(robot) : fs::path(path).parent_path() / robot;
+  const bool is_file = robot.find('/') != std::string::npos || ends_with(robot, ".json") || ends_with(robot, ".xml");
+  if (!is_file) return robot;
+  const fs::path p = fs::path(robot).is_absolute() ? fs::path(robot) : fs::path(folder) / robot;
   if (!fs::is_regular_file(p)) r.fail("robot", str_cat("names robot file ", p.string(), ", which does not exist"));
   return p.string();
 }

@@ -50,10 +50,12 @@ class SpecTask : public Task {
   bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) override;
   void evaluate_batch(const Backend& backend, const float* actions) override;
   void observe(int env, const Backend& backend, float* obs) const override;
+  bool observes_batch() const override { return batch_obs_dim_ > 0; }
+  void observe_batch(const Backend& backend, float* const* rows) override;
   void io_state(StateIo& io) override;
 
   // Adds batch terms (Python's): their reward terms after the spec's, their termination beside
-  // the spec's. Before the task's environments are allocated (a VecEnv does that); throws for
+  // the spec's, their observation columns after the spec's. Before the task's environments are allocated (a VecEnv does that); throws for
   // a term name the task already has.
   void add_batch_terms(std::shared_ptr<BatchTerms> terms);
   // The slot of a robot body whose world pose the backend tracks for this task (added if new);
@@ -79,19 +81,22 @@ class SpecTask : public Task {
 
   std::string name_, source_, summary_, termination_about_, reset_about_, action_about_;
   TaskSignals signals_;
-  int obs_dim_ = 0, episode_steps_ = 0, control_steps_ = 1, envs_ = 0;
+  int obs_dim_ = 0, batch_obs_dim_ = 0, episode_steps_ = 0, control_steps_ = 1, envs_ = 0;
   bool zero_pose_ = false, hold_commands_ = false;
   std::vector<ObservationTerm> observations_;
   std::vector<std::unique_ptr<RewardFunction>> rewards_;
   std::vector<std::string> reward_about_;
   std::vector<std::unique_ptr<TerminationCondition>> terminations_;
   std::vector<std::unique_ptr<ResetEvent>> resets_;
-  // batch terms, each with its values (envs, its terms) and termination flags (envs) of the step
+  // batch terms, each with its values (envs, its terms) and termination flags (envs) of the
+  // step, and its observation columns (envs, obs_width) from obs_first on in a row
   struct BatchSet {
     std::shared_ptr<BatchTerms> terms;
     int first_term, count;
     std::vector<double> values;
     std::vector<uint8_t> terminated;
+    int obs_first = 0, obs_width = 0;
+    std::vector<float> columns;
   };
   std::vector<BatchSet> batch_;
 };
@@ -110,5 +115,7 @@ std::vector<std::string> builtin_spec_task_names();
 bool is_task_spec(const nlohmann::json& j);
 // The robot a spec names: a built-in robot's name, or a robot file resolved against the spec's folder.
 std::string spec_task_robot(const std::string& path);
+// The same for a spec read already: `file` names it in errors, a robot file resolves against `folder`.
+std::string spec_task_robot(const nlohmann::json& spec, const std::string& file, const std::string& folder);
 
 }  // namespace flashnerd::env

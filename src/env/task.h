@@ -76,6 +76,11 @@ class Task {
   virtual void evaluate_batch(const Backend& backend, const float* actions) {}
   // Observation (observation_dim) of env at the backend's current state.
   virtual void observe(int env, const Backend& backend, float* obs) const = 0;
+  // Whether observe() leaves columns that observe_batch() fills for the whole batch in one call.
+  virtual bool observes_batch() const { return false; }
+  // After observe() of the environments with rows[e] != nullptr (the rest are skipped): fills
+  // the batch columns of each such row at the backend's current state.
+  virtual void observe_batch(const Backend& backend, float* const* rows) {}
 
   // The task's per-environment state (commands, last actions...), saved or loaded field by
   // field in one list, for a checkpoint of a run; a stateless task names none.

@@ -59,6 +59,21 @@ VecEnv::VecEnv(Task& task, Backend& backend, ThreadPool& pool, uint64_t seed, Au
   started_at_.assign(E, 0.0);
   ended_length_.assign(E, 0);
   stats_.term_sums.assign(size_t(terms_), 0.0);
+  batch_observations_ = task.observes_batch();
+  batch_rows_.assign(E, nullptr);
+}
+
+void VecEnv::observe_batch_rows() {
+  if (!batch_rows_set_) return;
+  task_->observe_batch(*backend_, batch_rows_.data());
+  std::fill(batch_rows_.begin(), batch_rows_.end(), nullptr);
+  batch_rows_set_ = false;
+}
+
+void VecEnv::mark_batch_row(int e, float* row) {
+  if (!batch_observations_) return;
+  batch_rows_[size_t(e)] = row;
+  batch_rows_set_ = true;
 }
 
 void VecEnv::start_episode(int e) {
@@ -81,10 +96,12 @@ void VecEnv::start_episode(int e) {
   episode_uncertainty_[size_t(e)] = 0;
   std::fill_n(episode_terms_.data() + size_t(e) * size_t(terms_), terms_, 0.0);
   task_->observe(e, *backend_, obs_.data() + size_t(e) * size_t(obs_dim_));
+  mark_batch_row(e, obs_.data() + size_t(e) * size_t(obs_dim_));
 }
 
 void VecEnv::reset_all() {
   for (int e = 0; e < envs_; ++e) start_episode(e);
+  observe_batch_rows();
   std::fill(reset_pending_.begin(), reset_pending_.end(), 0);
 }
 
@@ -94,6 +111,7 @@ void VecEnv::reset_envs(const uint8_t* mask) {
     start_episode(e);
     reset_pending_[size_t(e)] = 0;
   }
+  observe_batch_rows();
 }
 
 void VecEnv::seed_env(int env, uint64_t seed) {
@@ -102,7 +120,11 @@ void VecEnv::seed_env(int env, uint64_t seed) {
 }
 
 void VecEnv::refresh_observations() {
-  for (int e = 0; e < envs_; ++e) task_->observe(e, *backend_, obs_.data() + size_t(e) * size_t(obs_dim_));
+  for (int e = 0; e < envs_; ++e) {
+    task_->observe(e, *backend_, obs_.data() + size_t(e) * size_t(obs_dim_));
+    mark_batch_row(e, obs_.data() + size_t(e) * size_t(obs_dim_));
+  }
+  observe_batch_rows();
 }
 
 void VecEnv::step(const float* actions) {
@@ -160,9 +182,19 @@ void VecEnv::step(const float* actions) {
       float* obs = obs_.data() + size_t(e) * size_t(obs_dim_);
       float* final_obs = final_obs_.data() + size_t(e) * size_t(obs_dim_);
       task_->observe(int(e), *backend_, done ? final_obs : obs);
-      if (done && autoreset_ != Autoreset::SameStep) std::memcpy(obs, final_obs, sizeof(float) * size_t(obs_dim_));
+      if (batch_observations_) batch_rows_[size_t(e)] = done ? final_obs : obs;
+      else if (done && autoreset_ != Autoreset::SameStep) std::memcpy(obs, final_obs, sizeof(float) * size_t(obs_dim_));
     }
   });
+  if (batch_observations_) {  // the batch columns of every row observed above, before any reset
+    task_->observe_batch(*backend_, batch_rows_.data());
+    for (int e = 0; e < envs_; ++e) {  // NextStep and Disabled return the final observation as the step's
+      float* final_obs = final_obs_.data() + size_t(e) * size_t(obs_dim_);
+      if (autoreset_ != Autoreset::SameStep && batch_rows_[size_t(e)] == final_obs)
+        std::memcpy(obs_.data() + size_t(e) * size_t(obs_dim_), final_obs, sizeof(float) * size_t(obs_dim_));
+      batch_rows_[size_t(e)] = nullptr;
+    }
+  }
   // finished episodes: statistics, then a new episode (in env order, so the same bits
   // whatever the thread count; resets are rare next to steps)
   const double now = wall_seconds();
@@ -192,6 +224,7 @@ void VecEnv::step(const float* actions) {
       held_[size_t(e)] = 1;  // Disabled: held until the caller resets it
     }
   }
+  observe_batch_rows();  // the new episodes' first observations
   task_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   task_seconds_ += task_seconds;
 }

@@ -140,6 +140,10 @@ class VecEnv {
 
  private:
   void start_episode(int env);
+  // A task with batch observation columns (Task::observes_batch): row is env's observation to
+  // complete; observe_batch_rows() completes every marked row in one call.
+  void mark_batch_row(int env, float* row);
+  void observe_batch_rows();
   void io_state(StateIo& io, std::string& backend);  // the fields save_state / load_state share
 
   Task* task_;
@@ -164,6 +168,8 @@ class VecEnv {
   std::vector<int> ended_length_;
   EpisodeStats stats_;
   double task_seconds_ = 0;
+  bool batch_observations_ = false, batch_rows_set_ = false;
+  std::vector<float*> batch_rows_;  // (envs): rows observe_batch completes, nullptr elsewhere
 };
 
 }  // namespace flashnerd::env

@@ -21,12 +21,13 @@ namespace flashnerd::python {
 namespace py = pybind11;
 
 struct EnvRequest {
-  std::string task;
+  std::string task;     // a task's name or spec path; for a task object, its label ("Python: Walk")
   env::BackendKind backend;
   std::string model, robot;
   engine::Precision precision;  // of a learned backend's products
   int num_envs;
   py::object terms;   // None, or make_vec's terms=
+  py::object task_object = py::none();  // a whole task in Python: an object with a spec dict (task_label)
   const char* caller;  // names the call in the memory refusal ("make_vec")
 };
 
@@ -38,6 +39,10 @@ struct PythonEnvParts {
 };
 
 PythonEnvParts make_env_parts(const EnvRequest& request, ThreadPool& pool);
+
+// make_vec's and ppo's task=: a name or spec path as it is; an object with a `spec` dict (a whole
+// task in Python) as its label, "Python: CLASS", with the object kept in *object.
+std::string task_label(const py::object& task, py::object* object);
 
 // make_vec's and ppo's backend= and precision= keywords by name (errors list the choices).
 env::BackendKind backend_kind(const std::string& name);

@@ -215,15 +215,16 @@ class Stepper {
 // of a time-out is in info["final_observation"]).
 class PyVecEnv {
  public:
-  PyVecEnv(const std::string& task, const std::string& backend, const std::string& model, int num_envs, int seed,
+  PyVecEnv(const py::object& task, const std::string& backend, const std::string& model, int num_envs, int seed,
            int threads, const std::string& robot, const std::string& precision, const std::string& autoreset,
            const py::object& terms)
       : pool_(checked_thread_count(threads, false, "threads")), seed_(uint64_t(seed)) {
     const auto* mode = find_enum(env::kAutoresetNames, autoreset);
     FN_CHECK(mode, "autoreset: expected ", enum_choices(env::kAutoresetNames), ", got '", autoreset, "'");
     autoreset_ = mode->value;
-    const python::EnvRequest request{task,     python::backend_kind(backend), model, robot, precision_of(precision),
-                                     num_envs, terms, "make_vec"};
+    python::EnvRequest request{"",       python::backend_kind(backend), model, robot, precision_of(precision),
+                               num_envs, terms, "make_vec"};
+    request.task = python::task_label(task, &request.task_object);
     python::PythonEnvParts parts = python::make_env_parts(request, pool_);
     robot_ = parts.robot;
     task_ = std::move(parts.task);
@@ -239,6 +240,8 @@ class PyVecEnv {
   double dt() const { return env_->step_seconds(); }
   std::string autoreset() const { return enum_name(env::kAutoresetNames, autoreset_); }
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // The task as stepped, Python terms included (task_info's fields), as JSON.
+  std::string task_info_json() const { return env::task_summary(*task_, *robot_).dump(); }
 
   // seed: None, an int (environment e draws from the stream (seed, e)) or one int per
   // environment; mask: None (every environment) or a bool array of the ones to reset.
@@ -660,11 +663,12 @@ void bind_vec_env(py::module_& m) {
       .def("set_state", &PyVecEnv::set_state, py::arg("env"), py::arg("qpos"), py::arg("qvel"),
            py::arg("object_qpos") = py::none(), py::arg("object_qvel") = py::none())
       .def("render", &PyVecEnv::render, py::arg("env"), py::arg("width"), py::arg("height"))
-      .def("timings", &PyVecEnv::timings);
+      .def("timings", &PyVecEnv::timings)
+      .def("task_info_json", &PyVecEnv::task_info_json);
 
   m.def(
       "make_vec",
-      [](const std::string& task, const std::string& backend, const std::string& model, int num_envs, int seed,
+      [](const py::object& task, const std::string& backend, const std::string& model, int num_envs, int seed,
          int threads, const std::string& robot, const std::string& precision, const std::string& autoreset,
          const py::object& terms) {
         return std::make_unique<PyVecEnv>(task, backend, model, num_envs, seed, threads, robot, precision, autoreset,

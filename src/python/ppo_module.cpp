@@ -94,13 +94,14 @@ PYBIND11_MODULE(_ppo, m) {
   python::translate_errors(py::module_::import("flashnerd._flashnerd").attr("Error"));  // one flashnerd.Error
   m.def(
       "ppo",
-      [](const std::string& task, const std::string& out, const std::string& backend, const std::string& model,
+      [](const py::object& task, const std::string& out, const std::string& backend, const std::string& model,
          py::object terms, int num_envs, int iterations, int steps_per_env, uint64_t seed, double lr, double entropy,
          std::vector<int> hidden, int threads, const std::string& robot, const std::string& precision, bool overwrite,
          bool resume, bool progress) {
         PpoCall c;
-        c.env = {task,     python::backend_kind(backend), model, robot, python::precision_of(precision),
+        c.env = {"",       python::backend_kind(backend), model, robot, python::precision_of(precision),
                  num_envs, std::move(terms), "ppo"};
+        c.env.task = python::task_label(task, &c.env.task_object);
         c.out = out;
         c.iterations = iterations;
         c.steps_per_env = steps_per_env;

@@ -57,7 +57,9 @@ PythonTerms::PythonTerms(py::object terms, env::SpecTask& task)
   const bool has_reward = py::hasattr(object_, "reward") && PyCallable_Check(object_.attr("reward").ptr());
   FN_CHECK(terms_.empty() || has_reward, source_, " declares rewards but has no reward(state) method");
   terminates_ = py::hasattr(object_, "terminated") && PyCallable_Check(object_.attr("terminated").ptr());
-  FN_CHECK(!terms_.empty() || terminates_, source_, " declares no rewards and no terminated(state) method: it adds nothing");
+  read_observations();
+  FN_CHECK(!terms_.empty() || terminates_ || !observations_.empty(), source_, " declares no rewards, no observations "
+           "and no terminated(state) method: it adds nothing");
   for (const py::handle body : py::getattr(object_, "bodies", py::list())) {
     FN_CHECK(py::isinstance<py::str>(body), source_, ": bodies must list body names (str), got ", std::string(py::repr(body)));
     const std::string name = body.cast<std::string>();
@@ -65,6 +67,24 @@ PythonTerms::PythonTerms(py::object terms, env::SpecTask& task)
   }
   for (const auto& t : terms_) labels_.push_back(str_cat(source_, ".reward(state)['", t.name, "']"));
   terminated_label_ = source_ + ".terminated(state)";
+}
+
+void PythonTerms::read_observations() {
+  const py::object observations = py::getattr(object_, "observations", py::dict());
+  FN_CHECK(py::isinstance<py::dict>(observations), source_, ": observations must be a dict of observation name to "
+           "width, got ", type_name(observations));
+  for (const auto& [name, width] : observations.cast<py::dict>()) {
+    FN_CHECK(py::isinstance<py::str>(name), source_, ": observations' keys must be names (str), got ",
+             std::string(py::repr(name)));
+    const std::string n = name.cast<std::string>();
+    FN_CHECK(py::isinstance<py::int_>(width) && width.cast<int64_t>() >= 1 && width.cast<int64_t>() <= 1 << 20, source_,
+             ": the width of observation '", n, "' must be a whole number >= 1, got ", std::string(py::repr(width)));
+    observations_.emplace_back(n, width.cast<int>());
+    observation_width_ += width.cast<int>();
+    observation_labels_.push_back(str_cat(source_, ".observe(state)['", n, "']"));
+  }
+  const bool has_observe = py::hasattr(object_, "observe") && PyCallable_Check(object_.attr("observe").ptr());
+  FN_CHECK(observations_.empty() || has_observe, source_, " declares observations but has no observe(state) method");
 }
 
 void PythonTerms::bind(const env::Backend& b) {
@@ -130,6 +150,33 @@ void PythonTerms::evaluate(const env::Backend& b, const float* actions, double* 
     const Array<bool> ended = as_array<bool>(object_.attr("terminated")(state_), terminated_label_.c_str());
     check_column(ended, terminated_label_, E);
     for (int e = 0; e < E; ++e) terminated[e] = ended.data()[e] ? 1 : 0;
+  }
+}
+
+void PythonTerms::observe(const env::Backend& b, float* columns) {
+  py::gil_scoped_acquire gil;
+  bind(b);
+  const py::object out = object_.attr("observe")(state_);
+  FN_CHECK(py::isinstance<py::dict>(out), source_, ".observe(state) must return a dict of observation name to values, "
+           "got ", type_name(out));
+  const py::dict given = out.cast<py::dict>();
+  const int E = b.envs();
+  int first = 0;
+  for (size_t k = 0; k < observations_.size(); ++k) {
+    const auto& [name, width] = observations_[k];
+    const std::string& what = observation_labels_[k];
+    FN_CHECK(given.contains(name), source_, ".observe(state) returned no '", name, "'");
+    const Array<float> a = as_array<float>(given[py::str(name)], what.c_str());
+    // a column of width 1 may come as (num_envs,)
+    const float* x = width == 1 && a.ndim() == 1 ? (check_column(a, what, E), a.data()) : checked(a, what.c_str(), E, width);
+    for (int e = 0; e < E; ++e) {
+      for (int i = 0; i < width; ++i) {
+        const float value = x[size_t(e) * size_t(width) + size_t(i)];
+        FN_CHECK(std::isfinite(value), what, " is ", value, " in environment ", e, "; an observation must be finite");
+        columns[size_t(e) * size_t(observation_width_) + size_t(first + i)] = value;
+      }
+    }
+    first += width;
   }
 }
 

@@ -1,7 +1,7 @@
-// Reward terms and a termination written in Python (make_vec's terms=), added to a spec task.
-// One call per step for the whole batch: the object's reward(state) and terminated(state) read
-// numpy views of the batch (q, v, actions, tracked bodies' poses, commands, probe clearances),
-// never one environment at a time. The views are built once and read the environment's own
+// Reward terms, a termination and observations written in Python (make_vec's terms=), added to
+// a spec task. One call for the whole batch: the object's reward(state), terminated(state) and
+// observe(state) read numpy views of the batch (q, v, actions, tracked bodies' poses, commands,
+// probe clearances), never one environment at a time. The views are built once and read the environment's own
 // buffers in place; they are valid during the call only.
 //
 // The object declares:
@@ -11,6 +11,10 @@
 //   objective = ["name", ...]       optional: terms that are the goal (a penalty ramp spares them)
 //   def reward(self, state): ...    -> {"name": array (num_envs,)}, when rewards is not empty
 //   def terminated(self, state): .. optional -> bool array (num_envs,): episodes that end
+//   observations = {"name": width}  optional: observation columns after the task's own
+//   def observe(self, state): ...   -> {"name": array (num_envs, width)}, when observations is
+//                                   not empty; called after each step (before ended episodes
+//                                   reset) and after resets, like the task's own observations
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -34,8 +38,12 @@ class PythonTerms : public env::BatchTerms {
   std::vector<env::RewardTerm> reward_terms() const override { return terms_; }
   bool terminates() const override { return terminates_; }
   void evaluate(const env::Backend& backend, const float* actions, double* values, uint8_t* terminated) override;
+  std::vector<std::pair<std::string, int>> observation_terms() const override { return observations_; }
+  void observe(const env::Backend& backend, float* columns) override;
 
  private:
+  // Reads and checks observations and observe().
+  void read_observations();
   // The state's views of backend's and the task's buffers, rebuilt when they move.
   void bind(const env::Backend& backend);
 
@@ -44,6 +52,9 @@ class PythonTerms : public env::BatchTerms {
   std::vector<env::RewardTerm> terms_;
   bool terminates_ = false;
   std::vector<std::pair<std::string, int>> bodies_;  // name, tracked slot
+  std::vector<std::pair<std::string, int>> observations_;  // name, width
+  int observation_width_ = 0;
+  std::vector<std::string> observation_labels_;
   const env::SpecTask* task_;
   std::vector<const void*> bound_, buffers_;  // the buffers the views read; this step's
   std::vector<std::string> labels_;  // each reward term as errors name it

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/json_file.h"
+#include "env/batch_terms.h"
 #include "env/coupled_backend.h"
 #include "env/factory.h"
 #include "env/learned_backend.h"
@@ -350,6 +351,63 @@ TEST(VecEnv, EndedEpisodesReportReturnAndLengthAndDisabledHoldsThem) {
       EXPECT_EQ(env.terminated()[1], 0) << "restarted";
       EXPECT_EQ(env.episode_step(1), 1);
     }
+  }
+}
+
+// Batch observation columns (Python's): the cart's position for the whole batch in one call,
+// wherever the spec's own observation is made.
+class CartColumn : public BatchTerms {
+ public:
+  std::string source() const override { return "test: cart column"; }
+  std::vector<RewardTerm> reward_terms() const override { return {}; }
+  void evaluate(const Backend&, const float*, double*, uint8_t*) override {}
+  std::vector<std::pair<std::string, int>> observation_terms() const override { return {{"cart_batch", 1}}; }
+  void observe(const Backend& b, float* columns) override {
+    ++calls;
+    for (int e = 0; e < b.envs(); ++e) columns[e] = float(b.q(e)[0]);
+  }
+  int calls = 0;
+};
+
+// Every observation's batch column equals its own cart position (slot 0), after steps, in the
+// final observations of ended episodes and after resets, in each autoreset mode.
+TEST(VecEnv, BatchObservationsAreMadeWhereverTheTasksOwnAre) {
+  auto robot = sim::Robot::load("cartpole");
+  for (Autoreset mode : {Autoreset::SameStep, Autoreset::NextStep, Autoreset::Disabled}) {
+    const std::string name(enum_name(kAutoresetNames, mode));
+    ThreadPool pool(2);
+    const int E = 6;
+    MujocoBackend backend(robot, E, pool);
+    auto task = SpecTask::load(task_spec_path("cartpole-balance"), *robot);
+    auto column = std::make_shared<CartColumn>();
+    task->add_batch_terms(column);
+    VecEnv env(*task, backend, pool, 3, mode);
+    ASSERT_EQ(env.observation_dim(), 6) << name;
+    auto expect_rows_agree = [&](const float* rows, const std::string& at) {
+      for (int e = 0; e < E; ++e) ASSERT_EQ(rows[e * 6 + 5], rows[e * 6]) << name << " " << at << " env " << e;
+    };
+    env.reset_all();
+    expect_rows_agree(env.observations(), "first");
+    Rng rng(7);
+    std::vector<float> act(E);
+    int ended = 0;
+    for (int s = 0; s < 120; ++s) {
+      for (float& a : act) a = float(rng.uniform(-1.5, 1.5));
+      env.step(act.data());
+      expect_rows_agree(env.observations(), "step " + std::to_string(s));
+      std::vector<uint8_t> restart(E, 0);
+      for (int e = 0; e < E; ++e) {
+        if (!env.episode_ended()[e]) continue;
+        ++ended;
+        restart[size_t(e)] = 1;
+        const float* f = env.final_observations() + e * 6;
+        ASSERT_EQ(f[5], f[0]) << name << " final observation, step " << s;
+      }
+      if (mode == Autoreset::Disabled) env.reset_envs(restart.data());
+      expect_rows_agree(env.observations(), "after resets, step " + std::to_string(s));
+      ASSERT_LE(column->calls, 2 * (s + 1) + 1 + (mode == Autoreset::Disabled ? s + 1 : 0)) << "one call per pass";
+    }
+    EXPECT_GT(ended, E) << name;
   }
 }
 
