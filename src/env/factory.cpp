@@ -11,7 +11,6 @@
 #include "core/state_codec.h"
 #include "core/system_memory.h"
 #include "env/coupled_backend.h"
-#include "env/cube_reorient_task.h"
 #include "env/learned_backend.h"
 #include "env/mujoco_backend.h"
 #include "env/spec_task.h"
@@ -143,30 +142,11 @@ ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, ModelP
   return c;
 }
 
-namespace {
-// "cube-reorient-VARIANT" names a key of robots/tasks/cube_reorient.json ("cube-reorient": "paper")
-constexpr std::string_view kCubeVariantPrefix = "cube-reorient-";
-bool is_cube_task(const std::string& name) {
-  return !is_task_spec_path(name) && (name == "cube-reorient" || name.rfind(kCubeVariantPrefix, 0) == 0);
-}
-}  // namespace
+std::vector<std::string> task_names() { return builtin_spec_task_names(); }
 
-std::vector<std::string> task_names() {
-  std::vector<std::string> names = builtin_spec_task_names();
-  for (const char* cube : {"cube-reorient", "cube-reorient-reduced", "cube-reorient-rotate"}) names.push_back(cube);
-  return names;
-}
-
-std::string task_robot(const std::string& task) {
-  if (is_cube_task(task)) return "hand16";
-  return spec_task_robot(task_spec_path(task));
-}
+std::string task_robot(const std::string& task) { return spec_task_robot(task_spec_path(task)); }
 
 std::unique_ptr<Task> make_task(const std::string& name, const sim::Robot& robot) {
-  if (is_cube_task(name))  // one settings file, one key per variant
-    return std::make_unique<CubeReorientTask>(
-        robot, CubeReorientSettings::load(sim::robots_directory() + "/tasks/cube_reorient.json",
-                                          name == "cube-reorient" ? "paper" : name.substr(kCubeVariantPrefix.size())));
   auto task = SpecTask::load(task_spec_path(name), robot);
   if (!is_task_spec_path(name)) task->set_source(name);
   return task;

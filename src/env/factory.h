@@ -54,7 +54,7 @@ void reload_learned_model(Backend& backend, const BackendRequest& request);
 // and tests of the learned backend (not for predictions).
 ModelConfig random_robot_model_config(const sim::Robot& robot, Arch arch, ModelPreset preset, bool probes);
 
-// Built-in tasks: the spec files of robots/tasks/ and the cube-reorient variants.
+// Built-in tasks: the spec files of robots/tasks/.
 std::vector<std::string> task_names();
 // The robot a task is made for (a built-in task's name or a spec file's path; a spec names
 // its robot); throws for an unknown task, listing the built-in ones.

@@ -70,7 +70,10 @@ SpecTask::SpecTask(const nlohmann::json& spec, const std::string& file, const si
   if (signals_.action_dim() > kMaxSignalWidth)
     action.fail("map", str_cat("robot '", robot.name(), "' has ", signals_.action_dim(), " actuators; tasks take at most ",
                                kMaxSignalWidth));
-  signals_.set_action_map(kind->value, action.number_or("scale", 1.0), bound);
+  const double smoothing = action.number_or("smoothing", 1.0);
+  if (!(smoothing > 0 && smoothing <= 1))
+    action.fail("smoothing", str_cat("must be in (0, 1] (1: none; a: a · new + (1 − a) · previous), got ", smoothing));
+  signals_.set_action_map(kind->value, action.number_or("scale", 1.0), bound, smoothing);
   action_about_ = action.string_or("about", "");
   action.finish();
 
@@ -89,7 +92,17 @@ SpecTask::SpecTask(const nlohmann::json& spec, const std::string& file, const si
   for (SpecReader& e : reset.objects_or_empty("events")) {
     e.string_or("about", "");
     resets_.push_back(parse_reset_event(e, signals_));
+    if (resets_.back()->places_objects()) e.fail("term", "places objects; list it under \"object_events\"");
   }
+  for (SpecReader& e : reset.objects_or_empty("object_events")) {
+    e.string_or("about", "");
+    object_resets_.push_back(parse_reset_event(e, signals_));
+    if (!object_resets_.back()->places_objects())
+      e.fail("term", "sets the robot's start; list it under \"events\"");
+  }
+  for (const auto& c : signals_.commands())
+    if (c.draw == CommandDraw::YawSteps && object_resets_.empty())
+      reset.fail("object_events", str_cat("must place the object: command '", c.name, "' steps from its start"));
   reset.finish();
   termination_about_ = r.string_or("termination_about", "");
   r.finish();
@@ -100,6 +113,14 @@ void SpecTask::parse_commands(SpecReader& r) {
     CommandSpec spec;
     spec.name = c.string("name");
     if (signals_.command_index(spec.name) >= 0) c.fail("name", str_cat("repeats command '", spec.name, "'"));
+    const std::string draw = c.string_or("draw", "uniform");
+    const auto* kind = find_enum(kCommandDrawNames, draw);
+    if (!kind) c.fail("draw", str_cat("names '", draw, "'; draws: ", enum_choices(kCommandDrawNames)));
+    spec.draw = kind->value;
+    if (spec.orientation()) {
+      parse_orientation_command(c, spec);
+      continue;
+    }
     const auto& ranges = c.raw("ranges");
     if (!ranges.is_array() || ranges.empty() || int(ranges.size()) > kMaxSignalWidth)
       c.fail("ranges", str_cat("must be a list of 1 to ", kMaxSignalWidth, " ranges [low, high], one per component"));
@@ -121,6 +142,26 @@ void SpecTask::parse_commands(SpecReader& r) {
     c.finish();
     signals_.add_command(std::move(spec));
   }
+}
+
+void SpecTask::parse_orientation_command(SpecReader& c, CommandSpec& spec) {
+  if (c.has("ranges")) c.fail("ranges", "is for uniform draws; an orientation is drawn whole");
+  spec.ranges.assign(4, {-1.0, 1.0});  // (w, x, y, z) of a unit quaternion
+  spec.components = {"w", "x", "y", "z"};
+  if (spec.draw == CommandDraw::YawSteps) {
+    spec.yaw_step = c.number("yaw_step");
+    if (!(spec.yaw_step > 0 && spec.yaw_step < M_PI)) c.fail("yaw_step", str_cat("must be in (0, π), got ", spec.yaw_step));
+  }
+  spec.redraw_within = c.number_or("redraw_within", 0);
+  if (spec.redraw_within < 0) c.fail("redraw_within", str_cat("must be >= 0 (0: never), got ", spec.redraw_within));
+  if (spec.draw == CommandDraw::YawSteps && !(spec.redraw_within > 0 && spec.yaw_step > spec.redraw_within))
+    c.fail("redraw_within", str_cat("must be > 0 and below yaw_step (", spec.yaw_step, "), or each step is reached at once"));
+  const double every = c.number_or("resample_seconds", 0);
+  if (every < 0) c.fail("resample_seconds", str_cat("must be >= 0 (0: once per episode), got ", every));
+  spec.resample_steps = every > 0 ? std::max(1, int(std::lround(every / signals_.dt()))) : 0;
+  c.string_or("about", "");
+  c.finish();
+  signals_.add_command(std::move(spec));
 }
 
 void SpecTask::parse_observations(SpecReader& r) {
@@ -231,13 +272,21 @@ void SpecTask::reset(int env, Rng& rng, double* q, double* v) {
   else std::copy(nominal.begin(), nominal.end(), q);
   std::fill(v, v + l.nv, 0.0);
   for (const auto& e : resets_) e->apply(rng, q, v);
+  signals_.start_episode(env, q);
   if (!hold_commands_) signals_.draw_commands(env, rng);
   for (int c = 0; c < int(signals_.commands().size()); ++c) signals_.restart_command(env, c);
   signals_.reset_env(env);
   for (auto& r : rewards_) r->reset_env(env);
 }
 
-void SpecTask::command(int, const float* action, double* u) const { signals_.command_of(action, u); }
+bool SpecTask::reset_objects(int env, Rng& rng, double* q, double* v) {
+  if (object_resets_.empty()) return false;
+  for (const auto& e : object_resets_) e->apply(rng, q, v);
+  if (!hold_commands_) signals_.place_objects(env, q);
+  return true;
+}
+
+void SpecTask::command(int env, const float* action, double* u) const { signals_.command_of(env, action, u); }
 
 bool SpecTask::evaluate(int env, const Backend& b, const float* action, Rng& rng, double* terms) {
   FN_ASSERT(env >= 0 && env < envs_);  // allocate(envs) comes first
@@ -292,10 +341,28 @@ void SpecTask::set_command(int env, int c, const double* values) {
   signals_.restart_command(env, c);
 }
 
+namespace {
+std::string orientation_draw(const CommandSpec& c) {
+  switch (c.draw) {
+    case CommandDraw::Rotation: return "a uniformly random rotation";
+    case CommandDraw::YawRotation: return "a random rotation about the vertical";
+    default: return str_cat("each ", c.yaw_step, " rad further counter-clockwise about the vertical than the last (the "
+                            "first from the object's start)");
+  }
+}
+}  // namespace
+
 TaskDescription SpecTask::describe() const {
   TaskDescription d;
   d.summary = summary_;
   for (const auto& c : signals_.commands()) {
+    if (c.orientation()) {
+      d.summary += str_cat(d.summary.empty() ? "" : " ", "Command '", c.name, "': an orientation (w, x, y, z), ",
+                           orientation_draw(c), c.redraw_within > 0
+                               ? str_cat("; the next at once when the object comes within ", c.redraw_within, " rad of it")
+                               : "", ".");
+      continue;
+    }
     std::vector<std::string> parts;
     for (size_t i = 0; i < c.ranges.size(); ++i)
       parts.push_back(str_cat(c.components.empty() ? str_cat("c", i) : c.components[i], " ~ U(", c.ranges[i][0], ", ",
@@ -336,6 +403,7 @@ TaskDescription SpecTask::describe() const {
                                              : termination_about_;
   std::vector<std::string> starts = {zero_pose_ ? "all coordinates zero" : "the nominal pose", "at rest"};
   for (const auto& e : resets_) starts.push_back(e->formula());
+  for (const auto& e : object_resets_) starts.push_back(e->formula());
   d.reset = reset_about_.empty() ? joined(starts, "; ") : reset_about_;
   return d;
 }

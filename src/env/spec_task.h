@@ -46,6 +46,7 @@ class SpecTask : public Task {
 
   void allocate(int envs) override;
   void reset(int env, Rng& rng, double* q, double* v) override;
+  bool reset_objects(int env, Rng& rng, double* q, double* v) override;
   void command(int env, const float* action, double* u) const override;
   bool evaluate(int env, const Backend& backend, const float* action, Rng& rng, double* terms) override;
   void evaluate_batch(const Backend& backend, const float* actions) override;
@@ -76,6 +77,7 @@ class SpecTask : public Task {
 
  private:
   void parse_commands(SpecReader& r);
+  void parse_orientation_command(SpecReader& c, CommandSpec& spec);
   void parse_observations(SpecReader& r);
   void parse_rewards(SpecReader& r);
 
@@ -87,7 +89,7 @@ class SpecTask : public Task {
   std::vector<std::unique_ptr<RewardFunction>> rewards_;
   std::vector<std::string> reward_about_;
   std::vector<std::unique_ptr<TerminationCondition>> terminations_;
-  std::vector<std::unique_ptr<ResetEvent>> resets_;
+  std::vector<std::unique_ptr<ResetEvent>> resets_, object_resets_;
   // batch terms, each with its values (envs, its terms) and termination flags (envs) of the
   // step, and its observation columns (envs, obs_width) from obs_first on in a row
   struct BatchSet {

@@ -9,7 +9,7 @@
 
 namespace flashnerd::env {
 
-const EnumName<SignalKind> kSignalNames[19] = {
+const EnumName<SignalKind> kSignalNames[22] = {
     {SignalKind::BaseLinVel, "base_lin_vel"},   {SignalKind::BaseAngVel, "base_ang_vel"},
     {SignalKind::ProjectedGravity, "projected_gravity"}, {SignalKind::BaseHeight, "base_height"},
     {SignalKind::BasePos, "base_pos"},           {SignalKind::JointPos, "joint_pos"},
@@ -19,7 +19,36 @@ const EnumName<SignalKind> kSignalNames[19] = {
     {SignalKind::LastAction, "last_action"},     {SignalKind::Command, "command"},
     {SignalKind::BodyPos, "body_pos"},           {SignalKind::BodyQuat, "body_quat"},
     {SignalKind::ProbeClearance, "probe_clearance"}, {SignalKind::ObjectPos, "object_pos"},
-    {SignalKind::ObjectVel, "object_vel"}};
+    {SignalKind::ObjectVel, "object_vel"},       {SignalKind::ObjectQuat, "object_quat"},
+    {SignalKind::ObjectRotationError, "object_rotation_error"}, {SignalKind::ObjectQuatError, "object_quat_error"}};
+
+const EnumName<CommandDraw> kCommandDrawNames[4] = {{CommandDraw::Uniform, "uniform"},
+                                                   {CommandDraw::Rotation, "rotation"},
+                                                   {CommandDraw::YawRotation, "yaw_rotation"},
+                                                   {CommandDraw::YawSteps, "yaw_steps"}};
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// A uniformly random rotation (Shoemake), or one about the vertical axis; (w, x, y, z).
+void random_rotation(Rng& rng, bool yaw_only, double q[4]) {
+  if (yaw_only) {
+    const double yaw = rng.uniform(-kPi, kPi);
+    q[0] = std::cos(yaw / 2);
+    q[1] = q[2] = 0;
+    q[3] = std::sin(yaw / 2);
+    return;
+  }
+  const double u1 = rng.uniform(), u2 = rng.uniform(0, 2 * kPi), u3 = rng.uniform(0, 2 * kPi);
+  const double a = std::sqrt(1 - u1), b = std::sqrt(u1);
+  q[0] = b * std::cos(u3);
+  q[1] = a * std::sin(u2);
+  q[2] = a * std::cos(u2);
+  q[3] = b * std::sin(u3);
+}
+
+}  // namespace
 
 const EnumName<ActionKind> kActionKindNames[2] = {{ActionKind::JointPosition, "joint_position"},
                                                   {ActionKind::ActuatorRange, "actuator_range"}};
@@ -35,6 +64,10 @@ TaskSignals::TaskSignals(const sim::Robot& robot) : robot_(&robot), dt_(robot.co
     pose_.push_back(robot.nominal_qpos()[size_t(l.base_nq() + j)]);
   }
   nominal_u_ = robot.nominal_ctrl();
+  const int key = mj_name2id(m, mjOBJ_KEY, "home");
+  const double* scene_q0 = key >= 0 ? m->key_qpos + size_t(key) * size_t(m->nq) : m->qpos0;
+  for (int i = 0; i < m->nq; ++i)
+    if (i < robot.qpos_offset() || i >= robot.qpos_offset() + l.nq) object_home_.push_back(scene_q0[i]);
   for (const sim::ActuatorInfo& a : robot.actuators()) {
     const int id = a.id;
     int joint = -1;
@@ -57,19 +90,34 @@ TaskSignals::TaskSignals(const sim::Robot& robot) : robot_(&robot), dt_(robot.co
     ctrl_lo_.push_back(climited ? m->actuator_ctrlrange[2 * id] : -1e300);
     ctrl_hi_.push_back(climited ? m->actuator_ctrlrange[2 * id + 1] : 1e300);
   }
+  joint_lo_.assign(size_t(nj_), 0.0);
+  joint_hi_.assign(size_t(nj_), 0.0);
+  for (size_t i = 0; i < actuated_.size(); ++i)
+    if (actuated_[i] >= 0) joint_lo_[size_t(actuated_[i])] = ctrl_lo_[i], joint_hi_[size_t(actuated_[i])] = ctrl_hi_[i];
 }
 
-void TaskSignals::set_action_map(ActionKind kind, double scale, double bound) {
+void TaskSignals::set_action_map(ActionKind kind, double scale, double bound, double smoothing) {
   action_kind_ = kind;
   action_scale_ = scale;
   action_bound_ = bound;
+  smoothing_ = smoothing;
+}
+
+std::array<double, 2> TaskSignals::joint_control_range(SpecReader& r, const std::string& key, int j) const {
+  const std::string& name = robot_->layout().joint_names[size_t(j)];
+  for (size_t i = 0; i < actuated_.size(); ++i)
+    if (actuated_[i] == j) {
+      if (ctrl_hi_[i] > 1e299) r.fail(key, str_cat("includes joint '", name, "', whose actuator has no control range"));
+      return {ctrl_lo_[i], ctrl_hi_[i]};
+    }
+  r.fail(key, str_cat("includes joint '", name, "', which no actuator drives"));
 }
 
 double TaskSignals::clamped_action(const float* action, int i) const {
   return std::clamp(double(action[i]), -action_bound_, action_bound_);
 }
 
-void TaskSignals::command_of(const float* action, double* u) const {
+void TaskSignals::command_of(int env, const float* action, double* u) const {
   const int nu = action_dim();
   for (int i = 0; i < nu; ++i) {
     const double a = clamped_action(action, i);
@@ -83,11 +131,48 @@ void TaskSignals::command_of(const float* action, double* u) const {
       u[i] = lo == -hi ? hi * a : 0.5 * (lo + hi) + 0.5 * (hi - lo) * a;
     }
   }
+  if (smoothing_ >= 1) return;
+  const double* last = last_u_.data() + size_t(env) * size_t(nu);
+  for (int i = 0; i < nu; ++i) u[i] = smoothing_ * u[i] + (1 - smoothing_) * last[i];
+}
+
+void TaskSignals::start_episode(int env, const double* q) {
+  if (smoothing_ >= 1) return;
+  double* last = last_u_.data() + size_t(env) * size_t(action_dim());
+  for (int i = 0; i < action_dim(); ++i) last[i] = q[qadr_[size_t(actuated_[size_t(i)])]];  // the hand holds its start
+}
+
+double TaskSignals::rotation_distance(const double a[4], const double b[4]) {
+  double conj[4], diff[4];
+  rot::quat_conj(b, conj);
+  rot::quat_mul(a, conj, diff);
+  const double s = std::sqrt(diff[1] * diff[1] + diff[2] * diff[2] + diff[3] * diff[3]);
+  return 2 * std::asin(std::min(1.0, s));
+}
+
+void TaskSignals::object_quat(const Backend& b, int env, double out[4]) const {
+  std::copy_n(b.object_q(env) + 3, 4, out);
+  rot::quat_normalize(out);
+}
+
+void TaskSignals::step_command(int env, int c, const double from[4]) {
+  // about the world's vertical: the step multiplies from the left
+  const double step = commands_[size_t(c)].yaw_step;
+  const double turn[4] = {std::cos(step / 2), 0, 0, std::sin(step / 2)};
+  double next[4];
+  rot::quat_mul(turn, from, next);
+  rot::quat_normalize(next);
+  std::copy_n(next, 4, command(env, c));
+}
+
+void TaskSignals::place_objects(int env, const double* object_q) {
+  for (int c = 0; c < int(commands_.size()); ++c)
+    if (commands_[size_t(c)].draw == CommandDraw::YawSteps) step_command(env, c, object_q + 3);
 }
 
 void TaskSignals::joint_torques(const Backend& b, int env, const float* action, double* tau) const {
   double u[kMaxSignalWidth];
-  command_of(action, u);
+  command_of(env, action, u);
   const double* q = b.q(env);
   const double* v = b.v(env);
   for (int i = 0; i < action_dim(); ++i) {
@@ -194,12 +279,19 @@ Signal TaskSignals::parse(SpecReader& r, const std::string& key) {
     case SignalKind::JointPos: case SignalKind::JointPosSin: case SignalKind::JointPosCos:
     case SignalKind::JointVel: case SignalKind::JointAcc: {
       s.components = joints(r, "joints");
-      if (s.kind == SignalKind::JointPos) s.relative = r.boolean_or("relative_to_nominal", false);
+      if (s.kind == SignalKind::JointPos) {
+        s.relative = r.boolean_or("relative_to_nominal", false);
+        s.normalized = r.boolean_or("normalized", false);
+        if (s.relative && s.normalized) r.fail("normalized", "and \"relative_to_nominal\" exclude each other");
+        for (int j : s.components)
+          if (s.normalized) joint_control_range(r, "joints", j);
+      }
       std::string names;
       if (r.has("joints"))
         for (int j : s.components) names += (names.empty() ? "" : ",") + robot_->layout().joint_names[size_t(j)];
       s.label += names.empty() ? "" : "[" + names + "]";
       if (s.relative) s.label += " − nominal";
+      if (s.normalized) s.label = "2 (" + s.label + " − lo) / (hi − lo) − 1";
       break;
     }
     case SignalKind::JointTorque:
@@ -234,6 +326,22 @@ Signal TaskSignals::parse(SpecReader& r, const std::string& key) {
       const mjModel* m = robot_->model();
       full = s.kind == SignalKind::ObjectPos ? m->nq - robot_->layout().nq : m->nv - robot_->layout().nv;
       if (full == 0) r.fail(key, str_cat("'", name, "' needs objects in the scene; robot '", robot_->name(), "' has none"));
+      if (s.kind == SignalKind::ObjectPos && r.boolean_or("relative_to_home", false)) {
+        s.relative = true;
+        s.label += " − home";
+      }
+      break;
+    }
+    case SignalKind::ObjectQuat: case SignalKind::ObjectRotationError: case SignalKind::ObjectQuatError: {
+      if (object_home_.size() < 7)
+        r.fail(key, str_cat("'", name, "' needs a free object in the scene; robot '", robot_->name(), "' has none"));
+      full = s.kind == SignalKind::ObjectRotationError ? 1 : 4;
+      if (s.kind == SignalKind::ObjectQuat) break;
+      const std::string c = r.string("command");
+      s.slot = command_index(c);
+      if (s.slot < 0 || !commands_[size_t(s.slot)].orientation())
+        r.fail("command", str_cat("names command '", c, "', which is not an orientation command of the spec"));
+      s.label += " to command " + c;
       break;
     }
   }
@@ -270,7 +378,14 @@ void TaskSignals::read(const Signal& s, const Backend& b, int env, const float* 
         const double qj = q[qadr_[size_t(j)]], vj = v[vadr_[size_t(j)]];
         double x = 0;
         switch (s.kind) {
-          case SignalKind::JointPos: x = s.relative ? qj - pose_[size_t(j)] : qj; break;
+          case SignalKind::JointPos:
+            if (s.normalized) {
+              const double lo = joint_lo_[size_t(j)], hi = joint_hi_[size_t(j)];
+              x = 2 * (qj - lo) / (hi - lo) - 1;
+            } else {
+              x = s.relative ? qj - pose_[size_t(j)] : qj;
+            }
+            break;
           case SignalKind::JointPosSin: x = std::sin(qj); break;
           case SignalKind::JointPosCos: x = std::cos(qj); break;
           case SignalKind::JointVel: x = vj; break;
@@ -288,8 +403,31 @@ void TaskSignals::read(const Signal& s, const Backend& b, int env, const float* 
     case SignalKind::BodyPos: src = b.body_pose(env, s.slot); break;
     case SignalKind::BodyQuat: src = b.body_pose(env, s.slot) + 3; break;
     case SignalKind::ProbeClearance: src = b.probe_clearance(env); break;
-    case SignalKind::ObjectPos: src = b.object_q(env); break;
+    case SignalKind::ObjectPos:
+      if (!s.relative) {
+        src = b.object_q(env);
+        break;
+      }
+      for (int i = 0; i < s.width(); ++i) {
+        const int k = s.components[size_t(i)];
+        out[i] = b.object_q(env)[k] - object_home_[size_t(k)];
+      }
+      return;
     case SignalKind::ObjectVel: src = b.object_v(env); break;
+    case SignalKind::ObjectQuat: object_quat(b, env, full); break;
+    case SignalKind::ObjectRotationError: case SignalKind::ObjectQuatError: {
+      double quat[4];
+      object_quat(b, env, quat);
+      const double* t = command(env, s.slot);
+      if (s.kind == SignalKind::ObjectRotationError) {
+        full[0] = rotation_distance(quat, t);
+      } else {
+        double conj[4];
+        rot::quat_conj(t, conj);
+        rot::quat_mul(quat, conj, full);
+      }
+      break;
+    }
   }
   for (int i = 0; i < s.width(); ++i) out[i] = src[s.components[size_t(i)]];
 }
@@ -304,6 +442,7 @@ void TaskSignals::allocate(int envs) {
   }
   last_action_.assign(E * size_t(action_dim()), 0.0);
   last_v_.assign(E * size_t(nv_), 0.0);
+  if (smoothing_ < 1) last_u_.assign(E * size_t(action_dim()), 0.0);
 }
 
 void TaskSignals::reset_env(int env) {
@@ -314,7 +453,11 @@ void TaskSignals::reset_env(int env) {
 void TaskSignals::draw_command(int env, int c, Rng& rng) {
   const CommandSpec& spec = commands_[size_t(c)];
   double* x = command(env, c);
-  for (size_t i = 0; i < spec.ranges.size(); ++i) x[i] = rng.uniform(spec.ranges[i][0], spec.ranges[i][1]);
+  if (spec.orientation()) {  // yaw steps: a rotation until the object is placed (place_objects)
+    random_rotation(rng, spec.draw == CommandDraw::YawRotation, x);
+  } else {
+    for (size_t i = 0; i < spec.ranges.size(); ++i) x[i] = rng.uniform(spec.ranges[i][0], spec.ranges[i][1]);
+  }
   if (spec.stand_below > 0 && std::hypot(x[0], x[1]) < spec.stand_below) x[0] = x[1] = 0;
   since_draw_[size_t(c)][size_t(env)] = 0;
 }
@@ -324,12 +467,28 @@ void TaskSignals::draw_commands(int env, Rng& rng) {
 }
 
 void TaskSignals::finish_step(const Backend& b, int env, const float* action, Rng& rng, bool hold_commands) {
+  if (smoothing_ < 1) {  // what command() sent becomes the previous command
+    double u[kMaxSignalWidth];
+    command_of(env, action, u);
+    std::copy_n(u, action_dim(), last_u_.data() + size_t(env) * size_t(action_dim()));
+  }
   double* last_a = last_action_.data() + size_t(env) * size_t(action_dim());
   for (int i = 0; i < action_dim(); ++i) last_a[i] = clamped_action(action, i);
   std::copy_n(b.v(env), nv_, last_v_.data() + size_t(env) * size_t(nv_));
   if (hold_commands) return;
   for (int c = 0; c < int(commands_.size()); ++c) {
-    const int every = commands_[size_t(c)].resample_steps;
+    const CommandSpec& spec = commands_[size_t(c)];
+    if (spec.redraw_within > 0) {  // a reached orientation: the next one at once
+      double quat[4];
+      object_quat(b, env, quat);
+      if (rotation_distance(quat, command(env, c)) < spec.redraw_within) {
+        if (spec.draw == CommandDraw::YawSteps)
+          step_command(env, c, command(env, c));  // reads `from` whole before writing
+        else
+          draw_command(env, c, rng);
+      }
+    }
+    const int every = spec.resample_steps;
     if (every > 0 && ++since_draw_[size_t(c)][size_t(env)] >= every) draw_command(env, c, rng);
   }
 }
@@ -338,6 +497,7 @@ void TaskSignals::io_state(StateIo& io) {
   for (auto& values : commands_values_) io.io(values);
   io.io(last_action_);
   io.io(last_v_);
+  if (smoothing_ < 1) io.io(last_u_);
 }
 
 void TaskSignals::io_command_steps(StateIo& io) {

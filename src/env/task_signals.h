@@ -23,18 +23,32 @@ constexpr int kMaxSignalWidth = 64;
 enum class SignalKind {
   BaseLinVel, BaseAngVel, ProjectedGravity, BaseHeight, BasePos,  // floating base, base frame velocities
   JointPos, JointPosSin, JointPosCos, JointVel, JointAcc, JointTorque,
-  Action, LastAction, Command, BodyPos, BodyQuat, ProbeClearance, ObjectPos, ObjectVel
+  Action, LastAction, Command, BodyPos, BodyQuat, ProbeClearance, ObjectPos, ObjectVel,
+  ObjectQuat, ObjectRotationError, ObjectQuatError  // the scene's first object (a free body) against a command
 };
-extern const EnumName<SignalKind> kSignalNames[19];
+extern const EnumName<SignalKind> kSignalNames[22];
 
-// A command: values each episode draws uniformly in per-component ranges and redraws every
-// resample_steps (0: once per episode); planar commands below stand_below are set to stand.
+// How a command is drawn: uniformly in per-component ranges, or an orientation (w, x, y, z):
+// a uniformly random rotation, one about the vertical, or yaw steps (each target `yaw_step`
+// further counter-clockwise about the vertical than the last; the first one from the object's
+// start, once the object is placed).
+enum class CommandDraw { Uniform, Rotation, YawRotation, YawSteps };
+extern const EnumName<CommandDraw> kCommandDrawNames[4];
+
+// A command: values each episode draws (uniformly in per-component ranges, or an orientation)
+// and redraws every resample_steps (0: once per episode), or at once when the object's
+// orientation comes within redraw_within rad of it (a reached target); planar commands below
+// stand_below are set to stand.
 struct CommandSpec {
   std::string name;
   std::vector<std::string> components;
   std::vector<std::array<double, 2>> ranges;
   int resample_steps = 0;
   double stand_below = 0;  // |(c0, c1)| below this: c0 = c1 = 0 (legged_gym's small commands)
+  CommandDraw draw = CommandDraw::Uniform;
+  double yaw_step = 0;       // rad, YawSteps
+  double redraw_within = 0;  // rad, orientations: 0 = never
+  bool orientation() const { return draw != CommandDraw::Uniform; }
 };
 
 // One signal as a term names it, resolved against the robot: which components of which kind.
@@ -42,7 +56,8 @@ struct Signal {
   SignalKind kind = SignalKind::BaseHeight;
   int slot = 0;                 // Command: which command; BodyPos/BodyQuat: which tracked body
   std::vector<int> components;  // indices into the kind's full vector (joints: joint list positions)
-  bool relative = false;        // JointPos: minus the nominal pose
+  bool relative = false;        // JointPos: minus the nominal pose; ObjectPos: minus the object's home
+  bool normalized = false;      // JointPos: 2 (q − lo) / (hi − lo) − 1 over the joint's actuator's control range
   std::string label;            // "base_lin_vel[0,1]", for descriptions
   int width() const { return int(components.size()); }
 };
@@ -70,6 +85,11 @@ class TaskSignals {
   const std::vector<int>& tracked_bodies() const { return bodies_; }
   // Joint list positions of named joints (robot layout order), or the actuated joints.
   std::vector<int> joints(SpecReader& r, const std::string& key);
+  // The control range of the actuator driving joint list position j; fails naming `key` when
+  // none drives it or its range is unlimited.
+  std::array<double, 2> joint_control_range(SpecReader& r, const std::string& key, int j) const;
+  // The scene's objects (joints outside the robot's block) at home: the "home" keyframe, or qpos0.
+  const std::vector<double>& object_home() const { return object_home_; }
   // q and v indices (robot block) of joint list position j.
   int qadr(int j) const { return qadr_[size_t(j)]; }
   int vadr(int j) const { return vadr_[size_t(j)]; }
@@ -86,14 +106,23 @@ class TaskSignals {
 
   // The signal for env into out (s.width() values); action: this step's action, or nullptr.
   void read(const Signal& s, const Backend& b, int env, const float* action, double* out) const;
-  // The action map; actions are clamped to ±bound first (the action space's bounds).
-  void set_action_map(ActionKind kind, double scale, double bound);
+  // The action map; actions are clamped to ±bound first (the action space's bounds). With
+  // smoothing a < 1 each command is a · map + (1 − a) · the previous command (an exponential
+  // moving average; a new episode's previous command is its start pose).
+  void set_action_map(ActionKind kind, double scale, double bound, double smoothing = 1.0);
+  double action_smoothing() const { return smoothing_; }
   ActionKind action_kind() const { return action_kind_; }
   double action_scale() const { return action_scale_; }
   double action_bound() const { return action_bound_; }
   double clamped_action(const float* action, int i) const;
-  // Backend commands (nu) of an action: the map, then each actuator's control range.
-  void command_of(const float* action, double* u) const;
+  // Backend commands (nu) of env's action: the map, each actuator's control range, smoothing.
+  void command_of(int env, const float* action, double* u) const;
+  // A new episode of env starts at robot state q: the smoothing's previous command.
+  void start_episode(int env, const double* q);
+  // Commands that follow the object (yaw steps from its start), once env's objects are placed.
+  void place_objects(int env, const double* object_q);
+  // The rotation angle (rad) between two unit quaternions (w, x, y, z).
+  static double rotation_distance(const double a[4], const double b[4]);
   // After a step's rewards: remember the action and velocities; count command steps, redraw.
   void finish_step(const Backend& b, int env, const float* action, Rng& rng, bool hold_commands);
   void draw_commands(int env, Rng& rng);
@@ -112,12 +141,16 @@ class TaskSignals {
 
  private:
   void draw_command(int env, int c, Rng& rng);
+  // The object's orientation, normalized (w, x, y, z).
+  void object_quat(const Backend& b, int env, double out[4]) const;
+  // Command c of env becomes one yaw step beyond `from`.
+  void step_command(int env, int c, const double from[4]);
   void joint_torques(const Backend& b, int env, const float* action, double* tau) const;
 
   const sim::Robot* robot_;
   double dt_;
   ActionKind action_kind_ = ActionKind::ActuatorRange;
-  double action_scale_ = 1, action_bound_ = 1;
+  double action_scale_ = 1, action_bound_ = 1, smoothing_ = 1;
   std::vector<double> nominal_u_;
   int nj_;                            // joints after the base (layout joint list)
   std::vector<int> qadr_, vadr_;      // per joint list position
@@ -125,6 +158,8 @@ class TaskSignals {
   std::vector<double> pose_;          // nominal angle of each joint
   // actuators' laws (joint transmission, fixed gain, affine bias): torque = gear · clamp(force)
   std::vector<double> gear_, gain_, bias_, force_lo_, force_hi_, ctrl_lo_, ctrl_hi_;
+  std::vector<double> object_home_;
+  std::vector<double> joint_lo_, joint_hi_;  // per joint list position: its actuator's control range
   bool torque_law_ = true;            // every actuator has one (else JointTorque is refused)
   std::vector<int> bodies_;
   std::vector<CommandSpec> commands_;
@@ -132,6 +167,7 @@ class TaskSignals {
   std::vector<std::vector<double>> commands_values_;  // per command (envs, width)
   std::vector<std::vector<int>> since_draw_;          // per command (envs)
   std::vector<double> last_action_, last_v_;          // (envs, actions), (envs, nv)
+  std::vector<double> last_u_;                        // (envs, nu) when smoothing
   int nv_ = 0;
 };
 

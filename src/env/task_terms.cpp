@@ -95,6 +95,36 @@ class Within : public RewardFunction {
   int command_;
 };
 
+// One function of a signal: sqrt(Σ x²) (norm), 1 / (x + epsilon) of a single value (inverse,
+// IsaacGymEnvs' rotation reward), or 1 when every component is below a bound, else 0 (below).
+class SignalFunction : public RewardFunction {
+ public:
+  enum class Form { Norm, Inverse, Below };
+  SignalFunction(Form form, Signal s, double parameter) : form_(form), s_(std::move(s)), p_(parameter) {}
+  double value(const TermInput& in) override {
+    double x[kMaxSignalWidth];
+    in.signals.read(s_, in.backend, in.env, in.action, x);
+    if (form_ == Form::Inverse) return 1.0 / (x[0] + p_);
+    double sum = 0;
+    bool below = true;
+    for (int i = 0; i < s_.width(); ++i) {
+      sum += x[i] * x[i];
+      below = below && x[i] < p_;
+    }
+    return form_ == Form::Norm ? std::sqrt(sum) : below ? 1.0 : 0.0;
+  }
+  std::string formula() const override {
+    if (form_ == Form::Norm) return "|" + s_.label + "|";
+    if (form_ == Form::Inverse) return str_cat("1 / (", s_.label, " + ", p_, ")");
+    return str_cat("1 if ", s_.label, " < ", p_, ", else 0");
+  }
+
+ private:
+  Form form_;
+  Signal s_;
+  double p_;
+};
+
 class ActionRate : public RewardFunction {
  public:
   double value(const TermInput& in) override {
@@ -301,14 +331,21 @@ class Product : public RewardFunction {
 
 // ---- terminations --------------------------------------------------------------------------
 
-// A signal's component outside [min, max] (optionally its magnitude, angles wrapped to (−π, π]).
+// A signal's component outside [min, max] (optionally its magnitude, angles wrapped to (−π, π]),
+// or with norm the signal's length sqrt(Σ x²).
 class Bounds : public TerminationCondition {
  public:
-  Bounds(Signal s, double lo, double hi, bool magnitude, bool wrap)
-      : s_(std::move(s)), lo_(lo), hi_(hi), magnitude_(magnitude), wrap_(wrap) {}
+  Bounds(Signal s, double lo, double hi, bool magnitude, bool wrap, bool norm = false)
+      : s_(std::move(s)), lo_(lo), hi_(hi), magnitude_(magnitude), wrap_(wrap), norm_(norm) {}
   bool ended(const TermInput& in) const override {
     double x[kMaxSignalWidth];
     in.signals.read(s_, in.backend, in.env, in.action, x);
+    if (norm_) {
+      double sum = 0;
+      for (int i = 0; i < s_.width(); ++i) sum += x[i] * x[i];
+      const double y = std::sqrt(sum);
+      return y < lo_ || y > hi_;
+    }
     bool out = false;
     for (int i = 0; i < s_.width(); ++i) {
       double y = wrap_ ? std::remainder(x[i], 2 * M_PI) : x[i];
@@ -319,7 +356,7 @@ class Bounds : public TerminationCondition {
   }
   std::string formula() const override {
     std::string x = wrap_ ? "wrap(" + s_.label + ")" : s_.label;
-    if (magnitude_) x = "|" + x + "|";
+    if (magnitude_ || norm_) x = "|" + x + "|";
     std::string s;
     if (lo_ > -1e300) s = str_cat(x, " < ", lo_);
     if (hi_ < 1e300) s += str_cat(s.empty() ? "" : " or ", x, " > ", hi_);
@@ -329,22 +366,30 @@ class Bounds : public TerminationCondition {
  private:
   Signal s_;
   double lo_, hi_;
-  bool magnitude_, wrap_;
+  bool magnitude_, wrap_, norm_;
 };
 
 // ---- reset events --------------------------------------------------------------------------
 
-// Joint positions or velocities: each joint in order + U(range) (add) or × U(range) (scale).
+// Joint positions or velocities: each joint in order + U(range) (add) or × U(range) (scale),
+// then optionally clamped to each joint's [lo, hi] (its actuator's control range).
 class JointUniform : public ResetEvent {
  public:
-  JointUniform(bool velocity, std::vector<int> adr, std::string label, std::array<double, 2> range, bool scale)
-      : velocity_(velocity), adr_(std::move(adr)), label_(std::move(label)), range_(range), scale_(scale) {}
+  JointUniform(bool velocity, std::vector<int> adr, std::string label, std::array<double, 2> range, bool scale,
+               std::vector<std::array<double, 2>> clamp)
+      : velocity_(velocity), adr_(std::move(adr)), label_(std::move(label)), range_(range), scale_(scale),
+        clamp_(std::move(clamp)) {}
   void apply(Rng& rng, double* q, double* v) const override {
     double* x = velocity_ ? v : q;
-    for (int a : adr_) x[a] = scale_ ? x[a] * rng.uniform(range_[0], range_[1]) : x[a] + rng.uniform(range_[0], range_[1]);
+    for (size_t i = 0; i < adr_.size(); ++i) {
+      const int a = adr_[i];
+      x[a] = scale_ ? x[a] * rng.uniform(range_[0], range_[1]) : x[a] + rng.uniform(range_[0], range_[1]);
+      if (!clamp_.empty()) x[a] = std::clamp(x[a], clamp_[i][0], clamp_[i][1]);
+    }
   }
   std::string formula() const override {
-    return str_cat(label_, scale_ ? " × U(" : " + U(", range_[0], ", ", range_[1], ")");
+    return str_cat(label_, scale_ ? " × U(" : " + U(", range_[0], ", ", range_[1], ")",
+                   clamp_.empty() ? "" : ", within each actuator's control range");
   }
 
  private:
@@ -353,6 +398,32 @@ class JointUniform : public ResetEvent {
   std::string label_;
   std::array<double, 2> range_;
   bool scale_;
+  std::vector<std::array<double, 2>> clamp_;
+};
+
+// The scene's first object (a free body) at its home position ± position_noise in x and y, at a
+// random yaw about the vertical, at rest (a cube placed on the palm).
+class ObjectOnHome : public ResetEvent {
+ public:
+  ObjectOnHome(std::vector<double> home, double noise) : home_(std::move(home)), noise_(noise) {}
+  void apply(Rng& rng, double* q, double* v) const override {
+    q[0] = home_[0] + rng.uniform(-noise_, noise_);
+    q[1] = home_[1] + rng.uniform(-noise_, noise_);
+    q[2] = home_[2];
+    const double yaw = rng.uniform(-M_PI, M_PI);
+    q[3] = std::cos(yaw / 2);
+    q[4] = q[5] = 0;
+    q[6] = std::sin(yaw / 2);
+    std::fill_n(v, 6, 0.0);
+  }
+  std::string formula() const override {
+    return str_cat("the object at its home position ± ", noise_, " m in x and y, at a random yaw, at rest");
+  }
+  bool places_objects() const override { return true; }
+
+ private:
+  std::vector<double> home_;
+  double noise_;
 };
 
 class SetJoints : public ResetEvent {
@@ -554,6 +625,20 @@ const Parsers<RewardParser>& reward_parsers() {
          return std::make_unique<JointLimits>(q, lo, hi);
        }},
       {"within", within},
+      {"norm", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         return std::make_unique<SignalFunction>(SignalFunction::Form::Norm, s.parse(r), 0.0);
+       }},
+      {"inverse", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         Signal x = s.parse(r);
+         if (x.width() != 1) r.fail("signal", str_cat("selects ", x.width(), " components; inverse takes one"));
+         const double epsilon = r.number("epsilon");
+         if (!(epsilon > 0)) r.fail("epsilon", str_cat("must be > 0, got ", epsilon));
+         return std::make_unique<SignalFunction>(SignalFunction::Form::Inverse, x, epsilon);
+       }},
+      {"below", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         Signal x = s.parse(r);
+         return std::make_unique<SignalFunction>(SignalFunction::Form::Below, x, r.number("max"));
+       }},
       {"tolerance", tolerance},
       {"product", product},
       {"alive", [](SpecReader&, TaskSignals&) -> std::unique_ptr<RewardFunction> { return std::make_unique<Constant>(false); }},
@@ -578,7 +663,9 @@ const Parsers<TerminationParser>& termination_parsers() {
          Signal x = s.parse(r);
          if (!r.has("min") && !r.has("max")) r.fail("", "needs \"min\", \"max\" or both");
          const double lo = r.number_or("min", -1e308), hi = r.number_or("max", 1e308);
-         return std::make_unique<Bounds>(x, lo, hi, r.boolean_or("magnitude", false), r.boolean_or("wrap_angle", false));
+         const bool magnitude = r.boolean_or("magnitude", false), norm = r.boolean_or("norm", false);
+         if (magnitude && norm) r.fail("norm", "and \"magnitude\" exclude each other");
+         return std::make_unique<Bounds>(x, lo, hi, magnitude, r.boolean_or("wrap_angle", false), norm);
        }},
       {"tilt", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<TerminationCondition> {
          const double deg = r.number("max_degrees");
@@ -605,7 +692,15 @@ std::unique_ptr<ResetEvent> joint_uniform(SpecReader& r, TaskSignals& s, bool ve
   for (int j : joints) adr.push_back(velocity ? s.vadr(j) : s.qadr(j));
   const std::string mode = r.string_or("mode", "add");
   if (mode != "add" && mode != "scale") r.fail("mode", str_cat("must be add or scale, got '", mode, "'"));
-  return std::make_unique<JointUniform>(velocity, adr, label, r.range("range"), mode == "scale");
+  std::vector<std::array<double, 2>> clamp;
+  const std::string within = r.string_or("clamp", "none");
+  if (within != "none" && within != "control_range")
+    r.fail("clamp", str_cat("must be none or control_range, got '", within, "'"));
+  if (within == "control_range") {
+    if (velocity) r.fail("clamp", "clamps joint positions only");
+    for (int j : joints) clamp.push_back(s.joint_control_range(r, "joints", j));
+  }
+  return std::make_unique<JointUniform>(velocity, adr, label, r.range("range"), mode == "scale", clamp);
 }
 
 const Parsers<ResetParser>& reset_parsers() {
@@ -629,6 +724,14 @@ const Parsers<ResetParser>& reset_parsers() {
       {"base_height_at_least", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<ResetEvent> {
          if (!s.robot().floating_base()) r.fail("term", "base_height_at_least needs a floating-base robot");
          return std::make_unique<BaseHeightAtLeast>(r.number("height"));
+       }},
+      {"object_on_home", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<ResetEvent> {
+         if (s.object_home().size() < 7)
+           r.fail("term", str_cat("object_on_home needs a free object in the scene; robot '", s.robot().name(),
+                                  "' has none"));
+         const double noise = r.number_or("position_noise", 0.0);
+         if (noise < 0) r.fail("position_noise", str_cat("must be >= 0, got ", noise));
+         return std::make_unique<ObjectOnHome>(s.object_home(), noise);
        }},
   };
   return table;

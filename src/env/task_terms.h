@@ -42,12 +42,14 @@ class TerminationCondition {
   virtual std::string formula() const = 0;
 };
 
-// A reset event: changes the start state (q, v) drawn so far, in spec order (draws in order).
+// A reset event: changes the start state (q, v) drawn so far, in spec order (draws in order):
+// the robot's, or for an object event the scene objects' (object q, v).
 class ResetEvent {
  public:
   virtual ~ResetEvent() = default;
   virtual void apply(Rng& rng, double* q, double* v) const = 0;
   virtual std::string formula() const = 0;
+  virtual bool places_objects() const { return false; }
 };
 
 // Each reads r's "term" and its parameters (unknown terms and fields refused, naming the choices).

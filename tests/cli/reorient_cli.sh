@@ -45,7 +45,7 @@ p = json.load(open(sys.argv[1]))
 assert p["task"] == "cube-reorient-rotate", p["task"]
 assert p["training"]["selected_by"]["iteration"] in (1, 2), p["training"]
 PY
-expect_error "variants: paper, reduced, rotate" ppo --task cube-reorient-easy --envs 2 --iterations 1 --out "$TMP/y"
+expect_error "cube-reorient-reduced, cube-reorient-rotate" ppo --task cube-reorient-easy --envs 2 --iterations 1 --out "$TMP/y"
 expect_error "steps a trained model" ppo --task cube-reorient-reduced --envs 8 --iterations 1 --backend two-way \
   --out "$TMP/x"
 "$FN" gen --robot hand16_alone --trajectories 6 --steps 20 --out "$TMP/inc.h5" --json > /dev/null || fail "gen"

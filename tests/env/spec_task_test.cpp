@@ -97,6 +97,12 @@ TEST(SpecTask, CartpoleBalanceReplaysItsCppTasksEpisodes) { EXPECT_GT(replay_bui
 
 TEST(SpecTask, CartpoleSwingupReplaysItsCppTasksEpisodes) { EXPECT_GT(replay_builtin("cartpole-swingup"), 16); }
 
+// 310 steps of 2 hands, 8 control steps each: drops, and time-outs at 300
+TEST(SpecTask, CubeReorientVariantsReplayTheirCppTasksEpisodes) {
+  for (const char* task : {"cube-reorient", "cube-reorient-reduced", "cube-reorient-rotate"})
+    EXPECT_GE(replay_builtin(task), 2) << task;
+}
+
 // The replay backend checks what a task gives it: the commands of each step and each reset's state.
 TEST(SpecTask, ReplayBackendNamesOtherCommandsAndResetStates) {
   const TaskTape tape = TaskTape::load(tape_path("cartpole-balance"));
