@@ -228,7 +228,7 @@ void SpecTask::allocate(int envs) {
 
 void SpecTask::add_batch_terms(std::shared_ptr<BatchTerms> terms) {
   FN_CHECK(envs_ == 0, "task ", name_, ": batch terms are added before its environments are allocated");
-  BatchSet b{terms, int(terms_.size()), 0, {}, {}};
+  BatchSet b{terms, int(terms_.size()), 0, {}, {}, 0, 0, {}};
   for (const RewardTerm& t : terms->reward_terms()) {
     for (const auto& other : terms_)
       FN_CHECK(other.name != t.name, terms->source(), ": reward term '", t.name, "' is already a term of task ", name_,

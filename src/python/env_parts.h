@@ -27,8 +27,8 @@ struct EnvRequest {
   engine::Precision precision;  // of a learned backend's products
   int num_envs;
   py::object terms;   // None, or make_vec's terms=
-  py::object task_object = py::none();  // a whole task in Python: an object with a spec dict (task_label)
   const char* caller;  // names the call in the memory refusal ("make_vec")
+  py::object task_object = py::none();  // a whole task in Python: an object with a spec dict (task_label)
 };
 
 struct PythonEnvParts {

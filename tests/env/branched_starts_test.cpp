@@ -166,7 +166,7 @@ TEST(BranchedStarts, ABranchedResetTakesTheRealStateAndHistoryBitExactly) {
   for (int e = 0; e < 3; ++e) direct.reset_with_history(e, s.frames, s.q, s.v, s.u);
   actions_for(0, 3, a);
   std::vector<double> u(3 * size_t(mj.nu()));
-  for (int e = 0; e < 3; ++e) imagined.task.command(e, a.data() + e, u.data() + e * mj.nu());
+  for (int e = 0; e < 3; ++e) imagined.task->command(e, a.data() + e, u.data() + e * mj.nu());
   imagined.env.step(a.data());
   direct.step(u.data());
   for (int e = 0; e < 3; ++e) {

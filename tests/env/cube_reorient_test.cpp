@@ -68,7 +68,9 @@ TEST(CubeReorient, VariantsDifferOnlyInTheirTargets) {
     for (const char* key : {"action", "observations", "terminations", "reset", "control_steps", "episode_seconds"})
       EXPECT_EQ(paper[key], (*other)[key]) << key;
     for (size_t k = 0; k < paper["rewards"].size(); ++k)
-      if (paper["rewards"][k]["name"] != "success") EXPECT_EQ(paper["rewards"][k], (*other)["rewards"][k]) << k;
+      if (paper["rewards"][k]["name"] != "success") {
+        EXPECT_EQ(paper["rewards"][k], (*other)["rewards"][k]) << k;
+      }
   }
 }
 
