@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from summaries import read_log  # noqa: E402
 
-BONUS = 250.0  # success bonus of robots/tasks/cube_reorient.json: the success term / bonus = targets
+BONUS = 250.0  # success bonus of robots/tasks/cube-reorient*.json: the success term / bonus = targets
 
 
 def load(run):

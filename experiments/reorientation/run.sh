@@ -13,7 +13,7 @@
 # Usage: experiments/reorientation/run.sh [VARIANT] [ENVS] [ITERATIONS] [MODEL_UPDATES]
 #   VARIANT reduced (default: yaw targets, 0.4 rad tolerance), rotate (each target 0.8 rad
 #   further counter-clockwise about the vertical; the study of docs/results/REORIENTATION.md, run with 1024 300)
-#   or paper: keys of robots/tasks/cube_reorient.json. Defaults 1024 envs x 24 steps x 600 iterations (~15 M policy steps: about 40 min
+#   or paper: the spec files robots/tasks/cube-reorient*.json. Defaults 1024 envs x 24 steps x 600 iterations (~15 M policy steps: about 40 min
 #   on MuJoCo, 70 on two-way, 110 on one-way on 2 cores).
 #   SEED=N (default 1) trains and evaluates another PPO seed (runs ppo_BACKEND_seedN; seed 1's
 #   are ppo_BACKEND); BACKENDS="mujoco two-way" limits the backends (the video needs all three).
