@@ -1,11 +1,13 @@
 // Fuzz target: a task spec file through env::make_task, against a built-in robot chosen by the
-// input's first byte (even: cartpole, odd: quadruped); the rest of the input is the spec's JSON,
+// input's first byte (modulo 3: cartpole, quadruped, hand16 with its cube); the rest of the input
+// is the spec's JSON,
 // written to task.json in a temporary directory. A spec that loads is then stepped once over
 // MuJoCo (2 environments, reset, one step of zero actions) so that its observation, reward,
 // termination and reset terms run. A bad spec must end in flashnerd::Error; any other
 // exception, a sanitizer report or a huge allocation is a bug.
-// Seeds (fuzz/corpus/task_spec/) are robots/tasks/*.json behind a '0' (cartpole) or '1'
-// (quadruped) byte.
+// Seeds (fuzz/corpus/task_spec/) are robots/tasks/*.json behind a '0' (cartpole), '1' (quadruped)
+// or '2' (hand16) byte. A spec may leave observations or rewards to Python terms, so one that
+// has none loads and is refused (flashnerd::Error) when its environments are allocated.
 #include <stdlib.h>
 
 #include <cstddef>
@@ -45,17 +47,18 @@ const std::string& spec_path() {
 }
 
 // The robots, loaded once per process (a MuJoCo model compile per input would dominate).
-const std::shared_ptr<const flashnerd::sim::Robot>& robot(bool quadruped) {
-  static const std::shared_ptr<const flashnerd::sim::Robot> cartpole = flashnerd::sim::Robot::load("cartpole");
-  static const std::shared_ptr<const flashnerd::sim::Robot> legged = flashnerd::sim::Robot::load("quadruped");
-  return quadruped ? legged : cartpole;
+const std::shared_ptr<const flashnerd::sim::Robot>& robot(uint8_t choice) {
+  static const std::shared_ptr<const flashnerd::sim::Robot> robots[3] = {
+      flashnerd::sim::Robot::load("cartpole"), flashnerd::sim::Robot::load("quadruped"),
+      flashnerd::sim::Robot::load("hand16")};
+  return robots[choice % 3];
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const auto& r = robot((data[0] & 1) != 0);
+  const auto& r = robot(data[0]);
   const std::string& path = spec_path();
   {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
@@ -71,9 +74,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (task->control_steps() > kMaxSteppedControlSteps) return 0;
   static flashnerd::ThreadPool pool(1);
   env::MujocoBackend backend(r, kEnvs, pool);
-  env::VecEnv vec(*task, backend, pool, 1);
-  vec.reset_all();
-  const std::vector<float> actions(size_t(kEnvs) * size_t(vec.action_dim()), 0.0f);
-  vec.step(actions.data());
+  std::unique_ptr<env::VecEnv> vec;
+  try {
+    vec = std::make_unique<env::VecEnv>(*task, backend, pool, 1);
+  } catch (const flashnerd::Error&) {
+    return 0;  // observes or rewards nothing
+  }
+  vec->reset_all();
+  const std::vector<float> actions(size_t(kEnvs) * size_t(vec->action_dim()), 0.0f);
+  vec->step(actions.data());
   return 0;
 }
