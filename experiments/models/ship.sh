@@ -8,6 +8,7 @@
 # "history".
 # Usage: experiments/models/ship.sh NAME [UPDATES] [BATCH]
 #   NAME: cartpole | quadruped | quadruped_ensemble | quadruped_platform | quadruped_platform_nerd | arm7_ensemble
+#         | humanoid_ensemble
 #   UPDATES: this run's updates per member      BATCH: windows per update
 # Environment: OUT (default out/models/NAME), SEED (default 1; the ensemble's 11), FIT_FLAGS
 # (more fit flags: --precision, --lr, --patience ...), TRAIN_TRAJECTORIES.
@@ -28,9 +29,10 @@ case "$NAME" in
   quadruped) RECIPE=("${LOCO[@]}" --trajectories "${TRAIN_TRAJECTORIES:-20000}" --members 1) ;;
   quadruped_ensemble) RECIPE=("${LOCO[@]}" --trajectories "${TRAIN_TRAJECTORIES:-20000}" --members 4 --seed "${SEED:-11}") ;;
   arm7_ensemble) RECIPE=(--robot arm7 --task arm7-reach --members 2 --jobs 1) ;;  # shipped: 4256 256
+  humanoid_ensemble) RECIPE=(--robot humanoid --task humanoid-velocity --members 2 --jobs 2) ;;
   quadruped_platform) RECIPE=("${CLIMB[@]}" --trajectories "${TRAIN_TRAJECTORIES:-3000}" --contacts on --variable-contacts --members 1) ;;
   quadruped_platform_nerd) RECIPE=("${CLIMB[@]}" --trajectories "${TRAIN_TRAJECTORIES:-3000}" --arch nerd --members 1) ;;
-  *) echo "unknown model '$NAME': cartpole, quadruped, quadruped_ensemble, quadruped_platform, quadruped_platform_nerd or arm7_ensemble" >&2; exit 2 ;;
+  *) echo "unknown model '$NAME': cartpole, quadruped, quadruped_ensemble, quadruped_platform, quadruped_platform_nerd, arm7_ensemble or humanoid_ensemble" >&2; exit 2 ;;
 esac
 [ "$NAME" = quadruped_ensemble ] || RECIPE+=(--seed "${SEED:-1}")
 init=()
