@@ -84,6 +84,12 @@ void orientation_error(const double q_pred[4], const double q_true[4], double ou
   quat_to_rotvec(d, out);
 }
 
+void yaw_quat(double yaw, double out[4]) {
+  out[0] = std::cos(yaw / 2);
+  out[1] = out[2] = 0;
+  out[3] = std::sin(yaw / 2);
+}
+
 double wrap_angle(double a) {
   constexpr double kPi = 3.14159265358979323846;
   double w = std::fmod(a + kPi, 2 * kPi);

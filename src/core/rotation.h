@@ -20,6 +20,8 @@ void rotvec_to_quat(const double r[3], double out[4]);
 // Orientation error of q_pred against q_true: the canonical rotation vector of
 // conj(q_true) ⊗ q_pred (in q_true's frame).
 void orientation_error(const double q_pred[4], const double q_true[4], double out[3]);
+// The rotation by `yaw` (rad) about the vertical: (cos(yaw/2), 0, 0, sin(yaw/2)).
+void yaw_quat(double yaw, double out[4]);
 // Wraps an angle to [-π, π).
 double wrap_angle(double a);
 

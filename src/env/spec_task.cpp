@@ -117,34 +117,37 @@ void SpecTask::parse_commands(SpecReader& r) {
     const auto* kind = find_enum(kCommandDrawNames, draw);
     if (!kind) c.fail("draw", str_cat("names '", draw, "'; draws: ", enum_choices(kCommandDrawNames)));
     spec.draw = kind->value;
-    if (spec.orientation()) {
-      parse_orientation_command(c, spec);
-      continue;
-    }
-    const auto& ranges = c.raw("ranges");
-    if (!ranges.is_array() || ranges.empty() || int(ranges.size()) > kMaxSignalWidth)
-      c.fail("ranges", str_cat("must be a list of 1 to ", kMaxSignalWidth, " ranges [low, high], one per component"));
-    for (size_t i = 0; i < ranges.size(); ++i) {
-      const nlohmann::json holder = {{"range", ranges[i]}};
-      SpecReader one(holder, c.file(), c.field(str_cat("ranges[", i, "]")));
-      spec.ranges.push_back(one.range("range"));
-    }
-    spec.components = c.strings_or("components", {});
-    if (!spec.components.empty() && spec.components.size() != spec.ranges.size())
-      c.fail("components", str_cat("names ", spec.components.size(), " components for ", spec.ranges.size(), " ranges"));
+    if (spec.orientation())
+      parse_orientation(c, spec);
+    else
+      parse_uniform_ranges(c, spec);
     const double every = c.number_or("resample_seconds", 0);
     if (every < 0) c.fail("resample_seconds", str_cat("must be >= 0 (0: once per episode), got ", every));
     spec.resample_steps = every > 0 ? std::max(1, int(std::lround(every / signals_.dt()))) : 0;
-    spec.stand_below = c.number_or("stand_below", 0);
-    if (spec.stand_below > 0 && spec.ranges.size() < 2)
-      c.fail("stand_below", "needs a planar command (at least two components)");
     c.string_or("about", "");
     c.finish();
     signals_.add_command(std::move(spec));
   }
 }
 
-void SpecTask::parse_orientation_command(SpecReader& c, CommandSpec& spec) {
+void SpecTask::parse_uniform_ranges(SpecReader& c, CommandSpec& spec) {
+  const auto& ranges = c.raw("ranges");
+  if (!ranges.is_array() || ranges.empty() || int(ranges.size()) > kMaxSignalWidth)
+    c.fail("ranges", str_cat("must be a list of 1 to ", kMaxSignalWidth, " ranges [low, high], one per component"));
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const nlohmann::json holder = {{"range", ranges[i]}};
+    SpecReader one(holder, c.file(), c.field(str_cat("ranges[", i, "]")));
+    spec.ranges.push_back(one.range("range"));
+  }
+  spec.components = c.strings_or("components", {});
+  if (!spec.components.empty() && spec.components.size() != spec.ranges.size())
+    c.fail("components", str_cat("names ", spec.components.size(), " components for ", spec.ranges.size(), " ranges"));
+  spec.stand_below = c.number_or("stand_below", 0);
+  if (spec.stand_below > 0 && spec.ranges.size() < 2)
+    c.fail("stand_below", "needs a planar command (at least two components)");
+}
+
+void SpecTask::parse_orientation(SpecReader& c, CommandSpec& spec) {
   if (c.has("ranges")) c.fail("ranges", "is for uniform draws; an orientation is drawn whole");
   spec.ranges.assign(4, {-1.0, 1.0});  // (w, x, y, z) of a unit quaternion
   spec.components = {"w", "x", "y", "z"};
@@ -156,12 +159,6 @@ void SpecTask::parse_orientation_command(SpecReader& c, CommandSpec& spec) {
   if (spec.redraw_within < 0) c.fail("redraw_within", str_cat("must be >= 0 (0: never), got ", spec.redraw_within));
   if (spec.draw == CommandDraw::YawSteps && !(spec.redraw_within > 0 && spec.yaw_step > spec.redraw_within))
     c.fail("redraw_within", str_cat("must be > 0 and below yaw_step (", spec.yaw_step, "), or each step is reached at once"));
-  const double every = c.number_or("resample_seconds", 0);
-  if (every < 0) c.fail("resample_seconds", str_cat("must be >= 0 (0: once per episode), got ", every));
-  spec.resample_steps = every > 0 ? std::max(1, int(std::lround(every / signals_.dt()))) : 0;
-  c.string_or("about", "");
-  c.finish();
-  signals_.add_command(std::move(spec));
 }
 
 void SpecTask::parse_observations(SpecReader& r) {

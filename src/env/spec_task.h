@@ -77,7 +77,8 @@ class SpecTask : public Task {
 
  private:
   void parse_commands(SpecReader& r);
-  void parse_orientation_command(SpecReader& c, CommandSpec& spec);
+  void parse_uniform_ranges(SpecReader& c, CommandSpec& spec);  // a uniform command's ranges
+  void parse_orientation(SpecReader& c, CommandSpec& spec);     // an orientation's draw
   void parse_observations(SpecReader& r);
   void parse_rewards(SpecReader& r);
 

@@ -29,18 +29,10 @@ const EnumName<CommandDraw> kCommandDrawNames[4] = {{CommandDraw::Uniform, "unif
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
 // A uniformly random rotation (Shoemake), or one about the vertical axis; (w, x, y, z).
 void random_rotation(Rng& rng, bool yaw_only, double q[4]) {
-  if (yaw_only) {
-    const double yaw = rng.uniform(-kPi, kPi);
-    q[0] = std::cos(yaw / 2);
-    q[1] = q[2] = 0;
-    q[3] = std::sin(yaw / 2);
-    return;
-  }
-  const double u1 = rng.uniform(), u2 = rng.uniform(0, 2 * kPi), u3 = rng.uniform(0, 2 * kPi);
+  if (yaw_only) return rot::yaw_quat(rng.uniform(-M_PI, M_PI), q);
+  const double u1 = rng.uniform(), u2 = rng.uniform(0, 2 * M_PI), u3 = rng.uniform(0, 2 * M_PI);
   const double a = std::sqrt(1 - u1), b = std::sqrt(u1);
   q[0] = b * std::cos(u3);
   q[1] = a * std::sin(u2);
@@ -157,9 +149,8 @@ void TaskSignals::object_quat(const Backend& b, int env, double out[4]) const {
 
 void TaskSignals::step_command(int env, int c, const double from[4]) {
   // about the world's vertical: the step multiplies from the left
-  const double step = commands_[size_t(c)].yaw_step;
-  const double turn[4] = {std::cos(step / 2), 0, 0, std::sin(step / 2)};
-  double next[4];
+  double turn[4], next[4];
+  rot::yaw_quat(commands_[size_t(c)].yaw_step, turn);
   rot::quat_mul(turn, from, next);
   rot::quat_normalize(next);
   std::copy_n(next, 4, command(env, c));

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/rotation.h"
 
 namespace flashnerd::env {
 
@@ -95,6 +96,13 @@ class Within : public RewardFunction {
   int command_;
 };
 
+// sqrt(Σ x²) of n values, summed in order.
+double length(const double* x, int n) {
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += x[i] * x[i];
+  return std::sqrt(sum);
+}
+
 // One function of a signal: sqrt(Σ x²) (norm), 1 / (x + epsilon) of a single value (inverse,
 // IsaacGymEnvs' rotation reward), or 1 when every component is below a bound, else 0 (below).
 class SignalFunction : public RewardFunction {
@@ -104,14 +112,11 @@ class SignalFunction : public RewardFunction {
   double value(const TermInput& in) override {
     double x[kMaxSignalWidth];
     in.signals.read(s_, in.backend, in.env, in.action, x);
-    if (form_ == Form::Inverse) return 1.0 / (x[0] + p_);
-    double sum = 0;
-    bool below = true;
-    for (int i = 0; i < s_.width(); ++i) {
-      sum += x[i] * x[i];
-      below = below && x[i] < p_;
+    switch (form_) {
+      case Form::Norm: return length(x, s_.width());
+      case Form::Inverse: return 1.0 / (x[0] + p_);
+      default: return std::all_of(x, x + s_.width(), [&](double y) { return y < p_; }) ? 1.0 : 0.0;
     }
-    return form_ == Form::Norm ? std::sqrt(sum) : below ? 1.0 : 0.0;
   }
   std::string formula() const override {
     if (form_ == Form::Norm) return "|" + s_.label + "|";
@@ -341,9 +346,7 @@ class Bounds : public TerminationCondition {
     double x[kMaxSignalWidth];
     in.signals.read(s_, in.backend, in.env, in.action, x);
     if (norm_) {
-      double sum = 0;
-      for (int i = 0; i < s_.width(); ++i) sum += x[i] * x[i];
-      const double y = std::sqrt(sum);
+      const double y = length(x, s_.width());
       return y < lo_ || y > hi_;
     }
     bool out = false;
@@ -410,10 +413,7 @@ class ObjectOnHome : public ResetEvent {
     q[0] = home_[0] + rng.uniform(-noise_, noise_);
     q[1] = home_[1] + rng.uniform(-noise_, noise_);
     q[2] = home_[2];
-    const double yaw = rng.uniform(-M_PI, M_PI);
-    q[3] = std::cos(yaw / 2);
-    q[4] = q[5] = 0;
-    q[6] = std::sin(yaw / 2);
+    rot::yaw_quat(rng.uniform(-M_PI, M_PI), q + 3);
     std::fill_n(v, 6, 0.0);
   }
   std::string formula() const override {

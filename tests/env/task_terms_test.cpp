@@ -37,9 +37,15 @@ class SetStateBackend : public Backend {
   void set_clearance(int probe, double c) { clearance_[size_t(probe)] = c; }
 };
 
-std::unique_ptr<SpecTask> quadruped_velocity(const sim::Robot& robot) {
-  return SpecTask::load(task_spec_path("quadruped-velocity"), robot);
-}
+// quadruped-velocity for one environment on a backend whose states the test sets.
+struct QuadrupedOnSetStates {
+  std::shared_ptr<const sim::Robot> robot = sim::Robot::load("quadruped");
+  ThreadPool pool{1};
+  SetStateBackend backend{robot, pool};
+  std::unique_ptr<SpecTask> owned = SpecTask::load(task_spec_path("quadruped-velocity"), *robot);
+  SpecTask& task = *owned;
+  QuadrupedOnSetStates() { task.allocate(1); }
+};
 
 int term_index(const Task& t, const std::string& name) {
   const auto& terms = t.reward_terms();
@@ -49,13 +55,11 @@ int term_index(const Task& t, const std::string& name) {
 }
 
 TEST(TaskTerms, QuadrupedVelocityTorqueTermEqualsMuJoCoActuatorForces) {
-  auto robot = sim::Robot::load("quadruped");
+  QuadrupedOnSetStates f;
+  const auto& robot = f.robot;
+  SetStateBackend& backend = f.backend;
+  SpecTask& task = f.task;
   const mjModel* m = robot->model();
-  ThreadPool pool(1);
-  SetStateBackend backend(robot, pool);
-  auto owned = quadruped_velocity(*robot);
-  SpecTask& task = *owned;
-  task.allocate(1);
   Rng rng(4);
   std::vector<double> q(size_t(m->nq)), v(size_t(m->nv), 0.0);
   task.reset(0, rng, q.data(), v.data());
@@ -79,12 +83,10 @@ TEST(TaskTerms, QuadrupedVelocityTorqueTermEqualsMuJoCoActuatorForces) {
 }
 
 TEST(TaskTerms, QuadrupedVelocityObservationAndTerminationFollowTheBase) {
-  auto robot = sim::Robot::load("quadruped");
-  ThreadPool pool(1);
-  SetStateBackend backend(robot, pool);
-  auto owned = quadruped_velocity(*robot);
-  SpecTask& task = *owned;
-  task.allocate(1);
+  QuadrupedOnSetStates f;
+  const auto& robot = f.robot;
+  SetStateBackend& backend = f.backend;
+  SpecTask& task = f.task;
   Rng rng(1);
   std::vector<double> q(robot->nominal_qpos()), v(size_t(backend.nv()), 0.0);
   v[0] = 0.5;  // world x velocity, base yawed by 90°: body-frame −y
@@ -110,12 +112,10 @@ TEST(TaskTerms, QuadrupedVelocityObservationAndTerminationFollowTheBase) {
 }
 
 TEST(TaskTerms, QuadrupedVelocityFeetAirTimeRewardsTheSwingOnTouchdown) {
-  auto robot = sim::Robot::load("quadruped");
-  ThreadPool pool(1);
-  SetStateBackend backend(robot, pool);
-  auto owned = quadruped_velocity(*robot);
-  SpecTask& task = *owned;
-  task.allocate(1);
+  QuadrupedOnSetStates f;
+  const auto& robot = f.robot;
+  SetStateBackend& backend = f.backend;
+  SpecTask& task = f.task;
   Rng rng(1);
   std::vector<double> q(robot->nominal_qpos()), v(size_t(backend.nv()), 0.0);
   backend.set(q.data(), v.data());
