@@ -77,6 +77,14 @@ SpecTask::SpecTask(const nlohmann::json& spec, const std::string& file, const si
   action_about_ = action.string_or("about", "");
   action.finish();
 
+  if (r.has("gait")) {  // before the terms that read its clock
+    SpecReader gait = r.object("gait");
+    const double period = gait.number("period_seconds");
+    if (!(period > 0)) gait.fail("period_seconds", str_cat("must be > 0, got ", period));
+    gait.string_or("about", "");
+    gait.finish();
+    signals_.set_gait_period(period);
+  }
   parse_commands(r);
   parse_observations(r);
   parse_rewards(r);
@@ -287,6 +295,7 @@ void SpecTask::command(int env, const float* action, double* u) const { signals_
 
 bool SpecTask::evaluate(int env, const Backend& b, const float* action, Rng& rng, double* terms) {
   FN_ASSERT(env >= 0 && env < envs_);  // allocate(envs) comes first
+  signals_.advance_gait_clock(env);  // the rewards judge the state this step reached
   TermInput in{signals_, b, env, action, false};
   for (const auto& set : batch_) in.terminated = in.terminated || set.terminated[size_t(env)];
   for (const auto& t : terminations_) in.terminated = in.terminated || t->ended(in);

@@ -9,7 +9,7 @@
 
 namespace flashnerd::env {
 
-const EnumName<SignalKind> kSignalNames[22] = {
+const EnumName<SignalKind> kSignalNames[23] = {
     {SignalKind::BaseLinVel, "base_lin_vel"},   {SignalKind::BaseAngVel, "base_ang_vel"},
     {SignalKind::ProjectedGravity, "projected_gravity"}, {SignalKind::BaseHeight, "base_height"},
     {SignalKind::BasePos, "base_pos"},           {SignalKind::JointPos, "joint_pos"},
@@ -20,7 +20,8 @@ const EnumName<SignalKind> kSignalNames[22] = {
     {SignalKind::BodyPos, "body_pos"},           {SignalKind::BodyQuat, "body_quat"},
     {SignalKind::ProbeClearance, "probe_clearance"}, {SignalKind::ObjectPos, "object_pos"},
     {SignalKind::ObjectVel, "object_vel"},       {SignalKind::ObjectQuat, "object_quat"},
-    {SignalKind::ObjectRotationError, "object_rotation_error"}, {SignalKind::ObjectQuatError, "object_quat_error"}};
+    {SignalKind::ObjectRotationError, "object_rotation_error"}, {SignalKind::ObjectQuatError, "object_quat_error"},
+    {SignalKind::GaitPhase, "gait_phase"}};
 
 const EnumName<CommandDraw> kCommandDrawNames[4] = {{CommandDraw::Uniform, "uniform"},
                                                    {CommandDraw::Rotation, "rotation"},
@@ -335,6 +336,11 @@ Signal TaskSignals::parse(SpecReader& r, const std::string& key) {
       s.label += " to command " + c;
       break;
     }
+    case SignalKind::GaitPhase:
+      if (!has_gait()) r.fail(key, "'gait_phase' needs the spec's \"gait\" (its period_seconds)");
+      full = 2;
+      s.label = str_cat("gait_phase (period ", gait_period_, " s)");
+      break;
   }
   if (s.components.empty()) {
     s.components = r.indices_or("index", iota(full));
@@ -419,6 +425,12 @@ void TaskSignals::read(const Signal& s, const Backend& b, int env, const float* 
       }
       break;
     }
+    case SignalKind::GaitPhase: {
+      const double angle = 2 * M_PI * gait_phase(env);
+      full[0] = std::sin(angle);
+      full[1] = std::cos(angle);
+      break;
+    }
   }
   for (int i = 0; i < s.width(); ++i) out[i] = src[s.components[size_t(i)]];
 }
@@ -434,11 +446,22 @@ void TaskSignals::allocate(int envs) {
   last_action_.assign(E * size_t(action_dim()), 0.0);
   last_v_.assign(E * size_t(nv_), 0.0);
   if (smoothing_ < 1) last_u_.assign(E * size_t(action_dim()), 0.0);
+  if (has_gait()) gait_steps_.assign(E, 0);
 }
 
 void TaskSignals::reset_env(int env) {
   std::fill_n(last_action_.data() + size_t(env) * size_t(action_dim()), action_dim(), 0.0);
   std::fill_n(last_v_.data() + size_t(env) * size_t(nv_), nv_, 0.0);
+  if (has_gait()) gait_steps_[size_t(env)] = 0;
+}
+
+double TaskSignals::gait_phase(int env, double offset) const {
+  const double cycles = gait_steps_[size_t(env)] * dt_ / gait_period_ + offset;
+  return cycles - std::floor(cycles);
+}
+
+void TaskSignals::advance_gait_clock(int env) {
+  if (has_gait()) ++gait_steps_[size_t(env)];
 }
 
 void TaskSignals::draw_command(int env, int c, Rng& rng) {
@@ -489,6 +512,7 @@ void TaskSignals::io_state(StateIo& io) {
   io.io(last_action_);
   io.io(last_v_);
   if (smoothing_ < 1) io.io(last_u_);
+  if (has_gait()) io.io(gait_steps_);
 }
 
 void TaskSignals::io_command_steps(StateIo& io) {

@@ -24,9 +24,10 @@ enum class SignalKind {
   BaseLinVel, BaseAngVel, ProjectedGravity, BaseHeight, BasePos,  // floating base, base frame velocities
   JointPos, JointPosSin, JointPosCos, JointVel, JointAcc, JointTorque,
   Action, LastAction, Command, BodyPos, BodyQuat, ProbeClearance, ObjectPos, ObjectVel,
-  ObjectQuat, ObjectRotationError, ObjectQuatError  // the scene's first object (a free body) against a command
+  ObjectQuat, ObjectRotationError, ObjectQuatError,  // the scene's first object (a free body) against a command
+  GaitPhase  // (sin 2πφ, cos 2πφ) of the gait clock's phase φ
 };
-extern const EnumName<SignalKind> kSignalNames[22];
+extern const EnumName<SignalKind> kSignalNames[23];
 
 // How a command is drawn: uniformly in per-component ranges, or an orientation (w, x, y, z):
 // a uniformly random rotation, one about the vertical, or yaw steps (each target `yaw_step`
@@ -98,6 +99,14 @@ class TaskSignals {
   // body that carries probes.
   std::vector<std::vector<int>> probe_groups(SpecReader& r, const std::string& key);
 
+  // The gait clock (a spec's "gait"): a foot's phase is (t / period + offset) mod 1, t the time
+  // of the episode's current state. Phase-based gait rewards and the phase observation read it.
+  void set_gait_period(double seconds) { gait_period_ = seconds; }
+  bool has_gait() const { return gait_period_ > 0; }
+  double gait_period() const { return gait_period_; }
+  double gait_phase(int env, double offset = 0) const;
+  void advance_gait_clock(int env);  // env took a step (before its rewards are evaluated)
+
   // Per-environment state: allocate, reset (zeros; commands are drawn by the task), io.
   void allocate(int envs);
   void reset_env(int env);
@@ -168,6 +177,8 @@ class TaskSignals {
   std::vector<std::vector<int>> since_draw_;          // per command (envs)
   std::vector<double> last_action_, last_v_;          // (envs, actions), (envs, nv)
   std::vector<double> last_u_;                        // (envs, nu) when smoothing
+  std::vector<int> gait_steps_;                       // (envs) steps of the episode, with a gait
+  double gait_period_ = 0;
   int nv_ = 0;
 };
 

@@ -199,6 +199,70 @@ class FeetAirTime : public RewardFunction {
   std::vector<uint8_t> last_contact_;
 };
 
+// The lowest probe clearance of each foot (its height above the ground, m).
+void foot_heights(const TermInput& in, const std::vector<std::vector<int>>& feet, double* height) {
+  const double* clearance = in.backend.probe_clearance(in.env);
+  for (size_t f = 0; f < feet.size(); ++f) {
+    height[f] = 1e300;
+    for (int p : feet[f]) height[f] = std::min(height[f], clearance[p]);
+  }
+}
+
+// unitree_rl_gym's contact reward: per foot, 1 when its contact agrees with the gait clock, a
+// foot being in stance while its phase ((t / period + offset) mod 1) is below stance_fraction.
+class GaitContact : public RewardFunction {
+ public:
+  GaitContact(std::vector<std::vector<int>> feet, std::vector<double> offsets, double stance, double clearance)
+      : feet_(std::move(feet)), offsets_(std::move(offsets)), stance_(stance), clearance_(clearance) {}
+  double value(const TermInput& in) override {
+    double height[kMaxSignalWidth];
+    foot_heights(in, feet_, height);
+    double agree = 0;
+    for (size_t f = 0; f < feet_.size(); ++f) {
+      const bool contact = height[f] < clearance_;
+      const bool stance = in.signals.gait_phase(in.env, offsets_[f]) < stance_;
+      agree += contact == stance ? 1.0 : 0.0;
+    }
+    return agree;
+  }
+  std::string formula() const override {
+    std::string offsets;
+    for (double o : offsets_) offsets += (offsets.empty() ? "" : ", ") + str_cat(o);
+    return str_cat("Σ over ", feet_.size(), " feet of 1 where contact (probe clearance below ", clearance_,
+                   " m) agrees with the gait clock: stance while (phase + offset) mod 1 < ", stance_, ", offsets ",
+                   offsets);
+  }
+
+ private:
+  std::vector<std::vector<int>> feet_;
+  std::vector<double> offsets_;
+  double stance_, clearance_;
+};
+
+// unitree_rl_gym's feet_swing_height: Σ over the feet off the ground of (height − target)², a
+// foot's height being its lowest probe's clearance.
+class FeetSwingHeight : public RewardFunction {
+ public:
+  FeetSwingHeight(std::vector<std::vector<int>> feet, double target, double clearance)
+      : feet_(std::move(feet)), target_(target), clearance_(clearance) {}
+  double value(const TermInput& in) override {
+    double height[kMaxSignalWidth];
+    foot_heights(in, feet_, height);
+    double sum = 0;
+    for (size_t f = 0; f < feet_.size(); ++f)
+      if (height[f] >= clearance_) sum += (height[f] - target_) * (height[f] - target_);
+    return sum;
+  }
+  std::string formula() const override {
+    return str_cat("Σ over ", feet_.size(), " feet off the ground (probe clearance ≥ ", clearance_,
+                   " m) of (clearance − ", target_, " m)²");
+  }
+
+ private:
+  std::vector<std::vector<int>> feet_;
+  double target_, clearance_;
+};
+
 // legged_gym's dof_pos_limits: how far joints are beyond soft limits (a fraction of each range).
 class JointLimits : public RewardFunction {
  public:
@@ -599,6 +663,20 @@ const Parsers<RewardParser>& reward_parsers() {
          const double target = r.number_or("target_seconds", 0.5);
          Signal gate = gate_command(r, s);
          return std::make_unique<FeetAirTime>(feet, clearance, target, gate, r.number_or("moving_above", 0.1));
+       }},
+      {"gait_contact", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         if (!s.has_gait()) r.fail("term", "'gait_contact' needs the spec's \"gait\" (its period_seconds)");
+         auto feet = s.probe_groups(r, "feet");
+         std::vector<double> offsets(feet.size());  // default: evenly spaced (two feet alternate)
+         for (size_t f = 0; f < feet.size(); ++f) offsets[f] = double(f) / double(feet.size());
+         if (r.has("offsets")) offsets = r.numbers_or("offsets", int(feet.size()), 0.0);
+         const double stance = r.number_or("stance_fraction", 0.55);
+         if (!(stance > 0 && stance < 1)) r.fail("stance_fraction", str_cat("must be in (0, 1), got ", stance));
+         return std::make_unique<GaitContact>(feet, offsets, stance, r.number_or("contact_clearance", 0.01));
+       }},
+      {"feet_swing_height", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
+         auto feet = s.probe_groups(r, "feet");
+         return std::make_unique<FeetSwingHeight>(feet, r.number("target"), r.number_or("contact_clearance", 0.01));
        }},
       {"joint_limits", [](SpecReader& r, TaskSignals& s) -> std::unique_ptr<RewardFunction> {
          nlohmann::json j = {{"signal", "joint_pos"}};

@@ -3,7 +3,8 @@
 // MuJoCo computes for the same state and command, its observations and terminations follow the
 // base state, and feet air time rewards a swing on touchdown; cartpole-swingup starts hanging,
 // rewards each step with the Control Suite's product of upright, centred, small-control and
-// small-spin factors (in [0, 1], never negative), and ends only when the cart leaves the track.
+// small-spin factors (in [0, 1], never negative), and ends only when the cart leaves the track;
+// humanoid-velocity's gait clock drives its phase observation and its contact reward.
 #include "env/task_terms.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/blob.h"
+#include "core/error.h"
+#include "core/json_file.h"
 #include "core/rng.h"
 #include "env/factory.h"
 #include "env/mujoco_backend.h"
@@ -139,6 +143,76 @@ TEST(TaskTerms, QuadrupedVelocityFeetAirTimeRewardsTheSwingOnTouchdown) {
   // touchdown, legged_gym's count: the first swing step still counts as contact (filtered with
   // the last contact), the landing step adds one: 40 steps × 0.02 s − 0.5 s
   EXPECT_NEAR(terms[size_t(air)], 40 * 0.02 - 0.5, 1e-9);
+}
+
+// humanoid-velocity's gait clock (unitree_rl_gym's G1): the phase observation, contact that
+// agrees with the clock, the swing height of a lifted foot, and the clock in the saved state.
+TEST(TaskTerms, HumanoidGaitClockDrivesThePhaseObservationAndTheContactReward) {
+  auto robot = sim::Robot::load("humanoid");
+  ThreadPool pool(1);
+  SetStateBackend backend(robot, pool);
+  auto task = SpecTask::load(task_spec_path("humanoid-velocity"), *robot);
+  task->allocate(1);
+  Rng rng(1);
+  std::vector<double> q(robot->nominal_qpos()), v(size_t(backend.nv()), 0.0);
+  task->reset(0, rng, q.data(), v.data());
+  backend.set(robot->nominal_qpos().data(), v.data());
+  const int D = task->observation_dim(), A = task->action_dim();
+  std::vector<float> obs(static_cast<size_t>(D)), zero(static_cast<size_t>(A), 0.0f);
+  std::vector<double> terms(task->reward_terms().size());
+  const int contact = term_index(*task, "contact"), swing = term_index(*task, "feet_swing_height");
+  ASSERT_GE(contact, 0);
+  ASSERT_GE(swing, 0);
+  task->observe(0, backend, obs.data());
+  EXPECT_EQ(obs[size_t(D - 2)], 0.0f);  // the phase is the observation's last pair: (sin, cos) of 0
+  EXPECT_EQ(obs[size_t(D - 1)], 1.0f);
+  const auto set_feet = [&](double left, double right) {  // probes 0-3 on the left foot, 4-7 on the right
+    for (int k = 0; k < 8; ++k) backend.set_clearance(k, k < 4 ? left : right);
+  };
+  // step 1, t = 0.02 s: left phase 0.025, right 0.525, both in stance (below 0.55)
+  set_feet(0.0, 0.05);
+  task->evaluate(0, backend, zero.data(), rng, terms.data());
+  EXPECT_EQ(terms[size_t(contact)], 1.0);  // the lifted right foot disagrees
+  EXPECT_NEAR(terms[size_t(swing)], (0.05 - 0.08) * (0.05 - 0.08), 1e-12);
+  task->observe(0, backend, obs.data());
+  EXPECT_NEAR(obs[size_t(D - 2)], std::sin(2 * M_PI * 0.025), 1e-6);
+  EXPECT_NEAR(obs[size_t(D - 1)], std::cos(2 * M_PI * 0.025), 1e-6);
+  BlobWriter saved;
+  StateIo save(saved);
+  task->io_state(save);
+  for (int s = 2; s <= 10; ++s) task->evaluate(0, backend, zero.data(), rng, terms.data());
+  // step 10, t = 0.2 s: left phase 0.25 (stance), right 0.75 (swing): this is the gait
+  EXPECT_EQ(terms[size_t(contact)], 2.0);
+  set_feet(0.0, 0.0);
+  task->evaluate(0, backend, zero.data(), rng, terms.data());
+  EXPECT_EQ(terms[size_t(contact)], 1.0);  // step 11: the right foot should swing
+  EXPECT_EQ(terms[size_t(swing)], 0.0);    // nothing off the ground
+  BlobReader reader(saved.bytes(), "task state");
+  StateIo load(reader);
+  task->io_state(load);  // back to step 1: the clock too
+  task->observe(0, backend, obs.data());
+  EXPECT_NEAR(obs[size_t(D - 2)], std::sin(2 * M_PI * 0.025), 1e-6);
+  task->reset(0, rng, q.data(), v.data());
+  task->observe(0, backend, obs.data());
+  EXPECT_EQ(obs[size_t(D - 1)], 1.0f);  // a new episode restarts the clock
+}
+
+TEST(TaskTerms, GaitTermsWithoutTheSpecsGaitAreRefusedNamingIt) {
+  auto robot = sim::Robot::load("humanoid");
+  nlohmann::json spec = read_json_file(task_spec_path("humanoid-velocity"), "spec");
+  spec.erase("gait");
+  try {
+    SpecTask task(spec, "humanoid-velocity.json", *robot);
+    FAIL() << "a gait_phase observation without a gait was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("needs the spec's \"gait\""), std::string::npos) << e.what();
+  }
+  spec = read_json_file(task_spec_path("humanoid-velocity"), "spec");
+  spec["rewards"].push_back({{"term", "gait_contact"}, {"offsets", {0.0, 0.5, 0.25}},
+                             {"feet", {"left_ankle_roll_link", "right_ankle_roll_link"}}, {"scale", 1.0}});
+  EXPECT_THROW(SpecTask(spec, "humanoid-velocity.json", *robot), Error);  // three offsets for two feet
+  spec["gait"]["period_seconds"] = 0.0;
+  EXPECT_THROW(SpecTask(spec, "humanoid-velocity.json", *robot), Error);
 }
 
 TEST(TaskTerms, CartpoleSwingupStartsHangingAndRewardsTheControlSuiteProduct) {
