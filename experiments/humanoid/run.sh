@@ -9,13 +9,14 @@
 # for the curves. Then the final policy is judged in MuJoCo: policy-eval, 256 envs x 1000 steps,
 # seed 7, with forward commands of 0.5 m/s among the fixed ones.
 #
-# TAG names a run apart from the hour-long ones (TAG=long BUDGET=9000 for MuJoCo's long run).
+# TAG names a run apart from the hour-long ones (TAG=long BUDGET=9000 for MuJoCo's long run);
+# PPO_FLAGS adds PPO options (--entropy 0.01).
 #
-# Usage: [BUDGET=3600] [TAG=...] [PENALTY=1] [MODEL=models/humanoid_ensemble] [TRUST_FLAGS=...]
+# Usage: [BUDGET=3600] [TAG=...] [PENALTY=1] [MODEL=models/humanoid_ensemble] [TRUST_FLAGS=...] [PPO_FLAGS=...]
 #        experiments/humanoid/run.sh OUT mujoco|flashnerd SEED
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -eq 3 ] || { sed -n 2,15p "$0" >&2; exit 2; }
+[ $# -eq 3 ] || { sed -n 2,16p "$0" >&2; exit 2; }
 OUT=$1 BACKEND=$2 SEED=$3
 BUDGET="${BUDGET:-3600}"
 MODEL="${MODEL:-models/humanoid_ensemble}"
@@ -27,6 +28,8 @@ DIR="$OUT/$RUN"
 ppo_flags=(--task humanoid-velocity --envs 1024 --steps-per-env 24 --iterations 1000000 --threads 1
            --update-threads 1 --fused-update --penalty-ramp 300 --checkpoint-every 5
            --eval-every 50 --eval-envs 64 --eval-steps 500 --seed "$SEED" --quiet)
+read -ra extra <<< "${PPO_FLAGS:-}"
+ppo_flags+=("${extra[@]}")
 case $BACKEND in
   mujoco) ppo_flags+=(--backend mujoco) ;;
   flashnerd)

@@ -13,6 +13,8 @@ nlohmann::json row_to_json(const IterationRow& r) {
   return {{"iteration", r.iteration}, {"transitions", r.transitions}, {"seconds", r.seconds},
           {"reward_per_step", r.reward_per_step}, {"episode_reward", r.episode_reward},
           {"finished_return", finite_or_null(r.finished_return)}, {"episodes", r.episodes},
+          {"finished_length", finite_or_null(r.finished_length)},
+          {"uncertainty", {{"penalty", finite_or_null(r.uncertainty_penalty)}, {"truncations", r.uncertainty_truncations}}},
           {"eval_reward", finite_or_null(r.eval_reward)},
           {"time",
            {{"dynamics", r.dynamics_s}, {"sensing", r.sensing_s}, {"policy", r.policy_s}, {"update", r.update_s},
@@ -39,6 +41,11 @@ IterationRow row_from_json(const nlohmann::json& j) {
   r.finished_return = number_or_nan(j.at("finished_return"));
   r.episodes = j.at("episodes");
   r.eval_reward = number_or_nan(j.at("eval_reward"));
+  if (j.contains("finished_length")) r.finished_length = number_or_nan(j.at("finished_length"));
+  if (j.contains("uncertainty")) {  // checkpoints before the penalty was logged have none
+    r.uncertainty_penalty = number_or_nan(j.at("uncertainty").at("penalty"));
+    r.uncertainty_truncations = j.at("uncertainty").at("truncations");
+  }
   const auto& t = j.at("time");
   if (t.is_array()) {  // checkpoints before the times were named: dynamics, sensing, policy, update, task
     r.dynamics_s = t.at(0), r.sensing_s = t.at(1), r.policy_s = t.at(2), r.update_s = t.at(3), r.task_s = t.at(4);
@@ -78,7 +85,8 @@ void write_iteration_csv(const std::string& path, const std::vector<IterationRow
   std::ostringstream os;
   os << "iteration,transitions,seconds,reward_per_step,episode_reward,finished_return,episodes,eval_reward,"
         "dynamics_s,sensing_s,policy_s,update_s,task_s,learning_rate,kl,value_loss,surrogate_loss,entropy,action_std,"
-        "real_transitions,real_s,real_return,branched_starts,refresh_updates,refresh_s,refresh_replay_s,model_valid_loss";
+        "real_transitions,real_s,real_return,branched_starts,refresh_updates,refresh_s,refresh_replay_s,model_valid_loss,"
+        "finished_length,uncertainty_penalty,uncertainty_truncations";
   for (const auto& t : term_names) os << ",term_" << t;
   os << '\n';
   for (const auto& r : rows) {
@@ -91,7 +99,8 @@ void write_iteration_csv(const std::string& path, const std::vector<IterationRow
       os << ',' << csv_number(v);
     os << ',' << r.real_transitions << ',' << csv_number(r.real_s) << ',' << csv_number(r.real_return) << ','
        << r.branched_starts << ',' << r.refresh_updates << ',' << csv_number(r.refresh_s) << ','
-       << csv_number(r.refresh_replay_s) << ',' << csv_number(r.model_valid_loss);
+       << csv_number(r.refresh_replay_s) << ',' << csv_number(r.model_valid_loss) << ',' << csv_number(r.finished_length)
+       << ',' << csv_number(r.uncertainty_penalty) << ',' << r.uncertainty_truncations;
     for (double t : r.terms) os << ',' << csv_number(t);
     os << '\n';
   }

@@ -26,6 +26,11 @@ struct IterationRow {
   double episode_reward = 0;    // reward_per_step × episode steps (the scale of an episode's return)
   double finished_return = std::numeric_limits<double>::quiet_NaN();  // mean return of episodes that ended
   int64_t episodes = 0;
+  double finished_length = std::numeric_limits<double>::quiet_NaN();  // mean steps of episodes that ended
+  // an ensemble's uncertainty penalty (VecEnv::set_uncertainty): the mean an ended episode paid,
+  // and the episodes truncated for disagreement this iteration
+  double uncertainty_penalty = std::numeric_limits<double>::quiet_NaN();
+  int64_t uncertainty_truncations = 0;
   double eval_reward = std::numeric_limits<double>::quiet_NaN();  // eval env, per episode length
   double dynamics_s = 0, sensing_s = 0, policy_s = 0, update_s = 0, task_s = 0;
   PpoUpdateStats stats;

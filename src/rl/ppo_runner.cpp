@@ -311,7 +311,12 @@ void PpoRunner::log_iteration(IterationRow& row, double reward_sum, double itera
   const env::EpisodeStats ep = env_.take_episode_stats();
   row.episodes = ep.episodes;
   row.branched_starts = ep.branched_starts;
-  if (ep.episodes > 0) row.finished_return = ep.mean_return();
+  if (ep.episodes > 0) {
+    row.finished_return = ep.mean_return();
+    row.finished_length = ep.mean_length();
+    if (env_.uncertainty().penalty > 0) row.uncertainty_penalty = ep.uncertainty_sum / double(ep.episodes);
+  }
+  row.uncertainty_truncations = ep.uncertainty_truncations;
   for (double s : ep.term_sums) row.terms.push_back(ep.episodes ? s / double(ep.episodes) : 0.0);
 }
 

@@ -48,9 +48,18 @@ for mode in mean random member; do
     || fail "ppo on an ensemble, --ensemble-mode $mode"
 done
 "$FN" ppo --task cartpole-balance --backend flashnerd --model "$TMP/ens" --uncertainty-penalty 1 --uncertainty-truncate 0.5 \
-  --envs 8 --steps-per-env 8 --iterations 1 --hidden 8,8 --quiet --out "$TMP/ppo_unc" --json > /dev/null \
+  --envs 8 --steps-per-env 64 --iterations 2 --hidden 8,8 --quiet --out "$TMP/ppo_unc" --json > /dev/null \
   || fail "ppo with an uncertainty penalty and truncation"
 grep -q '"uncertainty_penalty"' "$TMP/ppo_unc/policy/policy.json" || fail "the policy does not record its uncertainty settings"
+# the log says what the penalty took from the episodes that ended, and how long they ran
+/usr/bin/python3 - "$TMP/ppo_unc/log.csv" <<'PY' || fail "log.csv lacks the penalty paid or the episodes' length"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if int(r["episodes"]) > 0]
+assert rows, "no episode ended"
+for r in rows:
+    assert float(r["uncertainty_penalty"]) > 0 and float(r["finished_length"]) >= 1, r
+    assert int(r["uncertainty_truncations"]) >= 0, r
+PY
 expect_error "needs an ensemble model" ppo --task cartpole-balance --backend flashnerd --model "$TMP/ens/member_0" \
   --uncertainty-penalty 1 --envs 8 --steps-per-env 8 --iterations 1 --hidden 8,8 --quiet --out "$TMP/ppo_single"
 expect_error "ensemble has 2" ppo --task cartpole-balance --backend flashnerd --model "$TMP/ens" --ensemble-mode member \
