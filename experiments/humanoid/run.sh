@@ -12,7 +12,7 @@
 # TAG names a run apart from the hour-long ones (TAG=long BUDGET=9000 for MuJoCo's long run);
 # PPO_FLAGS adds PPO options (--entropy 0.01).
 #
-# Usage: [BUDGET=3600] [TAG=...] [PENALTY=1] [MODEL=models/humanoid_ensemble] [TRUST_FLAGS=...] [PPO_FLAGS=...]
+# Usage: [BUDGET=3600] [TAG=...] [PENALTY=1] [REAL_ENVS=24] [MODEL=models/humanoid_ensemble] [TRUST_FLAGS=...] [PPO_FLAGS=...]
 #        experiments/humanoid/run.sh OUT mujoco|flashnerd SEED
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,7 +33,7 @@ ppo_flags+=("${extra[@]}")
 case $BACKEND in
   mujoco) ppo_flags+=(--backend mujoco) ;;
   flashnerd)
-    read -ra trust <<< "${TRUST_FLAGS:---uncertainty-penalty ${PENALTY:-1} --real-envs 24 --real-steps 24 \
+    read -ra trust <<< "${TRUST_FLAGS:---uncertainty-penalty ${PENALTY:-1} --real-envs ${REAL_ENVS:-24} --real-steps 24 \
       --branch-fraction 0.5 --branch-steps 100 --refresh-every 25 --refresh-updates 250 --refresh-precision bf16}"
     ppo_flags+=(--backend flashnerd --model "$MODEL" "${trust[@]}") ;;
   *) echo "backend must be mujoco or flashnerd, got '$BACKEND'" >&2; exit 2 ;;

@@ -1,7 +1,8 @@
 """The table, the targets and the curves of experiments/humanoid/run.sh: every run's final policy
 in MuJoCo (policy-eval, 256 x 1000 steps: return, falls, tracking of 0.5 m/s forward), its PPO
 iterations, training clock and transitions (imagined and MuJoCo); then the issue's targets,
-FlashNeRD-trained runs against the hour-long MuJoCo-only runs and against the long one; and
+FlashNeRD-trained runs against the hour-long MuJoCo-only runs and against the long one (TAG
+long; one recipe per OUT: every other run counts); and
 OUT/curves.png, the in-training MuJoCo evaluation (64 envs x 500 steps) against the training
 clock. Usage: summary.py OUT"""
 import glob
@@ -57,8 +58,8 @@ def runs_table(runs):
 
 def targets(runs):
     done = [r for r in runs if r.evaluation]
-    flash = [r for r in done if r.backend == "flashnerd" and not r.tag]
-    hour = [r for r in done if r.backend == "mujoco" and not r.tag]
+    flash = [r for r in done if r.backend == "flashnerd"]
+    hour = [r for r in done if r.backend == "mujoco" and r.tag != "long"]
     long = [r for r in done if r.backend == "mujoco" and r.tag == "long"]
     if not flash:
         return []
