@@ -103,7 +103,6 @@ class TaskSignals {
   // of the episode's current state. Phase-based gait rewards and the phase observation read it.
   void set_gait_period(double seconds) { gait_period_ = seconds; }
   bool has_gait() const { return gait_period_ > 0; }
-  double gait_period() const { return gait_period_; }
   double gait_phase(int env, double offset = 0) const;
   void advance_gait_clock(int env);  // env took a step (before its rewards are evaluated)
 

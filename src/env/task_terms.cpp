@@ -145,6 +145,14 @@ class ActionRate : public RewardFunction {
   std::string formula() const override { return "Σ (a − a_previous)², a clamped to the action bound"; }
 };
 
+// A probe group's lowest clearance (m): a foot's height above the ground, or how near a body is
+// to touching something.
+double lowest_clearance(const double* clearance, const std::vector<int>& probes) {
+  double lowest = 1e300;
+  for (int p : probes) lowest = std::min(lowest, clearance[p]);
+  return lowest;
+}
+
 // legged_gym's feet_air_time: at each touchdown (contact now or at the last step), the swing's
 // air time minus target_seconds; 0 while the commanded planar speed is below moving_above.
 class FeetAirTime : public RewardFunction {
@@ -170,9 +178,7 @@ class FeetAirTime : public RewardFunction {
     double air = 0;
     for (size_t f = 0; f < feet_.size(); ++f) {
       const size_t i = size_t(in.env) * feet_.size() + f;
-      double nearest = 1e300;
-      for (int p : feet_[f]) nearest = std::min(nearest, clearance[p]);
-      const bool contact = nearest < clearance_;
+      const bool contact = lowest_clearance(clearance, feet_[f]) < clearance_;
       const bool filtered = contact || last_contact_[i];
       last_contact_[i] = contact;
       air_[i] += dt;
@@ -199,15 +205,6 @@ class FeetAirTime : public RewardFunction {
   std::vector<uint8_t> last_contact_;
 };
 
-// The lowest probe clearance of each foot (its height above the ground, m).
-void foot_heights(const TermInput& in, const std::vector<std::vector<int>>& feet, double* height) {
-  const double* clearance = in.backend.probe_clearance(in.env);
-  for (size_t f = 0; f < feet.size(); ++f) {
-    height[f] = 1e300;
-    for (int p : feet[f]) height[f] = std::min(height[f], clearance[p]);
-  }
-}
-
 // unitree_rl_gym's contact reward: per foot, 1 when its contact agrees with the gait clock, a
 // foot being in stance while its phase ((t / period + offset) mod 1) is below stance_fraction.
 class GaitContact : public RewardFunction {
@@ -215,11 +212,10 @@ class GaitContact : public RewardFunction {
   GaitContact(std::vector<std::vector<int>> feet, std::vector<double> offsets, double stance, double clearance)
       : feet_(std::move(feet)), offsets_(std::move(offsets)), stance_(stance), clearance_(clearance) {}
   double value(const TermInput& in) override {
-    double height[kMaxSignalWidth];
-    foot_heights(in, feet_, height);
+    const double* clearance = in.backend.probe_clearance(in.env);
     double agree = 0;
     for (size_t f = 0; f < feet_.size(); ++f) {
-      const bool contact = height[f] < clearance_;
+      const bool contact = lowest_clearance(clearance, feet_[f]) < clearance_;
       const bool stance = in.signals.gait_phase(in.env, offsets_[f]) < stance_;
       agree += contact == stance ? 1.0 : 0.0;
     }
@@ -246,11 +242,12 @@ class FeetSwingHeight : public RewardFunction {
   FeetSwingHeight(std::vector<std::vector<int>> feet, double target, double clearance)
       : feet_(std::move(feet)), target_(target), clearance_(clearance) {}
   double value(const TermInput& in) override {
-    double height[kMaxSignalWidth];
-    foot_heights(in, feet_, height);
+    const double* clearance = in.backend.probe_clearance(in.env);
     double sum = 0;
-    for (size_t f = 0; f < feet_.size(); ++f)
-      if (height[f] >= clearance_) sum += (height[f] - target_) * (height[f] - target_);
+    for (const auto& foot : feet_) {
+      const double height = lowest_clearance(clearance, foot);
+      if (height >= clearance_) sum += (height - target_) * (height - target_);
+    }
     return sum;
   }
   std::string formula() const override {
@@ -306,11 +303,7 @@ class BodyContact : public RewardFunction, public TerminationCondition {
   int count(const TermInput& in) const {
     const double* c = in.backend.probe_clearance(in.env);
     int n = 0;
-    for (const auto& body : bodies_) {
-      bool touch = false;
-      for (int p : body) touch = touch || c[p] < clearance_;
-      n += touch;
-    }
+    for (const auto& body : bodies_) n += lowest_clearance(c, body) < clearance_;
     return n;
   }
   std::vector<std::vector<int>> bodies_;
