@@ -60,6 +60,12 @@ void add_run_options(CLI::App& sub, RunArgs& r, const std::string& data_help, co
   add_enum_option(sub, "--precision", r.o.precision, names_of(train::kTrainingPrecisionNames),
                   "Matrix products: fp32, bf16 (autocast; parameters, Adam, norms and loss stay fp32) or auto "
                   "(bf16 when a start-up measurement finds it faster)");
+  sub.add_flag("--fused-update", r.o.fused_update,
+               "Compute each update's loss and gradient with the fused pass (a few large oneDNN products, "
+               "hand-written elementwise passes into buffers made once) instead of libtorch's autograd: "
+               "FlashNeRD without variable contacts, dropout or --unroll-grad");
+  sub.add_option("--threads", r.o.threads, "Threads of each worker's fused update (--fused-update)")
+      ->check(positive())->capture_default_str();
   sub.add_option("--workers", r.workers,
                  "Data-parallel processes on this machine (c10d Gloo on loopback); --batch stays the global "
                  "batch. Multi-machine: start one process per rank with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT")

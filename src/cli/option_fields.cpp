@@ -60,6 +60,7 @@ constexpr OptionName kOptionFields[] = {
     {"unroll_feedback", "--unroll-feedback"},
     {"input_noise", "--input-noise"},
     {"noise_fraction", "--noise-fraction"},
+    {"fused_update", "--fused-update"},
     // PPO
     {"learning_rate", "--lr"},
     {"reward_scale", "--reward-scale"},

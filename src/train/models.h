@@ -44,6 +44,7 @@ class DynamicsModel : public torch::nn::Module {
   // Dropout on every residual branch while training (fine-tuning; 0 = none). Not part of the
   // artifact: inference never drops. eval() turns it off for validation.
   virtual void set_dropout(double p) { dropout_ = p; }
+  double dropout() const { return dropout_; }
 
  protected:
   explicit DynamicsModel(const ModelConfig& c) : config_(c) {}

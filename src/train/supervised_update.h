@@ -7,12 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <torch/torch.h>
 
 #include "train/batch_source.h"
 #include "train/data_parallel.h"
+#include "train/fused_flash_pass.h"
 #include "train/lr_schedule.h"
 #include "train/models.h"
 #include "train/own_states.h"
@@ -26,6 +28,11 @@ struct SupervisedUpdateOptions {
   bool bf16 = false;        // matrix products in bf16 (train/precision.h); the loss in fp32
   uint64_t seed = 0;        // the forecast's feedback noise: a pure function of (seed, update, rank)
   OwnStateOptions own;      // the forecast's steps, decay and feedback (own.unroll_gradient)
+  // The loss and gradient through the fused pass (train/fused_flash_pass.h) instead of autograd,
+  // its elementwise work and products on fused_threads threads; refused, naming the reason,
+  // for a model it cannot train.
+  bool fused = false;
+  int fused_threads = 1;
 };
 
 // Seconds of one update by phase (the trainer's TrainResult::Split).
@@ -52,18 +59,22 @@ class SupervisedUpdate {
   double learning_rate(int64_t update) const { return o_.schedule.at(update); }
 
   // Update `update` on this rank's `batch`, whose first `unrolled` windows (`windows`) are
-  // forecast when a forecast loss is set; adds each phase's seconds to `phases`. A non-finite
+  // forecast when a forecast loss is set; adds each phase's seconds to `phases` (the fused
+  // pass's forward and backward both count as backward). A non-finite
   // loss or gradient norm leaves the weights and the optimizer as they were.
   UpdateOutcome step(int64_t update, const WindowBatch& batch, const std::vector<WindowRef>& windows, int unrolled,
                      UpdatePhases& phases);
 
  private:
+  std::vector<double> fused_loss(const WindowBatch& batch);
+
   DynamicsModel& model_;
   DataParallel& dp_;
   const SupervisedUpdateOptions o_;
   UnrolledLoss* forecast_;
   std::vector<torch::Tensor> params_;
   torch::optim::Adam optimizer_;
+  std::optional<FusedFlashPass> fused_;  // made for the first batch's shape (options.fused)
 };
 
 }  // namespace flashnerd::train

@@ -391,7 +391,8 @@ void Trainer::setup_model() {
   precision.bf16 = choice[0] == '1';
   precision.reason = choice.substr(1);
   const SupervisedUpdateOptions update_options{LinearSchedule{opts_.lr, opts_.lr_final, opts_.updates, opts_.lr_warmup},
-                                       opts_.grad_clip, precision.bf16, opts_.seed, opts_.own};
+                                       opts_.grad_clip, precision.bf16, opts_.seed, opts_.own,
+                                       opts_.fused_update, opts_.threads};
   update_.emplace(*model_, dp_, update_options, unrolled_loss_ ? &*unrolled_loss_ : nullptr);
   if (opts_.resume) {
     ck_->module("model", *model_);
@@ -512,6 +513,7 @@ void Trainer::export_artifact(double seconds) {
   config_.training["seconds"] = seconds;
   config_.training["precision"] = training_precision_name(result_.precision);
   config_.training["precision_reason"] = result_.precision_reason;
+  config_.training["update"] = opts_.fused_update ? str_cat("fused, ", opts_.threads, " threads") : "autograd";
   export_model(*model_, config_, opts_.out_dir);
   result_.artifact_dir = opts_.out_dir;
 }

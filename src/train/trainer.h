@@ -61,6 +61,11 @@ struct TrainOptions {
   int window = 0;                   // training window in frames; 0 = the model's history
   double grad_clip = 1.0;
   TrainingPrecision precision = TrainingPrecision::FP32;  // matrix products (train/precision.h)
+  // Each update's loss and gradient through the fused pass (train/fused_flash_pass.h) on
+  // `threads` threads instead of libtorch's autograd (FlashNeRD without contact rows, dropout
+  // or --unroll-grad).
+  bool fused_update = false;
+  int threads = 1;
   bool progress = true;             // progress line on stderr
   int profile_updates = 0;          // op-level profile of this many updates after 5 of warm-up (0: none)
   bool write_plot = true;           // loss.plot.json

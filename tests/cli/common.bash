@@ -21,3 +21,21 @@ check_shipped_size() {
   size=$(du -cb "$@" | tail -1 | cut -f1)
   [ "$size" -le "$max" ] || fail "$name: $size bytes, over the $what may take"
 }
+
+# relative max difference of two artifacts' weights (safetensors: u64 header size, JSON, data)
+weight_diff() {
+  /usr/bin/python3 - "$1/weights.safetensors" "$2/weights.safetensors" <<'PY'
+import json, struct, sys
+import numpy as np
+def load(path):
+    raw = open(path, "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    data = raw[8 + n:]
+    return {k: np.frombuffer(data[v["data_offsets"][0]:v["data_offsets"][1]], np.float32)
+            for k, v in header.items() if k != "__metadata__"}
+a, b = load(sys.argv[1]), load(sys.argv[2])
+assert a.keys() == b.keys()
+print(max(float(np.abs(a[k] - b[k]).max()) / (float(np.abs(a[k]).max()) + 1e-12) for k in a))
+PY
+}

@@ -14,24 +14,6 @@ unbounded_train() { "$FN" train --data "$TMP/d.h5" --preset tiny --batch 16 --qu
 # ctest's timeout; the launcher's workers die with it
 train() { timeout -k 5 300 "$FN" train --data "$TMP/d.h5" --preset tiny --batch 16 --quiet "$@"; }
 
-# relative max difference of two artifacts' weights (safetensors: u64 header size, JSON, data)
-weight_diff() {
-  "$PY" - "$1/weights.safetensors" "$2/weights.safetensors" <<'PY'
-import json, struct, sys
-import numpy as np
-def load(path):
-    raw = open(path, "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + n])
-    data = raw[8 + n:]
-    return {k: np.frombuffer(data[v["data_offsets"][0]:v["data_offsets"][1]], np.float32)
-            for k, v in header.items() if k != "__metadata__"}
-a, b = load(sys.argv[1]), load(sys.argv[2])
-assert a.keys() == b.keys()
-print(max(float(np.abs(a[k] - b[k]).max()) / (float(np.abs(a[k]).max()) + 1e-12) for k in a))
-PY
-}
-
 # 1. two workers = one process, same global batch and seed
 train --updates 40 --valid-every 20 --seed 5 --out "$TMP/one" || fail "train, one process"
 train --updates 40 --valid-every 20 --seed 5 --out "$TMP/two" --workers 2 2> "$TMP/two.err" || { cat "$TMP/two.err"; fail "train --workers 2"; }

@@ -10,43 +10,13 @@
 #include "engine/engine.h"
 #include "engine/reference.h"
 #include "engine/test_models.h"
+#include "odd_sized_config.h"
 #include "train/models.h"
 
 namespace flashnerd::train {
 namespace {
 
 constexpr double kTol = 2e-5;  // max |a − b| / rms(b)
-
-// Odd sizes; head_dim 16 rather than 64 to keep it small (the engine takes any head_dim).
-ModelConfig equivalence_config(Arch arch, NormKind norm, FfnActivation act) {
-  ModelConfig c;
-  c.arch = arch;
-  c.robot = "testbot";
-  c.timestep = 0.01;
-  c.layout.nq = c.layout.nv = c.layout.nu = 3;
-  c.layout.joint_wrapped = {0, 1, 0};
-  c.state_dim = 6;
-  c.input_dim = 9;
-  c.output_dim = 6;
-  c.flash.d_model = 40;
-  c.flash.n_layers = 3;
-  c.flash.n_heads = 3;
-  c.flash.head_dim = 16;
-  c.flash.spans = {4, 2, 3};
-  c.flash.ffn_hidden = 37;
-  c.flash.readout_hidden = 23;
-  c.flash.norm = norm;
-  c.flash.activation = act;
-  c.nerd.d_model = 36;
-  c.nerd.n_layers = 2;
-  c.nerd.n_heads = 3;
-  c.nerd.window = 5;
-  c.nerd.mlp_hidden = 61;
-  c.nerd.head_hidden = 19;
-  engine::testing::random_normalization(c, 17);
-  c.validate();
-  return c;
-}
 
 void expect_engine_matches_torch(const ModelConfig& c) {
   auto model = make_model(c, 1);
@@ -115,25 +85,25 @@ void expect_engine_matches_torch(const ModelConfig& c) {
 }
 
 TEST(EngineEquivalence, FlashRmsSwigluTorchEqualsEngine) {
-  expect_engine_matches_torch(equivalence_config(Arch::FlashNeRD, NormKind::RMSNorm, FfnActivation::SwiGLU));
+  expect_engine_matches_torch(odd_sized_config(Arch::FlashNeRD, NormKind::RMSNorm, FfnActivation::SwiGLU));
 }
 TEST(EngineEquivalence, FlashLayerNormGegluTorchEqualsEngine) {
-  expect_engine_matches_torch(equivalence_config(Arch::FlashNeRD, NormKind::LayerNorm, FfnActivation::GEGLU));
+  expect_engine_matches_torch(odd_sized_config(Arch::FlashNeRD, NormKind::LayerNorm, FfnActivation::GEGLU));
 }
 TEST(EngineEquivalence, FlashReglueTorchEqualsEngine) {
-  expect_engine_matches_torch(equivalence_config(Arch::FlashNeRD, NormKind::RMSNorm, FfnActivation::ReGLU));
+  expect_engine_matches_torch(odd_sized_config(Arch::FlashNeRD, NormKind::RMSNorm, FfnActivation::ReGLU));
 }
 TEST(EngineEquivalence, FlashGluTorchEqualsEngine) {
-  expect_engine_matches_torch(equivalence_config(Arch::FlashNeRD, NormKind::RMSNorm, FfnActivation::GLU));
+  expect_engine_matches_torch(odd_sized_config(Arch::FlashNeRD, NormKind::RMSNorm, FfnActivation::GLU));
 }
 TEST(EngineEquivalence, FlashLayerNormMishgluTorchEqualsEngine) {
-  expect_engine_matches_torch(equivalence_config(Arch::FlashNeRD, NormKind::LayerNorm, FfnActivation::MishGLU));
+  expect_engine_matches_torch(odd_sized_config(Arch::FlashNeRD, NormKind::LayerNorm, FfnActivation::MishGLU));
 }
 TEST(EngineEquivalence, NerdTorchEqualsEngine) {  // as published: embedding bias, lm_head, ReLU head
-  expect_engine_matches_torch(equivalence_config(Arch::NeRD, NormKind::RMSNorm, FfnActivation::SwiGLU));
+  expect_engine_matches_torch(odd_sized_config(Arch::NeRD, NormKind::RMSNorm, FfnActivation::SwiGLU));
 }
 TEST(EngineEquivalence, NerdVersionOneLayoutTorchEqualsEngine) {  // artifacts written before the published head
-  ModelConfig c = equivalence_config(Arch::NeRD, NormKind::RMSNorm, FfnActivation::SwiGLU);
+  ModelConfig c = odd_sized_config(Arch::NeRD, NormKind::RMSNorm, FfnActivation::SwiGLU);
   c.nerd.embed_bias = c.nerd.lm_head = c.nerd.head_relu = false;
   expect_engine_matches_torch(c);
 }

@@ -1,24 +1,14 @@
 #include "engine/cpu/bf16.h"
 
-#include <cmath>
 #include <cstring>
+
+#include "core/bf16.h"
 
 namespace flashnerd::engine::cpu {
 
-uint16_t to_bf16(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, 4);
-  if (std::isnan(x)) return uint16_t((u >> 16) | 0x40);  // quiet NaN
-  u += 0x7fffu + ((u >> 16) & 1u);                        // round to nearest even
-  return uint16_t(u >> 16);
-}
+uint16_t to_bf16(float x) { return bf16_round(x); }
 
-float from_bf16(uint16_t b) {
-  const uint32_t u = uint32_t(b) << 16;
-  float x;
-  std::memcpy(&x, &u, 4);
-  return x;
-}
+float from_bf16(uint16_t b) { return bf16_value(b); }
 
 void pack_bf16(int N, int K, const float* W, int ldw, uint16_t* dst) {
   const int Kp = bf16_padded(K), Np = bf16_padded(N);

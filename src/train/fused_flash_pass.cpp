@@ -1,0 +1,677 @@
+// FlashNeRD's formulas are those of FlashNeRDModel (train/models.cpp, docs/FORMAT.md); the
+// gradients are their hand-derived adjoints, each pass beside its forward.
+#include "train/fused_flash_pass.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <type_traits>
+#include <vector>
+
+#include "core/bf16.h"
+#include "core/error.h"
+#include "core/vector_exp.h"
+#include "train/training_product.h"
+
+namespace flashnerd::train {
+
+namespace {
+
+using Bf16 = uint16_t;
+
+inline void put(float* dst, float v) { *dst = v; }
+
+// Σ a·b in vector lanes (the same order every call).
+inline float dot(const float* a, const float* b, int n) {
+  float s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int e = 0; e < n; ++e) s += a[e] * b[e];
+  return s;
+}
+inline void put(Bf16* dst, float v) { *dst = bf16_round(v); }
+
+// act(x) and d act / dx as libtorch computes them (silu, erf gelu, relu, sigmoid, mish).
+struct Activation {
+  FfnActivation kind;
+  static float sigmoid(float x) { return 1.0f / (1.0f + vector_exp(-x)); }
+  static float silu_derivative(float x) {
+    const float s = sigmoid(x);
+    return s * (1.0f + x * (1.0f - s));
+  }
+  float value(float x) const {
+    switch (kind) {
+      case FfnActivation::SwiGLU: return x * sigmoid(x);
+      case FfnActivation::GEGLU: return 0.5f * x * (1.0f + std::erf(x * float(M_SQRT1_2)));
+      case FfnActivation::ReGLU: return x > 0 ? x : 0.0f;
+      case FfnActivation::GLU: return sigmoid(x);
+      case FfnActivation::MishGLU: return x * std::tanh(std::log1p(std::exp(x)));
+    }
+    return x;
+  }
+  // act(x) and act'(x), sharing their exponentials.
+  void value_and_derivative(float x, float& value, float& derivative) const {
+    if (kind == FfnActivation::SwiGLU || kind == FfnActivation::GLU) {
+      const float s = sigmoid(x);
+      value = kind == FfnActivation::GLU ? s : x * s;
+      derivative = kind == FfnActivation::GLU ? s * (1.0f - s) : s * (1.0f + x * (1.0f - s));
+      return;
+    }
+    value = this->value(x);
+    derivative = this->derivative(x);
+  }
+  float derivative(float x) const {
+    switch (kind) {
+      case FfnActivation::SwiGLU: return silu_derivative(x);
+      case FfnActivation::GEGLU: {
+        const float cdf = 0.5f * (1.0f + std::erf(x * float(M_SQRT1_2)));
+        return cdf + x * float(M_2_SQRTPI * M_SQRT1_2 * 0.5) * std::exp(-0.5f * x * x);
+      }
+      case FfnActivation::ReGLU: return x > 0 ? 1.0f : 0.0f;
+      case FfnActivation::GLU: {
+        const float s = sigmoid(x);
+        return s * (1.0f - s);
+      }
+      case FfnActivation::MishGLU: {
+        const float t = std::tanh(std::log1p(std::exp(x)));
+        return t + x * sigmoid(x) * (1.0f - t * t);
+      }
+    }
+    return 1.0f;
+  }
+};
+
+// Sums over rows, one partial per part, added in part order.
+struct PartSums {
+  int parts = 1, width = 0;
+  std::vector<double> partial;  // (parts, width)
+  void reset(int p, int w) {
+    parts = p;
+    width = w;
+    partial.assign(size_t(p) * size_t(w), 0.0);
+  }
+  double* of(int part) { return partial.data() + size_t(part) * size_t(width); }
+  // Adds (or writes, when !add) the total into out (float).
+  void total_into(float* out, bool add) const {
+    for (int j = 0; j < width; ++j) {
+      double s = 0;
+      for (int p = 0; p < parts; ++p) s += partial[size_t(p) * size_t(width) + size_t(j)];
+      out[j] = add ? out[j] + float(s) : float(s);
+    }
+  }
+};
+
+struct NormWeights {
+  const float* weight = nullptr;
+  const float* bias = nullptr;  // LayerNorm with bias only
+  float* weight_grad = nullptr;
+  float* bias_grad = nullptr;
+};
+
+}  // namespace
+
+class FusedFlashPass::Impl {
+ public:
+  virtual ~Impl() = default;
+  virtual FusedLoss run(const float* inputs, const float* targets, const float* mask, double grad_scale) = 0;
+  int batch = 0, window = 0;
+};
+
+namespace {
+
+template <typename P>
+class Pass final : public FusedFlashPass::Impl {
+ public:
+  Pass(DynamicsModel& model, int batch_size, int window_size, int threads);
+  FusedLoss run(const float* inputs, const float* targets, const float* mask, double grad_scale) override;
+
+ private:
+  static constexpr OperandType kType = std::is_same_v<P, float> ? OperandType::F32 : OperandType::BF16;
+  struct Param {
+    float* value = nullptr;
+    float* grad = nullptr;
+  };
+  struct Layer {
+    int span = 1;
+    NormWeights norm;
+    Param qkv, lag, out, gate_up, down;
+    std::vector<float> h, rstd, mean, cat, prob;  // h entering the block; cat = [qkv | gate_up] outputs
+    std::vector<P> z, o, g;
+    std::vector<P> w_cat, w_out, w_down;          // operand copies of the weights
+    std::vector<float> dw_cat;                    // ([qkv; gate_up] rows, d) gradient before the split
+  };
+
+  Param param(std::map<std::string, torch::Tensor>& by_name, const std::string& name);
+  void copy_weights();
+  template <typename F>
+  void parts_over(int64_t n, F&& body);  // body(part, begin, end)
+  void norm_forward(const float* h, const NormWeights& w, float* rstd, float* mean, P* z);
+  void norm_backward(const float* dz, const float* h, const NormWeights& w, const float* rstd, const float* mean,
+                     float* dh);
+  void attention_forward(Layer& l);
+  void attention_backward(Layer& l, const float* d_o);
+  void gated(const float* gate, const float* up, P* g, int n) const;
+  void gated_backward(const float* gate, const float* up, const float* dg, P* dgate, P* dup, int n) const;
+  void block_forward(Layer& l, float* h_next);
+  void block_backward(Layer& l);
+  FusedLoss readout_forward_backward(const float* targets, const float* mask, double grad_scale);
+  template <typename T>
+  static void convert(const float* src, T* dst, size_t n) {
+#pragma omp simd
+    for (size_t i = 0; i < n; ++i) put(dst + i, src[i]);
+  }
+
+  FlashConfig f_;
+  int64_t rows_;
+  int din_, dout_, d_, nq_, hd_, qd_, fh_, rh_, cat_width_;
+  int threads_;
+  Activation act_;
+  Param embed_w_, embed_b_, fc_w_, fc_b_, head_w_, head_b_;
+  NormWeights readout_norm_;
+  std::vector<Layer> layers_;
+  std::vector<float> h_last_, rstd_r_, mean_r_, u_, y_;
+  std::vector<P> x_, zr_, r_, w_embed_, w_fc_, w_head_;
+  // backward scratch, shared by the layers
+  std::vector<float> dh_, dz_, dr_, dg_, d_o_;
+  std::vector<P> dy_, du_, dh_p_, dcat_;
+  PartSums sums_;
+  std::vector<std::vector<float>> attention_scratch_;  // per part: (window, 2 hd) dK, dV
+  TrainingProduct embed_, cat_, out_, down_, fc_, head_;                   // forward
+  TrainingProduct d_head_w_, d_head_x_, d_fc_w_, d_fc_x_, d_down_w_, d_down_x_, d_out_w_, d_out_x_, d_cat_w_,
+      d_cat_x_, d_embed_w_;                                                // backward
+};
+
+template <typename P>
+typename Pass<P>::Param Pass<P>::param(std::map<std::string, torch::Tensor>& by_name, const std::string& name) {
+  auto it = by_name.find(name);
+  FN_CHECK(it != by_name.end(), "fused pass: the model has no parameter ", name);
+  torch::Tensor& t = it->second;
+  FN_CHECK(t.scalar_type() == torch::kFloat32 && t.is_contiguous(), "fused pass: ", name, " is not contiguous fp32");
+  if (!t.grad().defined()) t.mutable_grad() = torch::zeros_like(t);
+  FN_CHECK(t.grad().is_contiguous(), "fused pass: the gradient of ", name, " is not contiguous");
+  return {t.data_ptr<float>(), t.grad().data_ptr<float>()};
+}
+
+template <typename P>
+Pass<P>::Pass(DynamicsModel& model, int batch_size, int window_size, int threads)
+    : f_(model.config().flash), rows_(int64_t(batch_size) * window_size), din_(model.config().input_dim),
+      dout_(model.config().output_dim), d_(f_.d_model), nq_(f_.n_heads), hd_(f_.head_dim), qd_(f_.qkv_dim()),
+      fh_(f_.ffn_hidden), rh_(f_.readout_hidden), cat_width_(qd_ + 2 * fh_), threads_(std::max(1, threads)),
+      act_{f_.activation} {
+  batch = batch_size;
+  window = window_size;
+  std::map<std::string, torch::Tensor> by_name;
+  for (const auto& kv : model.named_parameters()) by_name[kv.key()] = kv.value();
+  const bool ln = f_.norm == NormKind::LayerNorm;
+  auto norm = [&](const std::string& prefix) {
+    NormWeights w;
+    Param weight = param(by_name, prefix + ".weight");
+    w.weight = weight.value;
+    w.weight_grad = weight.grad;
+    if (ln) {
+      Param bias = param(by_name, prefix + ".bias");
+      w.bias = bias.value;
+      w.bias_grad = bias.grad;
+    }
+    return w;
+  };
+  embed_w_ = param(by_name, "embed.weight");
+  embed_b_ = param(by_name, "embed.bias");
+  readout_norm_ = norm("readout.norm");
+  fc_w_ = param(by_name, "readout.fc.weight");
+  fc_b_ = param(by_name, "readout.fc.bias");
+  head_w_ = param(by_name, "head.weight");
+  head_b_ = param(by_name, "head.bias");
+  const size_t N = size_t(rows_);
+  layers_.resize(size_t(f_.n_layers));
+  for (int i = 0; i < f_.n_layers; ++i) {
+    Layer& l = layers_[size_t(i)];
+    const std::string p = str_cat("blocks.", i, ".");
+    l.span = f_.spans[size_t(i)];
+    l.norm = norm(p + "norm");
+    l.qkv = param(by_name, p + "attn.qkv.weight");
+    l.lag = param(by_name, p + "attn.lag_bias");
+    l.out = param(by_name, p + "attn.out.weight");
+    l.gate_up = param(by_name, p + "ffn.gate_up.weight");
+    l.down = param(by_name, p + "ffn.down.weight");
+    l.h.resize(N * size_t(d_));
+    l.rstd.resize(N);
+    if (ln) l.mean.resize(N);
+    l.cat.resize(N * size_t(cat_width_));
+    l.prob.resize(N * size_t(nq_) * size_t(l.span));
+    l.z.resize(N * size_t(d_));
+    l.o.resize(N * size_t(nq_) * size_t(hd_));
+    l.g.resize(N * size_t(fh_));
+    l.w_cat.resize(size_t(cat_width_) * size_t(d_));
+    l.w_out.resize(size_t(d_) * size_t(nq_) * size_t(hd_));
+    l.w_down.resize(size_t(d_) * size_t(fh_));
+    l.dw_cat.resize(size_t(cat_width_) * size_t(d_));
+  }
+  h_last_.resize(N * size_t(d_));
+  rstd_r_.resize(N);
+  if (ln) mean_r_.resize(N);
+  u_.resize(N * size_t(rh_));
+  y_.resize(N * size_t(dout_));
+  x_.resize(N * size_t(din_));
+  zr_.resize(N * size_t(d_));
+  r_.resize(N * size_t(rh_));
+  w_embed_.resize(size_t(d_) * size_t(din_));
+  w_fc_.resize(size_t(rh_) * size_t(d_));
+  w_head_.resize(size_t(dout_) * size_t(rh_));
+  dh_.resize(N * size_t(d_));
+  dz_.resize(N * size_t(d_));
+  dr_.resize(N * size_t(rh_));
+  dg_.resize(N * size_t(fh_));
+  d_o_.resize(N * size_t(nq_) * size_t(hd_));
+  dy_.resize(N * size_t(dout_));
+  du_.resize(N * size_t(rh_));
+  dh_p_.resize(N * size_t(d_));
+  dcat_.resize(N * size_t(cat_width_));
+  attention_scratch_.assign(size_t(threads_), std::vector<float>(size_t(window) * 2 * size_t(hd_)));
+  const int64_t M = rows_, oh = int64_t(nq_) * hd_;
+  // forward: C = A · Wᵀ (W stored (out, in))
+  embed_ = TrainingProduct(kType, false, true, M, d_, din_, din_, din_, d_, false);
+  cat_ = TrainingProduct(kType, false, true, M, cat_width_, d_, d_, d_, cat_width_, false);
+  out_ = TrainingProduct(kType, false, true, M, d_, oh, oh, oh, d_, true);
+  down_ = TrainingProduct(kType, false, true, M, d_, fh_, fh_, fh_, d_, true);
+  fc_ = TrainingProduct(kType, false, true, M, rh_, d_, d_, d_, rh_, false);
+  head_ = TrainingProduct(kType, false, true, M, dout_, rh_, rh_, rh_, dout_, false);
+  // backward: dW = dCᵀ · A over the rows; dA = dC · W
+  d_head_w_ = TrainingProduct(kType, true, false, dout_, rh_, M, dout_, rh_, rh_, false);
+  d_head_x_ = TrainingProduct(kType, false, false, M, rh_, dout_, dout_, rh_, rh_, false);
+  d_fc_w_ = TrainingProduct(kType, true, false, rh_, d_, M, rh_, d_, d_, false);
+  d_fc_x_ = TrainingProduct(kType, false, false, M, d_, rh_, rh_, d_, d_, false);
+  d_down_w_ = TrainingProduct(kType, true, false, d_, fh_, M, d_, fh_, fh_, false);
+  d_down_x_ = TrainingProduct(kType, false, false, M, fh_, d_, d_, fh_, fh_, false);
+  d_out_w_ = TrainingProduct(kType, true, false, d_, oh, M, d_, oh, oh, false);
+  d_out_x_ = TrainingProduct(kType, false, false, M, oh, d_, d_, oh, oh, false);
+  d_cat_w_ = TrainingProduct(kType, true, false, cat_width_, d_, M, cat_width_, d_, d_, false);
+  d_cat_x_ = TrainingProduct(kType, false, false, M, d_, cat_width_, cat_width_, d_, d_, false);
+  d_embed_w_ = TrainingProduct(kType, true, false, d_, din_, M, d_, din_, din_, false);
+}
+
+template <typename P>
+template <typename F>
+void Pass<P>::parts_over(int64_t n, F&& body) {
+  const int parts = threads_;
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int part = 0; part < parts; ++part) body(part, n * part / parts, n * (part + 1) / parts);
+}
+
+template <typename P>
+void Pass<P>::copy_weights() {
+  const size_t d = size_t(d_);
+  for (Layer& l : layers_) {
+    convert(l.qkv.value, l.w_cat.data(), size_t(qd_) * d);
+    convert(l.gate_up.value, l.w_cat.data() + size_t(qd_) * d, size_t(2 * fh_) * d);
+    convert(l.out.value, l.w_out.data(), l.w_out.size());
+    convert(l.down.value, l.w_down.data(), l.w_down.size());
+  }
+  convert(embed_w_.value, w_embed_.data(), w_embed_.size());
+  convert(fc_w_.value, w_fc_.data(), w_fc_.size());
+  convert(head_w_.value, w_head_.data(), w_head_.size());
+}
+
+// RMSNorm: z = h · w / √(mean(h²) + ε); LayerNorm: z = (h − μ) / √(var + ε) · w + b.
+template <typename P>
+void Pass<P>::norm_forward(const float* h, const NormWeights& w, float* rstd, float* mean, P* z) {
+  const int d = d_;
+  const bool ln = mean != nullptr;
+  parts_over(rows_, [&](int, int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* x = h + r * d;
+      float mu = 0;
+      if (ln) {
+#pragma omp simd reduction(+ : mu)
+        for (int j = 0; j < d; ++j) mu += x[j];
+        mu /= float(d);
+        mean[r] = mu;
+      }
+      float ss = 0;
+#pragma omp simd reduction(+ : ss)
+      for (int j = 0; j < d; ++j) ss += (x[j] - mu) * (x[j] - mu);
+      const float rs = 1.0f / std::sqrt(ss / float(d) + float(kNormEpsilon));
+      rstd[r] = rs;
+      P* out = z + r * d;
+#pragma omp simd
+      for (int j = 0; j < d; ++j) put(out + j, (x[j] - mu) * rs * w.weight[j] + (w.bias ? w.bias[j] : 0.0f));
+    }
+  });
+}
+
+// dh += ∂z/∂h · dz, and the norm's weight (bias) gradients added in.
+template <typename P>
+void Pass<P>::norm_backward(const float* dz, const float* h, const NormWeights& w, const float* rstd,
+                            const float* mean, float* dh) {
+  const int d = d_;
+  const bool ln = mean != nullptr;
+  sums_.reset(threads_, ln ? 2 * d : d);
+  parts_over(rows_, [&](int part, int64_t r0, int64_t r1) {
+    double* dw = sums_.of(part);
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* x = h + r * d;
+      const float* g = dz + r * d;
+      const float rs = rstd[r], mu = ln ? mean[r] : 0.0f;
+      float s_g = 0, s_gx = 0;  // Σ w·dz, Σ w·dz·x̂
+#pragma omp simd reduction(+ : s_g, s_gx)
+      for (int j = 0; j < d; ++j) {
+        const float xhat = (x[j] - mu) * rs, wg = w.weight[j] * g[j];
+        s_g += wg;
+        s_gx += wg * xhat;
+        dw[j] += double(g[j] * xhat);
+        if (ln) dw[d + j] += double(g[j]);
+      }
+      const float mean_g = ln ? s_g / float(d) : 0.0f, mean_gx = s_gx / float(d);
+      float* out = dh + r * d;
+#pragma omp simd
+      for (int j = 0; j < d; ++j) {
+        const float xhat = (x[j] - mu) * rs;
+        out[j] += rs * (w.weight[j] * g[j] - mean_g - xhat * mean_gx);
+      }
+    }
+  });
+  std::vector<float> totals(size_t(sums_.width));
+  sums_.total_into(totals.data(), false);
+  for (int j = 0; j < d; ++j) w.weight_grad[j] += totals[size_t(j)];
+  if (ln)
+    for (int j = 0; j < d; ++j) w.bias_grad[j] += totals[size_t(d + j)];
+}
+
+// Multi-query banded attention: query t of head i sees keys t − S + 1 .. t of its window with
+// scores q·k/√hd + lag_bias[i][t − j]; then the gated FFN's activation, from the same row.
+template <typename P>
+void Pass<P>::attention_forward(Layer& l) {
+  const int W = window, S = l.span, hd = hd_, nq = nq_, cw = cat_width_, fh = fh_;
+  const float scale = 1.0f / std::sqrt(float(hd));
+  parts_over(batch, [&](int, int64_t b0, int64_t b1) {
+    float scores[64];
+    for (int64_t b = b0; b < b1; ++b)
+      for (int t = 0; t < W; ++t) {
+        const int64_t row = b * W + t;
+        const float* c = l.cat.data() + row * cw;
+        const int lags = std::min(S, t + 1);
+        for (int i = 0; i < nq; ++i) {
+          const float* q = c + i * hd;
+          float top = -INFINITY;
+          for (int lag = 0; lag < lags; ++lag) {
+            const float* k = l.cat.data() + (row - lag) * cw + nq * hd;
+            scores[lag] = dot(q, k, hd) * scale + l.lag.value[i * S + lag];
+            top = std::max(top, scores[lag]);
+          }
+          float total = 0;
+          for (int lag = 0; lag < lags; ++lag) total += (scores[lag] = vector_exp(scores[lag] - top));
+          float* p = l.prob.data() + (row * nq + i) * S;
+          for (int lag = 0; lag < S; ++lag) p[lag] = lag < lags ? scores[lag] / total : 0.0f;
+          float o[256];
+          std::fill(o, o + hd, 0.0f);
+          for (int lag = 0; lag < lags; ++lag) {
+            const float* v = l.cat.data() + (row - lag) * cw + (nq + 1) * hd;
+            const float pl = p[lag];
+#pragma omp simd
+            for (int e = 0; e < hd; ++e) o[e] += pl * v[e];
+          }
+          P* out = l.o.data() + row * (nq * hd) + i * hd;
+#pragma omp simd
+          for (int e = 0; e < hd; ++e) put(out + e, o[e]);
+        }
+        const float* gate = c + qd_;
+        gated(gate, gate + fh, l.g.data() + row * fh, fh);
+      }
+  });
+}
+
+// g = act(gate) ⊙ up; SwiGLU (the presets' gate) in vector lanes.
+template <typename P>
+void Pass<P>::gated(const float* gate, const float* up, P* g, int n) const {
+  if (act_.kind == FfnActivation::SwiGLU) {
+#pragma omp simd
+    for (int j = 0; j < n; ++j) put(g + j, gate[j] * Activation::sigmoid(gate[j]) * up[j]);
+    return;
+  }
+  for (int j = 0; j < n; ++j) put(g + j, act_.value(gate[j]) * up[j]);
+}
+
+// dgate = dg ⊙ up ⊙ act'(gate), dup = dg ⊙ act(gate).
+template <typename P>
+void Pass<P>::gated_backward(const float* gate, const float* up, const float* dg, P* dgate, P* dup, int n) const {
+  if (act_.kind == FfnActivation::SwiGLU) {
+#pragma omp simd
+    for (int j = 0; j < n; ++j) {
+      const float x = gate[j], s = Activation::sigmoid(x);
+      put(dgate + j, dg[j] * up[j] * (s * (1.0f + x * (1.0f - s))));
+      put(dup + j, dg[j] * x * s);
+    }
+    return;
+  }
+  for (int j = 0; j < n; ++j) {
+    float value, derivative;
+    act_.value_and_derivative(gate[j], value, derivative);
+    put(dgate + j, dg[j] * up[j] * derivative);
+    put(dup + j, dg[j] * value);
+  }
+}
+
+// From dO: dq, dk, dv into dcat's first qd columns, the lag bias's gradient, and the FFN
+// activation's adjoint (dgate, dup) into its last 2f.
+template <typename P>
+void Pass<P>::attention_backward(Layer& l, const float* d_o) {
+  const int W = window, S = l.span, hd = hd_, nq = nq_, cw = cat_width_, fh = fh_;
+  const float scale = 1.0f / std::sqrt(float(hd));
+  sums_.reset(threads_, nq * S);
+  parts_over(batch, [&](int part, int64_t b0, int64_t b1) {
+    double* dlag = sums_.of(part);
+    float* dkv = attention_scratch_[size_t(part)].data();  // (W, 2 hd): dK, dV of the window
+    for (int64_t b = b0; b < b1; ++b) {
+      std::fill(dkv, dkv + size_t(W) * 2 * size_t(hd), 0.0f);
+      for (int t = 0; t < W; ++t) {
+        const int64_t row = b * W + t;
+        const float* c = l.cat.data() + row * cw;
+        const int lags = std::min(S, t + 1);
+        for (int i = 0; i < nq; ++i) {
+          const float* q = c + i * hd;
+          const float* p = l.prob.data() + (row * nq + i) * S;
+          const float* dout = d_o + row * (nq * hd) + i * hd;
+          float dp[64], weighted = 0;
+          for (int lag = 0; lag < lags; ++lag) {
+            const float* v = l.cat.data() + (row - lag) * cw + (nq + 1) * hd;
+            dp[lag] = dot(dout, v, hd);
+            weighted += p[lag] * dp[lag];
+          }
+          float dq[256];
+          std::fill(dq, dq + hd, 0.0f);
+          for (int lag = 0; lag < lags; ++lag) {
+            const float ds = p[lag] * (dp[lag] - weighted);
+            dlag[i * S + lag] += double(ds);
+            const float* k = l.cat.data() + (row - lag) * cw + nq * hd;
+            float* dk = dkv + size_t(t - lag) * 2 * size_t(hd);
+            float* dv = dk + hd;
+            const float pl = p[lag], ds_scaled = ds * scale;
+#pragma omp simd
+            for (int e = 0; e < hd; ++e) {
+              dq[e] += ds * k[e];
+              dk[e] += ds_scaled * q[e];
+              dv[e] += pl * dout[e];
+            }
+          }
+          P* out = dcat_.data() + row * cw + i * hd;
+#pragma omp simd
+          for (int e = 0; e < hd; ++e) put(out + e, dq[e] * scale);
+        }
+        const float* gate = c + qd_;
+        P* dgate = dcat_.data() + row * cw + qd_;
+        gated_backward(gate, gate + fh, dg_.data() + row * fh, dgate, dgate + fh, fh);
+      }
+      for (int j = 0; j < W; ++j) {
+        P* out = dcat_.data() + (b * W + j) * cw + nq * hd;
+        const float* src = dkv + size_t(j) * 2 * size_t(hd);
+#pragma omp simd
+        for (int e = 0; e < 2 * hd; ++e) put(out + e, src[e]);
+      }
+    }
+  });
+  std::vector<float> totals(size_t(nq * S));
+  sums_.total_into(totals.data(), false);
+  for (int j = 0; j < nq * S; ++j) l.lag.grad[j] = totals[size_t(j)];
+}
+
+// h_next = h + out(attention(z)) + down(act(gate(z)) ⊙ up(z)), z = norm(h).
+template <typename P>
+void Pass<P>::block_forward(Layer& l, float* h_next) {
+  norm_forward(l.h.data(), l.norm, l.rstd.data(), l.mean.empty() ? nullptr : l.mean.data(), l.z.data());
+  cat_.run(l.z.data(), l.w_cat.data(), l.cat.data());
+  attention_forward(l);
+  std::memcpy(h_next, l.h.data(), l.h.size() * sizeof(float));
+  out_.run(l.o.data(), l.w_out.data(), h_next);
+  down_.run(l.g.data(), l.w_down.data(), h_next);
+}
+
+// dh_ holds the gradient at the block's output; it leaves with the gradient at its input.
+template <typename P>
+void Pass<P>::block_backward(Layer& l) {
+  convert(dh_.data(), dh_p_.data(), dh_.size());
+  d_down_w_.run(dh_p_.data(), l.g.data(), l.down.grad);
+  d_down_x_.run(dh_p_.data(), l.w_down.data(), dg_.data());
+  d_out_w_.run(dh_p_.data(), l.o.data(), l.out.grad);
+  d_out_x_.run(dh_p_.data(), l.w_out.data(), d_o_.data());
+  attention_backward(l, d_o_.data());
+  d_cat_w_.run(dcat_.data(), l.z.data(), l.dw_cat.data());
+  const size_t d = size_t(d_);
+  std::memcpy(l.qkv.grad, l.dw_cat.data(), size_t(qd_) * d * sizeof(float));
+  std::memcpy(l.gate_up.grad, l.dw_cat.data() + size_t(qd_) * d, size_t(2 * fh_) * d * sizeof(float));
+  d_cat_x_.run(dcat_.data(), l.w_cat.data(), dz_.data());
+  std::fill(l.norm.weight_grad, l.norm.weight_grad + d_, 0.0f);
+  if (l.norm.bias_grad) std::fill(l.norm.bias_grad, l.norm.bias_grad + d_, 0.0f);
+  norm_backward(dz_.data(), l.h.data(), l.norm, l.rstd.data(), l.mean.empty() ? nullptr : l.mean.data(),
+                dh_.data());
+}
+
+// ŷ = head(silu(fc(norm(h)))), the masked loss, and the backward pass down to dh_.
+template <typename P>
+FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* mask, double grad_scale) {
+  const int rh = rh_, dout = dout_;
+  float* mean = mean_r_.empty() ? nullptr : mean_r_.data();
+  norm_forward(h_last_.data(), readout_norm_, rstd_r_.data(), mean, zr_.data());
+  fc_.run(zr_.data(), w_fc_.data(), u_.data());
+  parts_over(rows_, [&](int, int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      for (int j = 0; j < rh; ++j) {
+        float& u = u_[size_t(r * rh + j)];
+        u += fc_b_.value[j];
+        put(&r_[size_t(r * rh + j)], u * Activation::sigmoid(u));
+      }
+  });
+  head_.run(r_.data(), w_head_.data(), y_.data());
+  // loss, dŷ = 2 · scale · mask · (ŷ − y), and the head bias's gradient
+  sums_.reset(threads_, dout + 1);
+  const float two_scale = float(2.0 * grad_scale);
+  parts_over(rows_, [&](int part, int64_t r0, int64_t r1) {
+    double* s = sums_.of(part);
+    for (int64_t r = r0; r < r1; ++r) {
+      const float m = mask[r];
+      for (int j = 0; j < dout; ++j) {
+        const size_t i = size_t(r * dout + j);
+        const float y = y_[i] + head_b_.value[j], e = y - targets[i];
+        s[dout] += double(m * e * e);
+        const float dy = two_scale * m * e;
+        s[j] += double(dy);
+        put(&dy_[i], dy);
+      }
+    }
+  });
+  FusedLoss loss;
+  for (int p = 0; p < threads_; ++p) loss.sse += sums_.of(p)[dout];
+  std::vector<float> totals(size_t(dout + 1));
+  sums_.total_into(totals.data(), false);
+  std::memcpy(head_b_.grad, totals.data(), size_t(dout) * sizeof(float));
+  d_head_w_.run(dy_.data(), r_.data(), head_w_.grad);
+  d_head_x_.run(dy_.data(), w_head_.data(), dr_.data());
+  sums_.reset(threads_, rh);
+  parts_over(rows_, [&](int part, int64_t r0, int64_t r1) {
+    double* s = sums_.of(part);
+    for (int64_t r = r0; r < r1; ++r)
+      for (int j = 0; j < rh; ++j) {
+        const size_t i = size_t(r * rh + j);
+        const float du = dr_[i] * Activation::silu_derivative(u_[i]);
+        s[j] += double(du);
+        put(&du_[i], du);
+      }
+  });
+  sums_.total_into(fc_b_.grad, false);
+  d_fc_w_.run(du_.data(), zr_.data(), fc_w_.grad);
+  d_fc_x_.run(du_.data(), w_fc_.data(), dz_.data());
+  std::fill(dh_.begin(), dh_.end(), 0.0f);
+  std::fill(readout_norm_.weight_grad, readout_norm_.weight_grad + d_, 0.0f);
+  if (readout_norm_.bias_grad) std::fill(readout_norm_.bias_grad, readout_norm_.bias_grad + d_, 0.0f);
+  norm_backward(dz_.data(), h_last_.data(), readout_norm_, rstd_r_.data(), mean, dh_.data());
+  return loss;
+}
+
+template <typename P>
+FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* mask, double grad_scale) {
+  const int previous_threads = omp_get_max_threads();
+  omp_set_num_threads(threads_);  // oneDNN's team for the products
+  copy_weights();
+  convert(inputs, x_.data(), x_.size());
+  // forward
+  float* h0 = layers_.empty() ? h_last_.data() : layers_[0].h.data();
+  embed_.run(x_.data(), w_embed_.data(), h0);
+  const int d = d_;
+  parts_over(rows_, [&](int, int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      for (int j = 0; j < d; ++j) h0[r * d + j] += embed_b_.value[j];
+  });
+  for (size_t i = 0; i < layers_.size(); ++i)
+    block_forward(layers_[i], i + 1 < layers_.size() ? layers_[i + 1].h.data() : h_last_.data());
+  FusedLoss loss = readout_forward_backward(targets, mask, grad_scale);
+  for (size_t i = layers_.size(); i-- > 0;) block_backward(layers_[i]);
+  convert(dh_.data(), dh_p_.data(), dh_.size());
+  d_embed_w_.run(dh_p_.data(), x_.data(), embed_w_.grad);
+  sums_.reset(threads_, d);
+  parts_over(rows_, [&](int part, int64_t r0, int64_t r1) {
+    double* s = sums_.of(part);
+    for (int64_t r = r0; r < r1; ++r)
+      for (int j = 0; j < d; ++j) s[j] += double(dh_[size_t(r * d + j)]);
+  });
+  sums_.total_into(embed_b_.grad, false);
+  for (int64_t r = 0; r < rows_; ++r) loss.weights += double(mask[r]);
+  omp_set_num_threads(previous_threads);
+  return loss;
+}
+
+}  // namespace
+
+std::string fused_flash_pass_refusal(const DynamicsModel& model, double dropout, bool forecast) {
+  const ModelConfig& c = model.config();
+  if (c.arch != Arch::FlashNeRD) return "the fused pass trains FlashNeRD models; this one is NeRD";
+  if (c.contact.enabled()) return "the fused pass does not read variable contact rows";
+  if (dropout > 0) return "the fused pass has no dropout";
+  if (forecast) return "forecasts through the model's own steps train through libtorch's autograd";
+  if (c.flash.head_dim > 256) return str_cat("the fused pass takes heads of at most 256, not ", c.flash.head_dim);
+  for (int s : c.flash.spans)
+    if (s > 64) return str_cat("the fused pass takes spans of at most 64, not ", s);
+  return "";
+}
+
+FusedFlashPass::FusedFlashPass(DynamicsModel& model, int batch, int window, bool bf16, int threads) {
+  const std::string refusal = fused_flash_pass_refusal(model, 0, false);
+  FN_CHECK(refusal.empty(), refusal);
+  if (bf16) {
+    impl_ = std::make_unique<Pass<Bf16>>(model, batch, window, threads);
+  } else {
+    impl_ = std::make_unique<Pass<float>>(model, batch, window, threads);
+  }
+}
+
+FusedFlashPass::~FusedFlashPass() = default;
+
+FusedLoss FusedFlashPass::forward_backward(const float* inputs, const float* targets, const float* mask,
+                                           double grad_scale) {
+  return impl_->run(inputs, targets, mask, grad_scale);
+}
+
+int FusedFlashPass::batch() const { return impl_->batch; }
+int FusedFlashPass::window() const { return impl_->window; }
+
+}  // namespace flashnerd::train

@@ -1,0 +1,57 @@
+// The teacher-forced training loss of a FlashNeRD model and its gradient without autograd: each
+// block's forward and backward as a few large products (train/training_product.h: the norm's
+// output meets [qkv; gate_up] in one product, the attention and FFN outputs are added to the
+// residual stream by two accumulating products) with the elementwise work between them (norms,
+// the banded attention with its lag bias, the gated activation, the readout, the masked loss)
+// written by hand over buffers made once for the batch shape. The residual stream, every
+// product's output and every elementwise step stay fp32; under bf16 the products read bf16
+// operands that the elementwise passes write as they go (autocast rounds more: its products
+// also return bf16). It computes what FlashNeRDModel::forward and libtorch's autograd compute
+// (tests/train/fused_flash_pass_test.cpp), without libtorch's per-operation cost, which bounds
+// training on small models.
+//
+// Models with a contact encoder, dropout or forecasts through their own steps train on the
+// libtorch path (fused_flash_pass_refusal says why).
+//
+// Threads: rows (windows for the attention) are cut into one part per thread, and sums over
+// rows (bias, norm and lag-bias gradients, the loss) are added in part order: the same bits
+// for the same thread count.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "train/models.h"
+
+namespace flashnerd::train {
+
+struct FusedLoss {
+  double sse = 0;      // Σ mask · (ŷ − y)² over windows, positions and channels
+  double weights = 0;  // Σ mask
+};
+
+// "" when model can train through the fused pass, else the reason it cannot.
+std::string fused_flash_pass_refusal(const DynamicsModel& model, double dropout, bool forecast);
+
+class FusedFlashPass {
+ public:
+  // model must outlive the pass; its parameters are read where libtorch keeps them, and their
+  // gradients written into each parameter's .grad() (made here when undefined).
+  FusedFlashPass(DynamicsModel& model, int batch, int window, bool bf16, int threads);
+  ~FusedFlashPass();
+
+  // inputs (B, W, input_dim), targets (B, W, output_dim), mask (B, W), standardized as the
+  // batch source gathers them. Writes the gradient of grad_scale · sse into the parameters'
+  // gradients (overwriting them) and returns the sums.
+  FusedLoss forward_backward(const float* inputs, const float* targets, const float* mask, double grad_scale);
+  int batch() const;
+  int window() const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace flashnerd::train
