@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -24,11 +25,15 @@ using Bf16 = uint16_t;
 
 inline void put(float* dst, float v) { *dst = v; }
 
+inline float load(const float* src) { return *src; }
+inline float load(const Bf16* src) { return bf16_value(*src); }
+
 // Σ a·b in vector lanes (the same order every call).
-inline float dot(const float* a, const float* b, int n) {
+template <typename A, typename B>
+inline float dot(const A* a, const B* b, int n) {
   float s = 0;
 #pragma omp simd reduction(+ : s)
-  for (int e = 0; e < n; ++e) s += a[e] * b[e];
+  for (int e = 0; e < n; ++e) s += load(a + e) * load(b + e);
   return s;
 }
 inline void put(Bf16* dst, float v) { *dst = bf16_round(v); }
@@ -117,6 +122,7 @@ class FusedFlashPass::Impl {
   virtual ~Impl() = default;
   virtual FusedLoss run(const float* inputs, const float* targets, const float* mask, double grad_scale) = 0;
   int batch = 0, window = 0;
+  double product_seconds = 0, seconds = 0;
 };
 
 namespace {
@@ -137,7 +143,9 @@ class Pass final : public FusedFlashPass::Impl {
     int span = 1;
     NormWeights norm;
     Param qkv, lag, out, gate_up, down;
-    std::vector<float> h, rstd, mean, cat, prob;  // h entering the block; cat = [qkv | gate_up] outputs
+    std::vector<float> h, rstd, mean, prob;       // h entering the block
+    std::vector<P> cat;                           // [qkv | gate_up] outputs, rounded like the operands
+    std::vector<P> gate_sigmoid;                  // SwiGLU: σ(gate), kept for the backward pass
     std::vector<P> z, o, g;
     std::vector<P> w_cat, w_out, w_down;          // operand copies of the weights
     std::vector<float> dw_cat;                    // ([qkv; gate_up] rows, d) gradient before the split
@@ -148,15 +156,21 @@ class Pass final : public FusedFlashPass::Impl {
   template <typename F>
   void parts_over(int64_t n, F&& body);  // body(part, begin, end)
   void norm_forward(const float* h, const NormWeights& w, float* rstd, float* mean, P* z);
-  void norm_backward(const float* dz, const float* h, const NormWeights& w, const float* rstd, const float* mean,
+  void norm_backward(const P* dz, const float* h, const NormWeights& w, const float* rstd, const float* mean,
                      float* dh);
   void attention_forward(Layer& l);
-  void attention_backward(Layer& l, const float* d_o);
-  void gated(const float* gate, const float* up, P* g, int n) const;
-  void gated_backward(const float* gate, const float* up, const float* dg, P* dgate, P* dup, int n) const;
+  void attention_backward(Layer& l, const P* d_o);
+  void gated(const P* gate, const P* up, P* sigmoid, P* g, int n) const;
+  void gated_backward(const P* gate, const P* up, const P* sigmoid, const P* dg, P* dgate, P* dup,
+                      int n) const;
   void block_forward(Layer& l, float* h_next);
   void block_backward(Layer& l);
   FusedLoss readout_forward_backward(const float* targets, const float* mask, double grad_scale);
+  void timed(const TrainingProduct& product, const void* A, const void* B, void* C) {
+    const auto t0 = std::chrono::steady_clock::now();
+    product.run(A, B, C);
+    product_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
   template <typename T>
   static void convert(const float* src, T* dst, size_t n) {
 #pragma omp simd
@@ -174,7 +188,8 @@ class Pass final : public FusedFlashPass::Impl {
   std::vector<float> h_last_, rstd_r_, mean_r_, u_, y_;
   std::vector<P> x_, zr_, r_, w_embed_, w_fc_, w_head_;
   // backward scratch, shared by the layers
-  std::vector<float> dh_, dz_, dr_, dg_, d_o_;
+  std::vector<float> dh_;
+  std::vector<P> dz_, dr_, dg_, d_o_;  // the products' outputs, rounded like their operands
   std::vector<P> dy_, du_, dh_p_, dcat_;
   PartSums sums_;
   std::vector<std::vector<float>> attention_scratch_;  // per part: (window, 2 hd) dK, dV
@@ -244,6 +259,7 @@ Pass<P>::Pass(DynamicsModel& model, int batch_size, int window_size, int threads
     l.z.resize(N * size_t(d_));
     l.o.resize(N * size_t(nq_) * size_t(hd_));
     l.g.resize(N * size_t(fh_));
+    if (f_.activation == FfnActivation::SwiGLU) l.gate_sigmoid.resize(N * size_t(fh_));
     l.w_cat.resize(size_t(cat_width_) * size_t(d_));
     l.w_out.resize(size_t(d_) * size_t(nq_) * size_t(hd_));
     l.w_down.resize(size_t(d_) * size_t(fh_));
@@ -271,25 +287,29 @@ Pass<P>::Pass(DynamicsModel& model, int batch_size, int window_size, int threads
   dcat_.resize(N * size_t(cat_width_));
   attention_scratch_.assign(size_t(threads_), std::vector<float>(size_t(window) * 2 * size_t(hd_)));
   const int64_t M = rows_, oh = int64_t(nq_) * hd_;
+  // oneDNN cuts a product among the threads it sees when the primitive is made
+  const int previous_threads = omp_get_max_threads();
+  omp_set_num_threads(threads_);
   // forward: C = A · Wᵀ (W stored (out, in))
   embed_ = TrainingProduct(kType, false, true, M, d_, din_, din_, din_, d_, false);
-  cat_ = TrainingProduct(kType, false, true, M, cat_width_, d_, d_, d_, cat_width_, false);
+  cat_ = TrainingProduct(kType, false, true, M, cat_width_, d_, d_, d_, cat_width_, false, kType);
   out_ = TrainingProduct(kType, false, true, M, d_, oh, oh, oh, d_, true);
   down_ = TrainingProduct(kType, false, true, M, d_, fh_, fh_, fh_, d_, true);
   fc_ = TrainingProduct(kType, false, true, M, rh_, d_, d_, d_, rh_, false);
   head_ = TrainingProduct(kType, false, true, M, dout_, rh_, rh_, rh_, dout_, false);
   // backward: dW = dCᵀ · A over the rows; dA = dC · W
   d_head_w_ = TrainingProduct(kType, true, false, dout_, rh_, M, dout_, rh_, rh_, false);
-  d_head_x_ = TrainingProduct(kType, false, false, M, rh_, dout_, dout_, rh_, rh_, false);
+  d_head_x_ = TrainingProduct(kType, false, false, M, rh_, dout_, dout_, rh_, rh_, false, kType);
   d_fc_w_ = TrainingProduct(kType, true, false, rh_, d_, M, rh_, d_, d_, false);
-  d_fc_x_ = TrainingProduct(kType, false, false, M, d_, rh_, rh_, d_, d_, false);
+  d_fc_x_ = TrainingProduct(kType, false, false, M, d_, rh_, rh_, d_, d_, false, kType);
   d_down_w_ = TrainingProduct(kType, true, false, d_, fh_, M, d_, fh_, fh_, false);
-  d_down_x_ = TrainingProduct(kType, false, false, M, fh_, d_, d_, fh_, fh_, false);
+  d_down_x_ = TrainingProduct(kType, false, false, M, fh_, d_, d_, fh_, fh_, false, kType);
   d_out_w_ = TrainingProduct(kType, true, false, d_, oh, M, d_, oh, oh, false);
-  d_out_x_ = TrainingProduct(kType, false, false, M, oh, d_, d_, oh, oh, false);
+  d_out_x_ = TrainingProduct(kType, false, false, M, oh, d_, d_, oh, oh, false, kType);
   d_cat_w_ = TrainingProduct(kType, true, false, cat_width_, d_, M, cat_width_, d_, d_, false);
-  d_cat_x_ = TrainingProduct(kType, false, false, M, d_, cat_width_, cat_width_, d_, d_, false);
+  d_cat_x_ = TrainingProduct(kType, false, false, M, d_, cat_width_, cat_width_, d_, d_, false, kType);
   d_embed_w_ = TrainingProduct(kType, true, false, d_, din_, M, d_, din_, din_, false);
+  omp_set_num_threads(previous_threads);
 }
 
 template <typename P>
@@ -343,7 +363,7 @@ void Pass<P>::norm_forward(const float* h, const NormWeights& w, float* rstd, fl
 
 // dh += ∂z/∂h · dz, and the norm's weight (bias) gradients added in.
 template <typename P>
-void Pass<P>::norm_backward(const float* dz, const float* h, const NormWeights& w, const float* rstd,
+void Pass<P>::norm_backward(const P* dz, const float* h, const NormWeights& w, const float* rstd,
                             const float* mean, float* dh) {
   const int d = d_;
   const bool ln = mean != nullptr;
@@ -352,23 +372,23 @@ void Pass<P>::norm_backward(const float* dz, const float* h, const NormWeights& 
     double* dw = sums_.of(part);
     for (int64_t r = r0; r < r1; ++r) {
       const float* x = h + r * d;
-      const float* g = dz + r * d;
+      const P* g = dz + r * d;
       const float rs = rstd[r], mu = ln ? mean[r] : 0.0f;
       float s_g = 0, s_gx = 0;  // Σ w·dz, Σ w·dz·x̂
 #pragma omp simd reduction(+ : s_g, s_gx)
       for (int j = 0; j < d; ++j) {
-        const float xhat = (x[j] - mu) * rs, wg = w.weight[j] * g[j];
+        const float xhat = (x[j] - mu) * rs, wg = w.weight[j] * load(g + j);
         s_g += wg;
         s_gx += wg * xhat;
-        dw[j] += double(g[j] * xhat);
-        if (ln) dw[d + j] += double(g[j]);
+        dw[j] += double(load(g + j) * xhat);
+        if (ln) dw[d + j] += double(load(g + j));
       }
       const float mean_g = ln ? s_g / float(d) : 0.0f, mean_gx = s_gx / float(d);
       float* out = dh + r * d;
 #pragma omp simd
       for (int j = 0; j < d; ++j) {
         const float xhat = (x[j] - mu) * rs;
-        out[j] += rs * (w.weight[j] * g[j] - mean_g - xhat * mean_gx);
+        out[j] += rs * (w.weight[j] * load(g + j) - mean_g - xhat * mean_gx);
       }
     }
   });
@@ -390,13 +410,14 @@ void Pass<P>::attention_forward(Layer& l) {
     for (int64_t b = b0; b < b1; ++b)
       for (int t = 0; t < W; ++t) {
         const int64_t row = b * W + t;
-        const float* c = l.cat.data() + row * cw;
+        const P* c = l.cat.data() + row * cw;
         const int lags = std::min(S, t + 1);
         for (int i = 0; i < nq; ++i) {
-          const float* q = c + i * hd;
+          float q[256];
+          for (int e = 0; e < hd; ++e) q[e] = load(c + i * hd + e);
           float top = -INFINITY;
           for (int lag = 0; lag < lags; ++lag) {
-            const float* k = l.cat.data() + (row - lag) * cw + nq * hd;
+            const P* k = l.cat.data() + (row - lag) * cw + nq * hd;
             scores[lag] = dot(q, k, hd) * scale + l.lag.value[i * S + lag];
             top = std::max(top, scores[lag]);
           }
@@ -407,56 +428,62 @@ void Pass<P>::attention_forward(Layer& l) {
           float o[256];
           std::fill(o, o + hd, 0.0f);
           for (int lag = 0; lag < lags; ++lag) {
-            const float* v = l.cat.data() + (row - lag) * cw + (nq + 1) * hd;
+            const P* v = l.cat.data() + (row - lag) * cw + (nq + 1) * hd;
             const float pl = p[lag];
 #pragma omp simd
-            for (int e = 0; e < hd; ++e) o[e] += pl * v[e];
+            for (int e = 0; e < hd; ++e) o[e] += pl * load(v + e);
           }
           P* out = l.o.data() + row * (nq * hd) + i * hd;
 #pragma omp simd
           for (int e = 0; e < hd; ++e) put(out + e, o[e]);
         }
-        const float* gate = c + qd_;
-        gated(gate, gate + fh, l.g.data() + row * fh, fh);
+        const P* gate = c + qd_;
+        gated(gate, gate + fh, l.gate_sigmoid.empty() ? nullptr : l.gate_sigmoid.data() + row * fh,
+              l.g.data() + row * fh, fh);
       }
   });
 }
 
-// g = act(gate) ⊙ up; SwiGLU (the presets' gate) in vector lanes.
+// g = act(gate) ⊙ up; SwiGLU (the presets' gate) in vector lanes, σ(gate) kept.
 template <typename P>
-void Pass<P>::gated(const float* gate, const float* up, P* g, int n) const {
+void Pass<P>::gated(const P* gate, const P* up, P* sigmoid, P* g, int n) const {
   if (act_.kind == FfnActivation::SwiGLU) {
 #pragma omp simd
-    for (int j = 0; j < n; ++j) put(g + j, gate[j] * Activation::sigmoid(gate[j]) * up[j]);
+    for (int j = 0; j < n; ++j) {
+      const float x = load(gate + j), s = Activation::sigmoid(x);
+      put(sigmoid + j, s);
+      put(g + j, x * s * load(up + j));
+    }
     return;
   }
-  for (int j = 0; j < n; ++j) put(g + j, act_.value(gate[j]) * up[j]);
+  for (int j = 0; j < n; ++j) put(g + j, act_.value(load(gate + j)) * load(up + j));
 }
 
 // dgate = dg ⊙ up ⊙ act'(gate), dup = dg ⊙ act(gate).
 template <typename P>
-void Pass<P>::gated_backward(const float* gate, const float* up, const float* dg, P* dgate, P* dup, int n) const {
+void Pass<P>::gated_backward(const P* gate, const P* up, const P* sigmoid, const P* dg, P* dgate,
+                             P* dup, int n) const {
   if (act_.kind == FfnActivation::SwiGLU) {
 #pragma omp simd
     for (int j = 0; j < n; ++j) {
-      const float x = gate[j], s = Activation::sigmoid(x);
-      put(dgate + j, dg[j] * up[j] * (s * (1.0f + x * (1.0f - s))));
-      put(dup + j, dg[j] * x * s);
+      const float x = load(gate + j), s = load(sigmoid + j);
+      put(dgate + j, load(dg + j) * load(up + j) * (s * (1.0f + x * (1.0f - s))));
+      put(dup + j, load(dg + j) * x * s);
     }
     return;
   }
   for (int j = 0; j < n; ++j) {
     float value, derivative;
-    act_.value_and_derivative(gate[j], value, derivative);
-    put(dgate + j, dg[j] * up[j] * derivative);
-    put(dup + j, dg[j] * value);
+    act_.value_and_derivative(load(gate + j), value, derivative);
+    put(dgate + j, load(dg + j) * load(up + j) * derivative);
+    put(dup + j, load(dg + j) * value);
   }
 }
 
 // From dO: dq, dk, dv into dcat's first qd columns, the lag bias's gradient, and the FFN
 // activation's adjoint (dgate, dup) into its last 2f.
 template <typename P>
-void Pass<P>::attention_backward(Layer& l, const float* d_o) {
+void Pass<P>::attention_backward(Layer& l, const P* d_o) {
   const int W = window, S = l.span, hd = hd_, nq = nq_, cw = cat_width_, fh = fh_;
   const float scale = 1.0f / std::sqrt(float(hd));
   sums_.reset(threads_, nq * S);
@@ -467,15 +494,16 @@ void Pass<P>::attention_backward(Layer& l, const float* d_o) {
       std::fill(dkv, dkv + size_t(W) * 2 * size_t(hd), 0.0f);
       for (int t = 0; t < W; ++t) {
         const int64_t row = b * W + t;
-        const float* c = l.cat.data() + row * cw;
+        const P* c = l.cat.data() + row * cw;
         const int lags = std::min(S, t + 1);
         for (int i = 0; i < nq; ++i) {
-          const float* q = c + i * hd;
+          float q[256];
+          for (int e = 0; e < hd; ++e) q[e] = load(c + i * hd + e);
           const float* p = l.prob.data() + (row * nq + i) * S;
-          const float* dout = d_o + row * (nq * hd) + i * hd;
+          const P* dout = d_o + row * (nq * hd) + i * hd;
           float dp[64], weighted = 0;
           for (int lag = 0; lag < lags; ++lag) {
-            const float* v = l.cat.data() + (row - lag) * cw + (nq + 1) * hd;
+            const P* v = l.cat.data() + (row - lag) * cw + (nq + 1) * hd;
             dp[lag] = dot(dout, v, hd);
             weighted += p[lag] * dp[lag];
           }
@@ -484,24 +512,25 @@ void Pass<P>::attention_backward(Layer& l, const float* d_o) {
           for (int lag = 0; lag < lags; ++lag) {
             const float ds = p[lag] * (dp[lag] - weighted);
             dlag[i * S + lag] += double(ds);
-            const float* k = l.cat.data() + (row - lag) * cw + nq * hd;
+            const P* k = l.cat.data() + (row - lag) * cw + nq * hd;
             float* dk = dkv + size_t(t - lag) * 2 * size_t(hd);
             float* dv = dk + hd;
             const float pl = p[lag], ds_scaled = ds * scale;
 #pragma omp simd
             for (int e = 0; e < hd; ++e) {
-              dq[e] += ds * k[e];
+              dq[e] += ds * load(k + e);
               dk[e] += ds_scaled * q[e];
-              dv[e] += pl * dout[e];
+              dv[e] += pl * load(dout + e);
             }
           }
           P* out = dcat_.data() + row * cw + i * hd;
 #pragma omp simd
           for (int e = 0; e < hd; ++e) put(out + e, dq[e] * scale);
         }
-        const float* gate = c + qd_;
+        const P* gate = c + qd_;
         P* dgate = dcat_.data() + row * cw + qd_;
-        gated_backward(gate, gate + fh, dg_.data() + row * fh, dgate, dgate + fh, fh);
+        gated_backward(gate, gate + fh, l.gate_sigmoid.empty() ? nullptr : l.gate_sigmoid.data() + row * fh,
+                       dg_.data() + row * fh, dgate, dgate + fh, fh);
       }
       for (int j = 0; j < W; ++j) {
         P* out = dcat_.data() + (b * W + j) * cw + nq * hd;
@@ -520,27 +549,27 @@ void Pass<P>::attention_backward(Layer& l, const float* d_o) {
 template <typename P>
 void Pass<P>::block_forward(Layer& l, float* h_next) {
   norm_forward(l.h.data(), l.norm, l.rstd.data(), l.mean.empty() ? nullptr : l.mean.data(), l.z.data());
-  cat_.run(l.z.data(), l.w_cat.data(), l.cat.data());
+  timed(cat_, l.z.data(), l.w_cat.data(), l.cat.data());
   attention_forward(l);
   std::memcpy(h_next, l.h.data(), l.h.size() * sizeof(float));
-  out_.run(l.o.data(), l.w_out.data(), h_next);
-  down_.run(l.g.data(), l.w_down.data(), h_next);
+  timed(out_, l.o.data(), l.w_out.data(), h_next);
+  timed(down_, l.g.data(), l.w_down.data(), h_next);
 }
 
 // dh_ holds the gradient at the block's output; it leaves with the gradient at its input.
 template <typename P>
 void Pass<P>::block_backward(Layer& l) {
   convert(dh_.data(), dh_p_.data(), dh_.size());
-  d_down_w_.run(dh_p_.data(), l.g.data(), l.down.grad);
-  d_down_x_.run(dh_p_.data(), l.w_down.data(), dg_.data());
-  d_out_w_.run(dh_p_.data(), l.o.data(), l.out.grad);
-  d_out_x_.run(dh_p_.data(), l.w_out.data(), d_o_.data());
+  timed(d_down_w_, dh_p_.data(), l.g.data(), l.down.grad);
+  timed(d_down_x_, dh_p_.data(), l.w_down.data(), dg_.data());
+  timed(d_out_w_, dh_p_.data(), l.o.data(), l.out.grad);
+  timed(d_out_x_, dh_p_.data(), l.w_out.data(), d_o_.data());
   attention_backward(l, d_o_.data());
-  d_cat_w_.run(dcat_.data(), l.z.data(), l.dw_cat.data());
+  timed(d_cat_w_, dcat_.data(), l.z.data(), l.dw_cat.data());
   const size_t d = size_t(d_);
   std::memcpy(l.qkv.grad, l.dw_cat.data(), size_t(qd_) * d * sizeof(float));
   std::memcpy(l.gate_up.grad, l.dw_cat.data() + size_t(qd_) * d, size_t(2 * fh_) * d * sizeof(float));
-  d_cat_x_.run(dcat_.data(), l.w_cat.data(), dz_.data());
+  timed(d_cat_x_, dcat_.data(), l.w_cat.data(), dz_.data());
   std::fill(l.norm.weight_grad, l.norm.weight_grad + d_, 0.0f);
   if (l.norm.bias_grad) std::fill(l.norm.bias_grad, l.norm.bias_grad + d_, 0.0f);
   norm_backward(dz_.data(), l.h.data(), l.norm, l.rstd.data(), l.mean.empty() ? nullptr : l.mean.data(),
@@ -553,7 +582,7 @@ FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* m
   const int rh = rh_, dout = dout_;
   float* mean = mean_r_.empty() ? nullptr : mean_r_.data();
   norm_forward(h_last_.data(), readout_norm_, rstd_r_.data(), mean, zr_.data());
-  fc_.run(zr_.data(), w_fc_.data(), u_.data());
+  timed(fc_, zr_.data(), w_fc_.data(), u_.data());
   parts_over(rows_, [&](int, int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r)
       for (int j = 0; j < rh; ++j) {
@@ -562,7 +591,7 @@ FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* m
         put(&r_[size_t(r * rh + j)], u * Activation::sigmoid(u));
       }
   });
-  head_.run(r_.data(), w_head_.data(), y_.data());
+  timed(head_, r_.data(), w_head_.data(), y_.data());
   // loss, dŷ = 2 · scale · mask · (ŷ − y), and the head bias's gradient
   sums_.reset(threads_, dout + 1);
   const float two_scale = float(2.0 * grad_scale);
@@ -585,22 +614,22 @@ FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* m
   std::vector<float> totals(size_t(dout + 1));
   sums_.total_into(totals.data(), false);
   std::memcpy(head_b_.grad, totals.data(), size_t(dout) * sizeof(float));
-  d_head_w_.run(dy_.data(), r_.data(), head_w_.grad);
-  d_head_x_.run(dy_.data(), w_head_.data(), dr_.data());
+  timed(d_head_w_, dy_.data(), r_.data(), head_w_.grad);
+  timed(d_head_x_, dy_.data(), w_head_.data(), dr_.data());
   sums_.reset(threads_, rh);
   parts_over(rows_, [&](int part, int64_t r0, int64_t r1) {
     double* s = sums_.of(part);
     for (int64_t r = r0; r < r1; ++r)
       for (int j = 0; j < rh; ++j) {
         const size_t i = size_t(r * rh + j);
-        const float du = dr_[i] * Activation::silu_derivative(u_[i]);
+        const float du = load(&dr_[i]) * Activation::silu_derivative(u_[i]);
         s[j] += double(du);
         put(&du_[i], du);
       }
   });
   sums_.total_into(fc_b_.grad, false);
-  d_fc_w_.run(du_.data(), zr_.data(), fc_w_.grad);
-  d_fc_x_.run(du_.data(), w_fc_.data(), dz_.data());
+  timed(d_fc_w_, du_.data(), zr_.data(), fc_w_.grad);
+  timed(d_fc_x_, du_.data(), w_fc_.data(), dz_.data());
   std::fill(dh_.begin(), dh_.end(), 0.0f);
   std::fill(readout_norm_.weight_grad, readout_norm_.weight_grad + d_, 0.0f);
   if (readout_norm_.bias_grad) std::fill(readout_norm_.bias_grad, readout_norm_.bias_grad + d_, 0.0f);
@@ -616,7 +645,7 @@ FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* m
   convert(inputs, x_.data(), x_.size());
   // forward
   float* h0 = layers_.empty() ? h_last_.data() : layers_[0].h.data();
-  embed_.run(x_.data(), w_embed_.data(), h0);
+  timed(embed_, x_.data(), w_embed_.data(), h0);
   const int d = d_;
   parts_over(rows_, [&](int, int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r)
@@ -627,7 +656,7 @@ FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* m
   FusedLoss loss = readout_forward_backward(targets, mask, grad_scale);
   for (size_t i = layers_.size(); i-- > 0;) block_backward(layers_[i]);
   convert(dh_.data(), dh_p_.data(), dh_.size());
-  d_embed_w_.run(dh_p_.data(), x_.data(), embed_w_.grad);
+  timed(d_embed_w_, dh_p_.data(), x_.data(), embed_w_.grad);
   sums_.reset(threads_, d);
   parts_over(rows_, [&](int part, int64_t r0, int64_t r1) {
     double* s = sums_.of(part);
@@ -668,8 +697,14 @@ FusedFlashPass::~FusedFlashPass() = default;
 
 FusedLoss FusedFlashPass::forward_backward(const float* inputs, const float* targets, const float* mask,
                                            double grad_scale) {
-  return impl_->run(inputs, targets, mask, grad_scale);
+  const auto t0 = std::chrono::steady_clock::now();
+  const FusedLoss loss = impl_->run(inputs, targets, mask, grad_scale);
+  impl_->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return loss;
 }
+
+double FusedFlashPass::seconds() const { return impl_->seconds; }
+double FusedFlashPass::product_seconds() const { return impl_->product_seconds; }
 
 int FusedFlashPass::batch() const { return impl_->batch; }
 int FusedFlashPass::window() const { return impl_->window; }

@@ -3,10 +3,10 @@
 // output meets [qkv; gate_up] in one product, the attention and FFN outputs are added to the
 // residual stream by two accumulating products) with the elementwise work between them (norms,
 // the banded attention with its lag bias, the gated activation, the readout, the masked loss)
-// written by hand over buffers made once for the batch shape. The residual stream, every
-// product's output and every elementwise step stay fp32; under bf16 the products read bf16
-// operands that the elementwise passes write as they go (autocast rounds more: its products
-// also return bf16). It computes what FlashNeRDModel::forward and libtorch's autograd compute
+// written by hand over buffers made once for the batch shape. Under bf16 the products read and
+// return bf16, as autocast's do, while the residual stream, the norms' statistics, the softmax,
+// the loss, every sum over rows and the weight gradients stay fp32 (autocast's residual stream
+// is bf16 too). It computes what FlashNeRDModel::forward and libtorch's autograd compute
 // (tests/train/fused_flash_pass_test.cpp), without libtorch's per-operation cost, which bounds
 // training on small models.
 //
@@ -47,6 +47,9 @@ class FusedFlashPass {
   FusedLoss forward_backward(const float* inputs, const float* targets, const float* mask, double grad_scale);
   int batch() const;
   int window() const;
+  // Seconds in forward_backward since construction, and the products' share of them.
+  double seconds() const;
+  double product_seconds() const;
 
   class Impl;
 

@@ -25,14 +25,14 @@ struct TrainingProduct::Impl {
 };
 
 TrainingProduct::TrainingProduct(OperandType type, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
-                                 int64_t lda, int64_t ldb, int64_t ldc, bool accumulate) {
+                                 int64_t lda, int64_t ldb, int64_t ldc, bool accumulate, OperandType output) {
   FN_CHECK(M > 0 && N > 0 && K > 0, "training product: empty shape ", M, "x", N, "x", K);
   using dt = dnnl::memory::data_type;
   const dt operand = type == OperandType::BF16 ? dt::bf16 : dt::f32;
   // strides of the logical (M, K) and (K, N) operands over row-major storage
   const dnnl::memory::desc a_md({M, K}, operand, trans_a ? dnnl::memory::dims{1, lda} : dnnl::memory::dims{lda, 1});
   const dnnl::memory::desc b_md({K, N}, operand, trans_b ? dnnl::memory::dims{1, ldb} : dnnl::memory::dims{ldb, 1});
-  const dnnl::memory::desc c_md({M, N}, dt::f32, dnnl::memory::dims{ldc, 1});
+  const dnnl::memory::desc c_md({M, N}, output == OperandType::BF16 ? dt::bf16 : dt::f32, dnnl::memory::dims{ldc, 1});
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (accumulate) {
@@ -47,7 +47,7 @@ TrainingProduct::TrainingProduct(OperandType type, bool trans_a, bool trans_b, i
                                       dnnl::memory(pd.scratchpad_desc(), engine), dnnl::stream(engine)});
 }
 
-void TrainingProduct::run(const void* A, const void* B, float* C) const {
+void TrainingProduct::run(const void* A, const void* B, void* C) const {
   FN_ASSERT(impl_ != nullptr);
   const Impl& p = *impl_;
   p.a.set_data_handle(const_cast<void*>(A));
