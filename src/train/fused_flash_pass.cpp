@@ -171,6 +171,11 @@ class Pass final : public FusedFlashPass::Impl {
     product.run(A, B, C);
     product_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
+  // rows × width values from src into dst (rounded as T stores them), in parallel parts.
+  template <typename T>
+  void copy_rows(const float* src, T* dst, int width) {
+    parts_over(rows_, [&](int, int64_t r0, int64_t r1) { convert(src + r0 * width, dst + r0 * width, size_t((r1 - r0) * width)); });
+  }
   template <typename T>
   static void convert(const float* src, T* dst, size_t n) {
 #pragma omp simd
@@ -551,7 +556,7 @@ void Pass<P>::block_forward(Layer& l, float* h_next) {
   norm_forward(l.h.data(), l.norm, l.rstd.data(), l.mean.empty() ? nullptr : l.mean.data(), l.z.data());
   timed(cat_, l.z.data(), l.w_cat.data(), l.cat.data());
   attention_forward(l);
-  std::memcpy(h_next, l.h.data(), l.h.size() * sizeof(float));
+  copy_rows(l.h.data(), h_next, d_);
   timed(out_, l.o.data(), l.w_out.data(), h_next);
   timed(down_, l.g.data(), l.w_down.data(), h_next);
 }
@@ -559,7 +564,7 @@ void Pass<P>::block_forward(Layer& l, float* h_next) {
 // dh_ holds the gradient at the block's output; it leaves with the gradient at its input.
 template <typename P>
 void Pass<P>::block_backward(Layer& l) {
-  convert(dh_.data(), dh_p_.data(), dh_.size());
+  copy_rows(dh_.data(), dh_p_.data(), d_);
   timed(d_down_w_, dh_p_.data(), l.g.data(), l.down.grad);
   timed(d_down_x_, dh_p_.data(), l.w_down.data(), dg_.data());
   timed(d_out_w_, dh_p_.data(), l.o.data(), l.out.grad);
@@ -630,9 +635,9 @@ FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* m
   sums_.total_into(fc_b_.grad, false);
   timed(d_fc_w_, du_.data(), zr_.data(), fc_w_.grad);
   timed(d_fc_x_, du_.data(), w_fc_.data(), dz_.data());
-  std::fill(dh_.begin(), dh_.end(), 0.0f);
   std::fill(readout_norm_.weight_grad, readout_norm_.weight_grad + d_, 0.0f);
   if (readout_norm_.bias_grad) std::fill(readout_norm_.bias_grad, readout_norm_.bias_grad + d_, 0.0f);
+  parts_over(rows_, [&](int, int64_t r0, int64_t r1) { std::fill(dh_.data() + r0 * d_, dh_.data() + r1 * d_, 0.0f); });
   norm_backward(dz_.data(), h_last_.data(), readout_norm_, rstd_r_.data(), mean, dh_.data());
   return loss;
 }
@@ -642,7 +647,7 @@ FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* m
   const int previous_threads = omp_get_max_threads();
   omp_set_num_threads(threads_);  // oneDNN's team for the products
   copy_weights();
-  convert(inputs, x_.data(), x_.size());
+  copy_rows(inputs, x_.data(), din_);
   // forward
   float* h0 = layers_.empty() ? h_last_.data() : layers_[0].h.data();
   timed(embed_, x_.data(), w_embed_.data(), h0);
@@ -655,7 +660,7 @@ FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* m
     block_forward(layers_[i], i + 1 < layers_.size() ? layers_[i + 1].h.data() : h_last_.data());
   FusedLoss loss = readout_forward_backward(targets, mask, grad_scale);
   for (size_t i = layers_.size(); i-- > 0;) block_backward(layers_[i]);
-  convert(dh_.data(), dh_p_.data(), dh_.size());
+  copy_rows(dh_.data(), dh_p_.data(), d_);
   timed(d_embed_w_, dh_p_.data(), x_.data(), embed_w_.grad);
   sums_.reset(threads_, d);
   parts_over(rows_, [&](int part, int64_t r0, int64_t r1) {
