@@ -63,7 +63,7 @@ void add_run_options(CLI::App& sub, RunArgs& r, const std::string& data_help, co
   sub.add_flag("--fused-update", r.o.fused_update,
                "Compute each update's loss and gradient with the fused pass (a few large oneDNN products, "
                "hand-written elementwise passes into buffers made once) instead of libtorch's autograd: "
-               "FlashNeRD without variable contacts, dropout or --unroll-grad");
+               "FlashNeRD (variable contacts included) without dropout or --unroll-grad");
   sub.add_option("--threads", r.o.threads, "Threads of each worker's fused update (--fused-update)")
       ->check(positive())->capture_default_str();
   sub.add_option("--workers", r.workers,

@@ -15,7 +15,9 @@
 #include "core/bf16.h"
 #include "core/error.h"
 #include "core/vector_exp.h"
+#include "train/precision.h"
 #include "train/training_product.h"
+#include "train/validation.h"
 
 namespace flashnerd::train {
 
@@ -120,7 +122,8 @@ struct NormWeights {
 class FusedFlashPass::Impl {
  public:
   virtual ~Impl() = default;
-  virtual FusedLoss run(const float* inputs, const float* targets, const float* mask, double grad_scale) = 0;
+  virtual FusedLoss run(const float* inputs, const float* targets, const float* mask, double grad_scale,
+                        const AddedTerms& added) = 0;
   int batch = 0, window = 0;
   double product_seconds = 0, seconds = 0;
 };
@@ -131,7 +134,8 @@ template <typename P>
 class Pass final : public FusedFlashPass::Impl {
  public:
   Pass(DynamicsModel& model, int batch_size, int window_size, int threads);
-  FusedLoss run(const float* inputs, const float* targets, const float* mask, double grad_scale) override;
+  FusedLoss run(const float* inputs, const float* targets, const float* mask, double grad_scale,
+                const AddedTerms& added) override;
 
  private:
   static constexpr OperandType kType = std::is_same_v<P, float> ? OperandType::F32 : OperandType::BF16;
@@ -165,7 +169,8 @@ class Pass final : public FusedFlashPass::Impl {
                       int n) const;
   void block_forward(Layer& l, float* h_next);
   void block_backward(Layer& l);
-  FusedLoss readout_forward_backward(const float* targets, const float* mask, double grad_scale);
+  FusedLoss readout_forward_backward(const float* targets, const float* mask, double grad_scale,
+                                     const AddedTerms& added);
   void timed(const TrainingProduct& product, const void* A, const void* B, void* C) {
     const auto t0 = std::chrono::steady_clock::now();
     product.run(A, B, C);
@@ -583,7 +588,8 @@ void Pass<P>::block_backward(Layer& l) {
 
 // ŷ = head(silu(fc(norm(h)))), the masked loss, and the backward pass down to dh_.
 template <typename P>
-FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* mask, double grad_scale) {
+FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* mask, double grad_scale,
+                                            const AddedTerms& added) {
   const int rh = rh_, dout = dout_;
   float* mean = mean_r_.empty() ? nullptr : mean_r_.data();
   norm_forward(h_last_.data(), readout_norm_, rstd_r_.data(), mean, zr_.data());
@@ -591,9 +597,10 @@ FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* m
   parts_over(rows_, [&](int, int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r)
       for (int j = 0; j < rh; ++j) {
-        float& u = u_[size_t(r * rh + j)];
+        const size_t i = size_t(r * rh + j);
+        float& u = u_[i];
         u += fc_b_.value[j];
-        put(&r_[size_t(r * rh + j)], u * Activation::sigmoid(u));
+        put(&r_[i], u * Activation::sigmoid(u) + (added.readout ? added.readout[i] : 0.0f));
       }
   });
   timed(head_, r_.data(), w_head_.data(), y_.data());
@@ -606,11 +613,12 @@ FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* m
       const float m = mask[r];
       for (int j = 0; j < dout; ++j) {
         const size_t i = size_t(r * dout + j);
-        const float y = y_[i] + head_b_.value[j], e = y - targets[i];
+        const float y = y_[i] + head_b_.value[j] + (added.head ? added.head[i] : 0.0f), e = y - targets[i];
         s[dout] += double(m * e * e);
         const float dy = two_scale * m * e;
         s[j] += double(dy);
         put(&dy_[i], dy);
+        if (added.head_grad) added.head_grad[i] = dy;
       }
     }
   });
@@ -627,7 +635,8 @@ FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* m
     for (int64_t r = r0; r < r1; ++r)
       for (int j = 0; j < rh; ++j) {
         const size_t i = size_t(r * rh + j);
-        const float du = load(&dr_[i]) * Activation::silu_derivative(u_[i]);
+        const float dr = load(&dr_[i]), du = dr * Activation::silu_derivative(u_[i]);
+        if (added.readout_grad) added.readout_grad[i] = dr;
         s[j] += double(du);
         put(&du_[i], du);
       }
@@ -643,7 +652,8 @@ FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* m
 }
 
 template <typename P>
-FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* mask, double grad_scale) {
+FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* mask, double grad_scale,
+                       const AddedTerms& added) {
   const int previous_threads = omp_get_max_threads();
   omp_set_num_threads(threads_);  // oneDNN's team for the products
   copy_weights();
@@ -654,11 +664,11 @@ FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* m
   const int d = d_;
   parts_over(rows_, [&](int, int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r)
-      for (int j = 0; j < d; ++j) h0[r * d + j] += embed_b_.value[j];
+      for (int j = 0; j < d; ++j) h0[r * d + j] += embed_b_.value[j] + (added.embed ? added.embed[r * d + j] : 0.0f);
   });
   for (size_t i = 0; i < layers_.size(); ++i)
     block_forward(layers_[i], i + 1 < layers_.size() ? layers_[i + 1].h.data() : h_last_.data());
-  FusedLoss loss = readout_forward_backward(targets, mask, grad_scale);
+  FusedLoss loss = readout_forward_backward(targets, mask, grad_scale, added);
   for (size_t i = layers_.size(); i-- > 0;) block_backward(layers_[i]);
   copy_rows(dh_.data(), dh_p_.data(), d_);
   timed(d_embed_w_, dh_p_.data(), x_.data(), embed_w_.grad);
@@ -667,6 +677,7 @@ FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* m
     double* s = sums_.of(part);
     for (int64_t r = r0; r < r1; ++r)
       for (int j = 0; j < d; ++j) s[j] += double(dh_[size_t(r * d + j)]);
+    if (added.embed_grad) std::memcpy(added.embed_grad + r0 * d, dh_.data() + r0 * d, size_t((r1 - r0) * d) * sizeof(float));
   });
   sums_.total_into(embed_b_.grad, false);
   for (int64_t r = 0; r < rows_; ++r) loss.weights += double(mask[r]);
@@ -679,7 +690,6 @@ FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* m
 std::string fused_flash_pass_refusal(const DynamicsModel& model, double dropout, bool forecast) {
   const ModelConfig& c = model.config();
   if (c.arch != Arch::FlashNeRD) return "the fused pass trains FlashNeRD models; this one is NeRD";
-  if (c.contact.enabled()) return "the fused pass does not read variable contact rows";
   if (dropout > 0) return "the fused pass has no dropout";
   if (forecast) return "forecasts through the model's own steps train through libtorch's autograd";
   if (c.flash.head_dim > 256) return str_cat("the fused pass takes heads of at most 256, not ", c.flash.head_dim);
@@ -688,9 +698,16 @@ std::string fused_flash_pass_refusal(const DynamicsModel& model, double dropout,
   return "";
 }
 
-FusedFlashPass::FusedFlashPass(DynamicsModel& model, int batch, int window, bool bf16, int threads) {
+FusedFlashPass::FusedFlashPass(DynamicsModel& model, int batch, int window, bool bf16, int threads)
+    : model_(model), bf16_(bf16) {
   const std::string refusal = fused_flash_pass_refusal(model, 0, false);
   FN_CHECK(refusal.empty(), refusal);
+  for (const auto& kv : model.named_parameters())
+    if (kv.key().rfind("contact", 0) == 0) {
+      torch::Tensor p = kv.value();
+      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+      contact_parameters_.push_back(p);
+    }
   if (bf16) {
     impl_ = std::make_unique<Pass<Bf16>>(model, batch, window, threads);
   } else {
@@ -701,10 +718,41 @@ FusedFlashPass::FusedFlashPass(DynamicsModel& model, int batch, int window, bool
 FusedFlashPass::~FusedFlashPass() = default;
 
 FusedLoss FusedFlashPass::forward_backward(const float* inputs, const float* targets, const float* mask,
-                                           double grad_scale) {
+                                           double grad_scale, const AddedTerms& added) {
   const auto t0 = std::chrono::steady_clock::now();
-  const FusedLoss loss = impl_->run(inputs, targets, mask, grad_scale);
+  const FusedLoss loss = impl_->run(inputs, targets, mask, grad_scale, added);
   impl_->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return loss;
+}
+
+// The contact encoder and its gates stay libtorch modules: their outputs enter the pass as
+// added terms, and the gradients the pass returns for them continue through autograd.
+FusedLoss FusedFlashPass::forward_backward(const WindowBatch& batch, double grad_scale) {
+  FN_CHECK(batch.batch == impl_->batch && batch.length == impl_->window, "fused pass made for ", impl_->batch, " x ",
+           impl_->window, " windows, given ", batch.batch, " x ", batch.length);
+  if (!model_.config().contact.enabled())
+    return forward_backward(batch.inputs.data(), batch.targets.data(), batch.mask.data(), grad_scale);
+  auto& flash = static_cast<FlashNeRDModel&>(model_);
+  for (auto& p : contact_parameters_) p.mutable_grad().zero_();
+  std::vector<torch::Tensor> terms, grads;
+  AddedTerms added;
+  {
+    const ScopeExit autocast = bf16_autocast(bf16_);
+    const torch::Tensor pooled = flash.contact(contact_tensors(batch, 0, batch.batch));
+    auto term = [&](ContactGate& gate, const float*& value, float*& grad) {
+      if (!gate) return;
+      terms.push_back(gate(pooled).to(torch::kFloat).contiguous());
+      grads.push_back(torch::empty_like(terms.back()));
+      value = terms.back().data_ptr<float>();
+      grad = grads.back().data_ptr<float>();
+    };
+    term(flash.contact_embed, added.embed, added.embed_grad);
+    term(flash.contact_readout, added.readout, added.readout_grad);
+    term(flash.contact_head, added.head, added.head_grad);
+  }
+  const FusedLoss loss =
+      forward_backward(batch.inputs.data(), batch.targets.data(), batch.mask.data(), grad_scale, added);
+  if (!terms.empty()) torch::autograd::backward(terms, grads);
   return loss;
 }
 

@@ -32,7 +32,7 @@ std::vector<double> SupervisedUpdate::fused_loss(const WindowBatch& batch) {
   for (float m : batch.mask) weights += double(m);
   const double outputs = double(model_.config().output_dim);
   const double scale = dp_.world_size() == 1 ? 1.0 / (weights * outputs) : 1.0;
-  const FusedLoss loss = fused_->forward_backward(batch.inputs.data(), batch.targets.data(), batch.mask.data(), scale);
+  const FusedLoss loss = fused_->forward_backward(batch, scale);
   return {loss.sse, loss.weights * outputs};
 }
 

@@ -62,7 +62,7 @@ struct TrainOptions {
   double grad_clip = 1.0;
   TrainingPrecision precision = TrainingPrecision::FP32;  // matrix products (train/precision.h)
   // Each update's loss and gradient through the fused pass (train/fused_flash_pass.h) on
-  // `threads` threads instead of libtorch's autograd (FlashNeRD without contact rows, dropout
+  // `threads` threads instead of libtorch's autograd (FlashNeRD, without dropout
   // or --unroll-grad).
   bool fused_update = false;
   int threads = 1;

@@ -2,7 +2,7 @@
 # requires: libtorch (the script trains models)
 # flashnerd train --fused-update: the fused pass trains to the weights autograd reaches (same
 # data, seed and batches, fp32, to float summation order; another seed lands much further), at
-# 2 threads and with 2 data-parallel workers too; config.json records it; a model it cannot
+# 2 threads, with 2 data-parallel workers and with variable contacts too; config.json records it; a model it cannot
 # train is refused with the reason and the flag, before any file is written.
 # Usage: fused_update_cli.sh PATH/TO/flashnerd
 source "$(dirname "$0")/common.bash" "$1"
@@ -23,6 +23,16 @@ for run in fused fused2 workers; do
   "$PY" -c "import sys; sys.exit(not (float('$diff') < 2e-3 and 20 * float('$diff') < float('$other')))" \
     || fail "$run differs from autograd by $diff (another seed differs by $other)"
 done
+# variable contacts: the encoder trains through autograd beside the fused trunk
+"$FN" gen --robot quadruped_platform --trajectories 16 --steps 40 --seed 3 --out "$TMP/c.h5" > /dev/null || fail "gen, contacts"
+for mode in autograd fused; do
+  flag=(); [ $mode = fused ] && flag=(--fused-update)
+  timeout -k 5 300 "$FN" train --data "$TMP/c.h5" --preset tiny --variable-contacts --batch 16 --updates 30 --valid-every 15 \
+    --seed 5 --quiet --out "$TMP/contacts_$mode" "${flag[@]}" > /dev/null || fail "train --variable-contacts ${flag[*]}"
+done
+diff=$(weight_diff "$TMP/contacts_autograd" "$TMP/contacts_fused") || fail "comparing weights"
+echo "relative max weight difference, variable contacts, fused vs autograd: $diff"
+"$PY" -c "import sys; sys.exit(not float('$diff') < 2e-3)" || fail "variable contacts: fused differs from autograd by $diff"
 grep -q '"update": "fused, 2 threads"' "$TMP/fused2/config.json" || fail "config.json does not record the fused update"
 grep -q '"update": "autograd"' "$TMP/autograd/config.json" || fail "config.json does not record autograd"
 

@@ -16,6 +16,7 @@
 #include "train/models.h"
 #include "train/precision.h"
 #include "train/training_product.h"
+#include "train/validation.h"
 
 namespace flashnerd::train {
 namespace {
@@ -165,6 +166,63 @@ TEST(FusedFlashPass, Bf16GradientsAreNoFurtherFromFp32ThanAutocastBf16) {
   }
 }
 
+// Variable contacts: the encoder and its three gates stay in autograd, the trunk in the pass;
+// every gradient (encoder, gates, trunk) equals autograd's through the whole model. Rows per
+// frame from none to all 4, padding rows full of garbage the mask hides.
+TEST(FusedFlashPass, ContactEncoderGradientsContinueThroughAutograd) {
+  ModelConfig c = engine::testing::flash_contact_test_config();
+  c.flash.head_dim = 16;
+  c.validate();
+  auto model = random_model(c);
+  const Windows w = random_windows(c, 4, 6, 21);
+  WindowBatch batch;
+  batch.batch = w.batch;
+  batch.length = w.window;
+  batch.input_dim = c.input_dim;
+  batch.output_dim = c.output_dim;
+  batch.inputs = w.inputs;
+  batch.targets = w.targets;
+  batch.mask = w.mask;
+  batch.contact_k = 4;
+  const size_t frames = size_t(w.batch * w.window);
+  batch.contact_rows = random_floats(frames * 4 * kContactRowDim, 31);
+  batch.contact_link.resize(frames * 4);
+  batch.contact_mask.resize(frames * 4);
+  Rng rng(32);
+  for (size_t f = 0; f < frames; ++f) {
+    const int count = int(f % 5);  // 0 .. 4 rows
+    for (int r = 0; r < 4; ++r) {
+      batch.contact_link[f * 4 + size_t(r)] = int64_t(rng.uniform() * c.contact.link_count) % c.contact.link_count;
+      batch.contact_mask[f * 4 + size_t(r)] = r < count;
+    }
+  }
+  const double scale = 1.0 / 53.0;
+  model->zero_grad();
+  const auto x = torch::from_blob(batch.inputs.data(), {w.batch, w.window, c.input_dim});
+  const auto y = torch::from_blob(batch.targets.data(), {w.batch, w.window, c.output_dim});
+  const auto m = torch::from_blob(batch.mask.data(), {w.batch, w.window, 1});
+  const ContactWindow contacts = contact_tensors(batch, 0, batch.batch);
+  const torch::Tensor sse = ((model->predict(x, &contacts) - y).pow(2) * m).sum();
+  (sse * scale).backward();
+  std::map<std::string, torch::Tensor> expected;
+  for (const auto& kv : model->named_parameters()) expected[kv.key()] = kv.value().grad().clone();
+  FusedFlashPass pass(*model, w.batch, w.window, false, 2);
+  const FusedLoss got = pass.forward_backward(batch, scale);
+  EXPECT_NEAR(got.sse, sse.item<double>(), 2e-5 * sse.item<double>());
+  int contact_parameters = 0;
+  for (const auto& kv : model->named_parameters()) {
+    contact_parameters += kv.key().rfind("contact", 0) == 0;
+    const torch::Tensor& reference = expected.at(kv.key());
+    ASSERT_GT(reference.abs().max().item<double>(), 0) << kv.key() << " has no gradient to compare";
+    EXPECT_LT(relative_error(kv.value().grad(), reference), 2e-5) << kv.key();
+  }
+  EXPECT_GE(contact_parameters, 10);  // link embedding, row MLP, queries, three gates of two
+  // a second update overwrites the encoder's gradients rather than adding to them
+  pass.forward_backward(batch, scale);
+  for (const auto& kv : model->named_parameters())
+    EXPECT_LT(relative_error(kv.value().grad(), expected.at(kv.key())), 2e-5) << kv.key() << ", second update";
+}
+
 TEST(FusedFlashPass, TheSameInputsGiveTheSameBits) {
   const ModelConfig c = pass_config(NormKind::LayerNorm, FfnActivation::GEGLU);
   auto model = random_model(c);
@@ -186,6 +244,7 @@ TEST(FusedFlashPass, ModelsItCannotTrainAreRefusedWithTheReason) {
   EXPECT_EQ(fused_flash_pass_refusal(*model, 0, false), "");
   EXPECT_NE(fused_flash_pass_refusal(*model, 0.1, false).find("dropout"), std::string::npos);
   EXPECT_NE(fused_flash_pass_refusal(*model, 0, true).find("own steps"), std::string::npos);
+  EXPECT_EQ(fused_flash_pass_refusal(*make_model(engine::testing::flash_contact_test_config(), 1), 0, false), "");
   c.arch = Arch::NeRD;
   c.nerd.d_model = 36;
   c.nerd.n_heads = 3;
