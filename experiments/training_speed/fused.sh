@@ -22,7 +22,8 @@ lscpu | grep -E "Model name|Flags" | sed 's/Flags:.*\(avx512_bf16\|amx_bf16\).*/
 fn_gen "$OUT/quadruped.h5" --robot quadruped --contacts off "${LOCOMOTION_COMMANDS[@]}" --trajectories 2000 --seed 1
 
 train_run() {  # train_run NAME TRAIN_ARGS...: the run's summary in OUT/NAME.json
-  env ${RUN_ENV:-} "$FN" train --data "$OUT/quadruped.h5" --preset small --valid-every 0 --seed 1 --quiet \
+  # shellcheck disable=SC2086  # RUN_ENV holds VAR=value words for env
+  env ${RUN_ENV:-} "$FN" train --data "$OUT/quadruped.h5" --preset small --seed 1 --quiet \
     --overwrite --out "$OUT/$1" --json "${@:2}" > "$OUT/$1.json"
 }
 SPEED=(  # name batch environment flags
@@ -40,7 +41,7 @@ for run in "${SPEED[@]}"; do
   read -r name batch environment flags <<< "$run"
   [ "$environment" = - ] && environment=
   # shellcheck disable=SC2086  # the flags are split into arguments
-  RUN_ENV=$environment train_run "speed_$name" --batch "$batch" --updates $((WINDOWS / batch)) $flags
+  RUN_ENV=$environment train_run "speed_$name" --batch "$batch" --updates $((WINDOWS / batch)) --valid-every 0 $flags
 done
 train_run curve_autograd --batch 256 --updates 2000 --precision bf16 --workers 2 --valid-every 500
 train_run curve_fused --batch 256 --updates 2000 --precision bf16 --fused-update --workers 2 --valid-every 500
