@@ -107,7 +107,8 @@ void BM_TrainingProduct(benchmark::State& state) {
   const void* A = bf16 ? static_cast<const void*>(a16.data()) : a32.data();
   const void* B = bf16 ? static_cast<const void*>(b16.data()) : b32.data();
   for (auto _ : state) p.run(A, B, c.data());
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * double(M) * N * K * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * double(M) * N * K * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(ta ? "weight gradient (Aᵀ·B)" : tb ? "forward (A·Wᵀ)" : "input gradient (dC·W)");
 }
 

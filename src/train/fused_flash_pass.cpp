@@ -179,7 +179,9 @@ class Pass final : public FusedFlashPass::Impl {
   // rows × width values from src into dst (rounded as T stores them), in parallel parts.
   template <typename T>
   void copy_rows(const float* src, T* dst, int width) {
-    parts_over(rows_, [&](int, int64_t r0, int64_t r1) { convert(src + r0 * width, dst + r0 * width, size_t((r1 - r0) * width)); });
+    parts_over(rows_, [&](int, int64_t r0, int64_t r1) {
+      convert(src + r0 * width, dst + r0 * width, size_t((r1 - r0) * width));
+    });
   }
   template <typename T>
   static void convert(const float* src, T* dst, size_t n) {
@@ -646,7 +648,9 @@ FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* m
   timed(d_fc_x_, du_.data(), w_fc_.data(), dz_.data());
   std::fill(readout_norm_.weight_grad, readout_norm_.weight_grad + d_, 0.0f);
   if (readout_norm_.bias_grad) std::fill(readout_norm_.bias_grad, readout_norm_.bias_grad + d_, 0.0f);
-  parts_over(rows_, [&](int, int64_t r0, int64_t r1) { std::fill(dh_.data() + r0 * d_, dh_.data() + r1 * d_, 0.0f); });
+  parts_over(rows_, [&](int, int64_t r0, int64_t r1) {
+    std::fill(dh_.data() + r0 * d_, dh_.data() + r1 * d_, 0.0f);
+  });
   norm_backward(dz_.data(), h_last_.data(), readout_norm_, rstd_r_.data(), mean, dh_.data());
   return loss;
 }
@@ -664,7 +668,8 @@ FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* m
   const int d = d_;
   parts_over(rows_, [&](int, int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r)
-      for (int j = 0; j < d; ++j) h0[r * d + j] += embed_b_.value[j] + (added.embed ? added.embed[r * d + j] : 0.0f);
+      for (int j = 0; j < d; ++j)
+        h0[r * d + j] += embed_b_.value[j] + (added.embed ? added.embed[r * d + j] : 0.0f);
   });
   for (size_t i = 0; i < layers_.size(); ++i)
     block_forward(layers_[i], i + 1 < layers_.size() ? layers_[i + 1].h.data() : h_last_.data());
@@ -677,7 +682,8 @@ FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* m
     double* s = sums_.of(part);
     for (int64_t r = r0; r < r1; ++r)
       for (int j = 0; j < d; ++j) s[j] += double(dh_[size_t(r * d + j)]);
-    if (added.embed_grad) std::memcpy(added.embed_grad + r0 * d, dh_.data() + r0 * d, size_t((r1 - r0) * d) * sizeof(float));
+    if (added.embed_grad)
+      std::memcpy(added.embed_grad + r0 * d, dh_.data() + r0 * d, size_t((r1 - r0) * d) * sizeof(float));
   });
   sums_.total_into(embed_b_.grad, false);
   for (int64_t r = 0; r < rows_; ++r) loss.weights += double(mask[r]);

@@ -1,10 +1,10 @@
 // One matrix product of the fused training step (train/fused_flash_pass.h), its shape fixed
 // when made: C (M, N) = op(A) · op(B), or C += op(A) · op(B) when accumulating; row-major with
 // leading dimensions, op(X) = Xᵀ where trans_x (A is then stored (K, M), B (N, K)). A and B are
-// both fp32 or both bf16 (fp32 accumulation); C is fp32, or rounded to bf16 when asked. oneDNN's matmul on the CPU's widest
-// ISA (AMX or AVX-512-BF16 for bf16 where present, emulated elsewhere), its primitive made
-// once: a run only points it at the buffers. Threads: the calling thread's OpenMP team size when
-// the product is made, which a run must keep.
+// both fp32 or both bf16 (fp32 accumulation); C is fp32, or rounded to bf16 when asked.
+// oneDNN's matmul on the CPU's widest ISA (AMX or AVX-512-BF16 for bf16 where present), its
+// primitive and scratchpad made once: a run only points it at the buffers. Threads: the
+// calling thread's OpenMP team size when the product is made, which a run must keep.
 #pragma once
 
 #include <cstdint>
