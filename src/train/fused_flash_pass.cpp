@@ -26,6 +26,7 @@ namespace {
 using Bf16 = uint16_t;
 
 inline void put(float* dst, float v) { *dst = v; }
+inline void put(Bf16* dst, float v) { *dst = bf16_round(v); }
 
 inline float load(const float* src) { return *src; }
 inline float load(const Bf16* src) { return bf16_value(*src); }
@@ -38,7 +39,6 @@ inline float dot(const A* a, const B* b, int n) {
   for (int e = 0; e < n; ++e) s += load(a + e) * load(b + e);
   return s;
 }
-inline void put(Bf16* dst, float v) { *dst = bf16_round(v); }
 
 // act(x) and d act / dx as libtorch computes them (silu, erf gelu, relu, sigmoid, mish).
 struct Activation {
@@ -57,17 +57,6 @@ struct Activation {
       case FfnActivation::MishGLU: return x * std::tanh(std::log1p(std::exp(x)));
     }
     return x;
-  }
-  // act(x) and act'(x), sharing their exponentials.
-  void value_and_derivative(float x, float& value, float& derivative) const {
-    if (kind == FfnActivation::SwiGLU || kind == FfnActivation::GLU) {
-      const float s = sigmoid(x);
-      value = kind == FfnActivation::GLU ? s : x * s;
-      derivative = kind == FfnActivation::GLU ? s * (1.0f - s) : s * (1.0f + x * (1.0f - s));
-      return;
-    }
-    value = this->value(x);
-    derivative = this->derivative(x);
   }
   float derivative(float x) const {
     switch (kind) {
@@ -100,12 +89,12 @@ struct PartSums {
     partial.assign(size_t(p) * size_t(w), 0.0);
   }
   double* of(int part) { return partial.data() + size_t(part) * size_t(width); }
-  // Adds (or writes, when !add) the total into out (float).
-  void total_into(float* out, bool add) const {
-    for (int j = 0; j < width; ++j) {
+  // Writes the totals of columns first .. first + count − 1 into out.
+  void total_into(float* out, int first, int count) const {
+    for (int j = first; j < first + count; ++j) {
       double s = 0;
       for (int p = 0; p < parts; ++p) s += partial[size_t(p) * size_t(width) + size_t(j)];
-      out[j] = add ? out[j] + float(s) : float(s);
+      out[j - first] = float(s);
     }
   }
 };
@@ -373,7 +362,7 @@ void Pass<P>::norm_forward(const float* h, const NormWeights& w, float* rstd, fl
   });
 }
 
-// dh += ∂z/∂h · dz, and the norm's weight (bias) gradients added in.
+// dh += ∂z/∂h · dz; the norm's weight (and bias) gradients written.
 template <typename P>
 void Pass<P>::norm_backward(const P* dz, const float* h, const NormWeights& w, const float* rstd,
                             const float* mean, float* dh) {
@@ -404,11 +393,8 @@ void Pass<P>::norm_backward(const P* dz, const float* h, const NormWeights& w, c
       }
     }
   });
-  std::vector<float> totals(size_t(sums_.width));
-  sums_.total_into(totals.data(), false);
-  for (int j = 0; j < d; ++j) w.weight_grad[j] += totals[size_t(j)];
-  if (ln)
-    for (int j = 0; j < d; ++j) w.bias_grad[j] += totals[size_t(d + j)];
+  sums_.total_into(w.weight_grad, 0, d);
+  if (ln) sums_.total_into(w.bias_grad, d, d);
 }
 
 // Multi-query banded attention: query t of head i sees keys t − S + 1 .. t of its window with
@@ -485,10 +471,9 @@ void Pass<P>::gated_backward(const P* gate, const P* up, const P* sigmoid, const
     return;
   }
   for (int j = 0; j < n; ++j) {
-    float value, derivative;
-    act_.value_and_derivative(load(gate + j), value, derivative);
-    put(dgate + j, load(dg + j) * load(up + j) * derivative);
-    put(dup + j, load(dg + j) * value);
+    const float x = load(gate + j);
+    put(dgate + j, load(dg + j) * load(up + j) * act_.derivative(x));
+    put(dup + j, load(dg + j) * act_.value(x));
   }
 }
 
@@ -552,9 +537,7 @@ void Pass<P>::attention_backward(Layer& l, const P* d_o) {
       }
     }
   });
-  std::vector<float> totals(size_t(nq * S));
-  sums_.total_into(totals.data(), false);
-  for (int j = 0; j < nq * S; ++j) l.lag.grad[j] = totals[size_t(j)];
+  sums_.total_into(l.lag.grad, 0, nq * S);
 }
 
 // h_next = h + out(attention(z)) + down(act(gate(z)) ⊙ up(z)), z = norm(h).
@@ -582,8 +565,6 @@ void Pass<P>::block_backward(Layer& l) {
   std::memcpy(l.qkv.grad, l.dw_cat.data(), size_t(qd_) * d * sizeof(float));
   std::memcpy(l.gate_up.grad, l.dw_cat.data() + size_t(qd_) * d, size_t(2 * fh_) * d * sizeof(float));
   timed(d_cat_x_, dcat_.data(), l.w_cat.data(), dz_.data());
-  std::fill(l.norm.weight_grad, l.norm.weight_grad + d_, 0.0f);
-  if (l.norm.bias_grad) std::fill(l.norm.bias_grad, l.norm.bias_grad + d_, 0.0f);
   norm_backward(dz_.data(), l.h.data(), l.norm, l.rstd.data(), l.mean.empty() ? nullptr : l.mean.data(),
                 dh_.data());
 }
@@ -626,9 +607,7 @@ FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* m
   });
   FusedLoss loss;
   for (int p = 0; p < threads_; ++p) loss.sse += sums_.of(p)[dout];
-  std::vector<float> totals(size_t(dout + 1));
-  sums_.total_into(totals.data(), false);
-  std::memcpy(head_b_.grad, totals.data(), size_t(dout) * sizeof(float));
+  sums_.total_into(head_b_.grad, 0, dout);
   timed(d_head_w_, dy_.data(), r_.data(), head_w_.grad);
   timed(d_head_x_, dy_.data(), w_head_.data(), dr_.data());
   sums_.reset(threads_, rh);
@@ -643,11 +622,9 @@ FusedLoss Pass<P>::readout_forward_backward(const float* targets, const float* m
         put(&du_[i], du);
       }
   });
-  sums_.total_into(fc_b_.grad, false);
+  sums_.total_into(fc_b_.grad, 0, rh);
   timed(d_fc_w_, du_.data(), zr_.data(), fc_w_.grad);
   timed(d_fc_x_, du_.data(), w_fc_.data(), dz_.data());
-  std::fill(readout_norm_.weight_grad, readout_norm_.weight_grad + d_, 0.0f);
-  if (readout_norm_.bias_grad) std::fill(readout_norm_.bias_grad, readout_norm_.bias_grad + d_, 0.0f);
   parts_over(rows_, [&](int, int64_t r0, int64_t r1) {
     std::fill(dh_.data() + r0 * d_, dh_.data() + r1 * d_, 0.0f);
   });
@@ -685,7 +662,7 @@ FusedLoss Pass<P>::run(const float* inputs, const float* targets, const float* m
     if (added.embed_grad)
       std::memcpy(added.embed_grad + r0 * d, dh_.data() + r0 * d, size_t((r1 - r0) * d) * sizeof(float));
   });
-  sums_.total_into(embed_b_.grad, false);
+  sums_.total_into(embed_b_.grad, 0, d);
   for (int64_t r = 0; r < rows_; ++r) loss.weights += double(mask[r]);
   omp_set_num_threads(previous_threads);
   return loss;
