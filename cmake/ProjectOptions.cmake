@@ -28,3 +28,13 @@ endif()
 function(flashnerd_target target)
   target_link_libraries(${target} PRIVATE flashnerd_options)
 endfunction()
+
+# Most of a file that includes libtorch or CLI11 is spent parsing them (about 20 s for
+# torch/torch.h): the targets made of such files compile as unity batches, which parse them once
+# per batch. Files with their own compile flags stay apart (CMake's rule).
+option(FLASHNERD_UNITY_BUILD "Compile the libtorch- and CLI11-heavy targets in unity batches" ON)
+function(flashnerd_unity_target target)
+  if(FLASHNERD_UNITY_BUILD)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 6)
+  endif()
+endfunction()

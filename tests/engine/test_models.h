@@ -129,4 +129,7 @@ double relative_error(const A& a, const B& b) {
   return num / std::sqrt(den / double(b.size()) + 1e-30);
 }
 
+// The relative_error allowed between two fp32 computations of one model (engine and libtorch).
+constexpr double kFp32Tolerance = 2e-5;
+
 }  // namespace flashnerd::engine::testing

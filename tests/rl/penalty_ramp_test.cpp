@@ -70,7 +70,7 @@ TEST(PenaltyRamp, ScalesOnlyShapingTermsFromOffThroughOneNthToFull) {
 TEST(PenaltyRamp, PpoRunsWithTheRampedScalesAndKeepsTheRampInItsIdentity) {
   auto robot = sim::Robot::load("quadruped");
   ThreadPool pool(1);
-  const std::string root = testing::TempDir() + "penalty_ramp_run";
+  const std::string root = ::testing::TempDir() + "penalty_ramp_run";
   std::filesystem::remove_all(root);
   auto run = [&](int ramp, const std::string& name, bool resume = false) {
     env::MujocoBackend backend(robot, 32, pool);

@@ -23,7 +23,6 @@ using engine::testing::ContactFrames;
 using engine::testing::random_contacts;
 using engine::testing::relative_error;
 
-constexpr double kTol = 2e-5;  // max |a − b| / rms(b), as in engine_equivalence_test
 
 ModelConfig contact_config() {
   ModelConfig c = engine::testing::flash_contact_test_config();
@@ -104,7 +103,7 @@ TEST(ContactEncoder, TorchWithContactsEqualsEngineStreaming) {
     for (int b = 0; b < B; ++b)
       for (int k = 0; k < dout; ++k) got[(size_t(b) * T + t) * dout + k] = out[size_t(b) * dout + k];
   }
-  EXPECT_LT(relative_error(got, want), kTol);
+  EXPECT_LT(relative_error(got, want), engine::testing::kFp32Tolerance);
 }
 
 TEST(ContactEncoder, PermutationPaddingAndEmptySet) {

@@ -87,7 +87,7 @@ Windows random_windows(const ModelConfig& c, int batch, int window, uint64_t see
   return w;
 }
 
-std::shared_ptr<DynamicsModel> random_model(const ModelConfig& c) {
+std::shared_ptr<DynamicsModel> perturbed_model(const ModelConfig& c) {
   auto model = make_model(c, 1);
   torch::manual_seed(2);
   torch::NoGradGuard g;
@@ -112,7 +112,7 @@ std::map<std::string, torch::Tensor> reference_gradients(DynamicsModel& model, c
 }
 
 void expect_fused_matches_autograd(const ModelConfig& c, bool bf16, int threads, double tolerance) {
-  auto model = random_model(c);
+  auto model = perturbed_model(c);
   const Windows w = random_windows(c, 5, 6, 11);
   const double scale = 1.0 / 97.0;
   FusedLoss expected;
@@ -145,7 +145,7 @@ TEST(FusedFlashPass, TwoThreadsAgreeWithAutograd) {
 TEST(FusedFlashPass, Bf16GradientsAreNoFurtherFromFp32ThanAutocastBf16) {
   if (!training_products_support(OperandType::BF16)) GTEST_SKIP() << "no bf16 products on this CPU";
   const ModelConfig c = pass_config(NormKind::RMSNorm, FfnActivation::SwiGLU);
-  auto model = random_model(c);
+  auto model = perturbed_model(c);
   const Windows w = random_windows(c, 5, 6, 11);
   FusedLoss fp32_loss, autocast_loss;
   const auto fp32 = reference_gradients(*model, w, 0.01, fp32_loss);
@@ -175,7 +175,7 @@ TEST(FusedFlashPass, ContactEncoderGradientsContinueThroughAutograd) {
   ModelConfig c = engine::testing::flash_contact_test_config();
   c.flash.head_dim = 16;
   c.validate();
-  auto model = random_model(c);
+  auto model = perturbed_model(c);
   const Windows w = random_windows(c, 4, 6, 21);
   WindowBatch batch;
   batch.batch = w.batch;
@@ -227,7 +227,7 @@ TEST(FusedFlashPass, ContactEncoderGradientsContinueThroughAutograd) {
 
 TEST(FusedFlashPass, TheSameInputsGiveTheSameBits) {
   const ModelConfig c = pass_config(NormKind::LayerNorm, FfnActivation::GEGLU);
-  auto model = random_model(c);
+  auto model = perturbed_model(c);
   const Windows w = random_windows(c, 6, 6, 5);
   FusedFlashPass pass(*model, w.batch, w.window, false, 2);
   auto run = [&] {

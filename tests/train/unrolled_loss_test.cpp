@@ -21,8 +21,6 @@ namespace {
 
 using testing::make_pendulum_dataset;
 
-std::string temp_dir(const std::string& name) { return testing::fresh_temp_dir("unrolled_loss_" + name); }
-
 TrainOptions quick_options(const std::string& dir) { return testing::quick_train_options(dir, 30, 5); }
 
 // A floating base with one hinge, moving smoothly at random (kinematics only: the test needs
@@ -78,9 +76,9 @@ Setup setup_for(const Dataset& d, Arch arch) {
 
 TEST(UnrolledLoss, OneForecastStepIsTeacherForcingBitForBit) {
   const Dataset d = make_pendulum_dataset({12, 30, 2});
-  const TrainOptions plain = quick_options(temp_dir("plain"));
+  const TrainOptions plain = quick_options(testing::fresh_temp_dir("unrolled_loss_plain"));
   const TrainResult rp = train_model(d, plain);
-  TrainOptions one = quick_options(temp_dir("one_step"));
+  TrainOptions one = quick_options(testing::fresh_temp_dir("unrolled_loss_one_step"));
   one.own.unroll = 1;
   one.own.unroll_gradient = true;
   one.own.unroll_decay = 0.5;
@@ -91,7 +89,7 @@ TEST(UnrolledLoss, OneForecastStepIsTeacherForcingBitForBit) {
 
 TEST(UnrolledLoss, FedBackStatesAreTheEnginesRollout) {
   const Dataset d = make_pendulum_dataset({6, 30, 5});
-  const std::string dir = temp_dir("engine");
+  const std::string dir = testing::fresh_temp_dir("unrolled_loss_engine");
   const ModelArtifact artifact = testing::quick_trained_artifact(d, dir, 5);
   const int R = artifact.config.history(), K = 7, W = R + K - 1;  // K−1 fed-back frames after R recorded ones
   auto model = make_model(artifact.config, 1);
@@ -161,7 +159,7 @@ TEST(UnrolledLoss, GradientThroughTwoStepsEqualsFiniteDifferencesNeRD) { check_g
 
 TEST(UnrolledLoss, RunResumesBitForBit) {
   const Dataset d = make_pendulum_dataset({12, 30, 3});
-  TrainOptions whole = quick_options(temp_dir("whole"));
+  TrainOptions whole = quick_options(testing::fresh_temp_dir("unrolled_loss_whole"));
   whole.updates = 24;
   whole.checkpoint_every = 8;
   whole.own.unroll = 4;
@@ -169,7 +167,7 @@ TEST(UnrolledLoss, RunResumesBitForBit) {
   whole.own.unroll_gradient = true;
   whole.own.unroll_decay = 0.8;
   whole.own.unroll_feedback = UnrollFeedback::Noise;
-  testing::expect_resume_equals_whole(d, whole, temp_dir("part"), 9);
+  testing::expect_resume_equals_whole(d, whole, testing::fresh_temp_dir("unrolled_loss_part"), 9);
 }
 
 }  // namespace
