@@ -1,8 +1,8 @@
 """The table, the targets and the curves of experiments/humanoid/run.sh: every run's final policy
 in MuJoCo (policy-eval, 256 x 1000 steps: return, falls, tracking of 0.5 m/s forward), its PPO
 iterations, training clock and transitions (imagined and MuJoCo); then the issue's targets,
-FlashNeRD-trained runs against the hour-long MuJoCo-only runs and against the long one (TAG
-long; one recipe per OUT: every other run counts); and
+FlashNeRD-trained runs against the MuJoCo-only runs of the same budget and against the long one
+(TAG long; one recipe and budget per OUT: every other run counts); and
 OUT/curves.png, the in-training MuJoCo evaluation (64 envs x 500 steps) against the training
 clock. Usage: summary.py OUT"""
 import glob
@@ -59,7 +59,7 @@ def runs_table(runs):
 def targets(runs):
     done = [r for r in runs if r.evaluation]
     flash = [r for r in done if r.backend == "flashnerd"]
-    hour = [r for r in done if r.backend == "mujoco" and r.tag != "long"]
+    equal = [r for r in done if r.backend == "mujoco" and r.tag != "long"]
     long = [r for r in done if r.backend == "mujoco" and r.tag == "long"]
     if not flash:
         return []
@@ -72,14 +72,14 @@ def targets(runs):
     lines.append(f"| 0.5 m/s forward tracked within {MAX_FORWARD_ERROR} m/s, every seed | "
                  f"{', '.join(f'{x:.2f}' for x in errors)} | {all(x <= MAX_FORWARD_ERROR for x in errors)} |")
     flash_return = mean([r.evaluation["episode_reward"] for r in flash])
-    for label, ref in (("hour-long MuJoCo-only runs", hour), ("the long MuJoCo-only run", long)):
+    for label, ref in (("MuJoCo-only runs of equal clock", equal), ("the long MuJoCo-only run", long)):
         if ref:
             ref_return = mean([r.evaluation["episode_reward"] for r in ref])
             ratio = flash_return / ref_return if ref_return > 0 else float("inf")
-            lines.append(f"| mean return at least 1.5x the {label}' ({len(flash)} against {len(ref)} seeds) | "
+            lines.append(f"| mean return at least 1.5x that of the {label} ({len(flash)} against {len(ref)} seeds) | "
                          f"{flash_return:.2f} against {ref_return:.2f}: {ratio:.2f}x | {ratio >= 1.5} |")
-    if hour:
-        share = mean([r.mujoco_transitions for r in flash]) / mean([r.mujoco_transitions for r in hour])
+    if equal:
+        share = mean([r.mujoco_transitions for r in flash]) / mean([r.mujoco_transitions for r in equal])
         lines.append(f"| MuJoCo transitions at most 10% of MuJoCo-only PPO's | {share:.1%} | {share <= 0.10} |")
     return lines
 
