@@ -2,16 +2,17 @@
 # The issue's comparison, one queue per core: each JOB runs after the last with the recipe of
 # models/policies/humanoid_walk for both methods (PPO entropy 0.01; FlashNeRD: disagreement
 # penalty 0.25, REAL_ENVS explored MuJoCo environments, default 20: under 10% of MuJoCo-only
-# PPO's transitions). JOB: flashnerd:SEED, mujoco:SEED (one hour of training clock) or
-# mujoco_long:SEED (2.5 hours, TAG long). Start the long run when a session has 2.5 hours left:
-# a run that a session's end stops resumes, but the long one must run uninterrupted.
-# Two cores: experiments/humanoid/queue.sh OUT mujoco_long:1 & experiments/humanoid/queue.sh OUT
-# flashnerd:3 mujoco:3 & wait; later the pairs flashnerd:1 mujoco:1 and flashnerd:2 mujoco:2.
-# Then experiments/humanoid/summary.py OUT.
+# PPO's transitions). JOB: flashnerd:SEED, mujoco:SEED (BUDGET seconds of training clock,
+# default one hour; the comparison uses BUDGET=7200) or mujoco_long:SEED (2.5 hours, TAG long).
+# Start the long run when a session has 2.6 hours left: a run that a session's end stops
+# resumes, but the long one must run uninterrupted. Two cores, one pair at a time:
+# BUDGET=7200 experiments/humanoid/queue.sh OUT flashnerd:2 & BUDGET=7200
+# experiments/humanoid/queue.sh OUT mujoco:2 & wait; the same for seeds 1 and 3, and
+# mujoco_long:1 beside one of them. Then experiments/humanoid/summary.py OUT.
 # Usage: experiments/humanoid/queue.sh OUT JOB...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-[ $# -ge 2 ] || { sed -n 2,11p "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,12p "$0" >&2; exit 2; }
 OUT=$1
 shift
 export PPO_FLAGS="--entropy 0.01" PENALTY=0.25 REAL_ENVS="${REAL_ENVS:-20}"
