@@ -21,8 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 using engine::testing::ContactFrames;
 using engine::testing::random_contacts;
+using engine::testing::kFp32Tolerance;
 using engine::testing::relative_error;
-
 
 ModelConfig contact_config() {
   ModelConfig c = engine::testing::flash_contact_test_config();
@@ -103,7 +103,7 @@ TEST(ContactEncoder, TorchWithContactsEqualsEngineStreaming) {
     for (int b = 0; b < B; ++b)
       for (int k = 0; k < dout; ++k) got[(size_t(b) * T + t) * dout + k] = out[size_t(b) * dout + k];
   }
-  EXPECT_LT(relative_error(got, want), engine::testing::kFp32Tolerance);
+  EXPECT_LT(relative_error(got, want), kFp32Tolerance);
 }
 
 TEST(ContactEncoder, PermutationPaddingAndEmptySet) {

@@ -21,8 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::make_pendulum_dataset;
+using testing::fresh_temp_dir;
 using testing::PendulumOptions;
-
 
 TrainOptions quick_options(const std::string& dir, Arch arch) {
   TrainOptions o;
@@ -49,7 +49,7 @@ std::string error_of(const std::function<void()>& f) {
 TEST(Trainer, TinyModelsOverfitThePendulum) {
   const Dataset d = make_pendulum_dataset({16, 30, 2});
   for (Arch arch : {Arch::FlashNeRD, Arch::NeRD}) {
-    TrainOptions o = quick_options(testing::fresh_temp_dir(std::string("trainer_overfit_") + arch_name(arch)), arch);
+    TrainOptions o = quick_options(fresh_temp_dir(std::string("trainer_overfit_") + arch_name(arch)), arch);
     o.updates = 500;
     o.batch = 32;
     o.lr = 3e-3;
@@ -71,14 +71,14 @@ TEST(Trainer, TinyModelsOverfitThePendulum) {
 TEST(Trainer, ResumedRunEqualsUninterruptedBitForBit) {
   const Dataset d = make_pendulum_dataset({12, 25, 3, "pendulum", 0.05});
   for (Arch arch : {Arch::FlashNeRD, Arch::NeRD}) {
-    TrainOptions whole = quick_options(testing::fresh_temp_dir(std::string("trainer_whole_") + arch_name(arch)), arch);
+    TrainOptions whole = quick_options(fresh_temp_dir(std::string("trainer_whole_") + arch_name(arch)), arch);
     whole.updates = 30;
     whole.checkpoint_every = 10;
     whole.valid_every = 10;
     TrainResult rw = train_model(d, whole);
 
     TrainOptions part = whole;
-    part.out_dir = testing::fresh_temp_dir(std::string("trainer_part_") + arch_name(arch));
+    part.out_dir = fresh_temp_dir(std::string("trainer_part_") + arch_name(arch));
     part.stop_at = 17;  // "killed" after update 17: checkpoint written, no artifact
     TrainResult r1 = train_model(d, part);
     EXPECT_EQ(r1.updates, 17);
@@ -100,7 +100,7 @@ TEST(Trainer, ResumedRunEqualsUninterruptedBitForBit) {
 // best validation stops where the uninterrupted one does and exports the same weights.
 TEST(Trainer, EarlyStoppedRunResumesBitForBit) {
   const Dataset d = make_pendulum_dataset({12, 25, 3, "pendulum", 0.05});
-  TrainOptions whole = quick_options(testing::fresh_temp_dir("trainer_early_whole"), Arch::FlashNeRD);
+  TrainOptions whole = quick_options(fresh_temp_dir("trainer_early_whole"), Arch::FlashNeRD);
   whole.updates = 200;
   whole.valid_every = 4;
   whole.checkpoint_every = 4;
@@ -112,7 +112,7 @@ TEST(Trainer, EarlyStoppedRunResumesBitForBit) {
   ASSERT_LT(rw.best_update + 1, rw.updates);
 
   TrainOptions part = whole;
-  part.out_dir = testing::fresh_temp_dir("trainer_early_part");
+  part.out_dir = fresh_temp_dir("trainer_early_part");
   part.stop_at = rw.best_update + 1;  // killed between the best validation and the stop
   train_model(d, part);
   part.stop_at = 0;
@@ -134,19 +134,19 @@ TEST(Trainer, EarlyStoppedRunResumesBitForBit) {
 
 TEST(Trainer, DropoutIsSeededSoRunsRepeatAndResumeBitForBit) {
   const Dataset d = make_pendulum_dataset({12, 25, 3, "pendulum", 0.05});
-  TrainOptions whole = quick_options(testing::fresh_temp_dir("trainer_dropout_whole"), Arch::FlashNeRD);
+  TrainOptions whole = quick_options(fresh_temp_dir("trainer_dropout_whole"), Arch::FlashNeRD);
   whole.updates = 20;
   whole.checkpoint_every = 10;
   whole.valid_every = 10;
   whole.dropout = 0.1;  // finetune's default
   train_model(d, whole);
   TrainOptions again = whole;
-  again.out_dir = testing::fresh_temp_dir("trainer_dropout_again");
+  again.out_dir = fresh_temp_dir("trainer_dropout_again");
   train_model(d, again);
   EXPECT_EQ(read_file(again.out_dir + "/weights.safetensors"), read_file(whole.out_dir + "/weights.safetensors"))
       << "two identical runs with dropout differ";
   TrainOptions part = whole;
-  part.out_dir = testing::fresh_temp_dir("trainer_dropout_part");
+  part.out_dir = fresh_temp_dir("trainer_dropout_part");
   part.stop_at = 7;
   train_model(d, part);
   part.stop_at = 0;
@@ -158,14 +158,14 @@ TEST(Trainer, DropoutIsSeededSoRunsRepeatAndResumeBitForBit) {
 
 TEST(Trainer, ResumeRefusesAnotherParentModel) {
   const Dataset d = make_pendulum_dataset({12, 25, 3, "pendulum", 0.05});
-  TrainOptions parent = quick_options(testing::fresh_temp_dir("trainer_parent_a"), Arch::FlashNeRD);
+  TrainOptions parent = quick_options(fresh_temp_dir("trainer_parent_a"), Arch::FlashNeRD);
   parent.updates = 4;
   train_model(d, parent);
   TrainOptions sibling = parent;
-  sibling.out_dir = testing::fresh_temp_dir("trainer_parent_b");
+  sibling.out_dir = fresh_temp_dir("trainer_parent_b");
   train_model(d, sibling);
   TrainOptions child = parent;
-  child.out_dir = testing::fresh_temp_dir("trainer_parent_child");
+  child.out_dir = fresh_temp_dir("trainer_parent_child");
   child.init_from = parent.out_dir;
   child.updates = 8;
   child.stop_at = 4;
@@ -183,7 +183,7 @@ TEST(Trainer, ResumeRefusesAnotherParentModel) {
 
 TEST(Trainer, RunWritesArtifactLogAndPlot) {
   const Dataset d = make_pendulum_dataset({10, 20, 4});
-  TrainOptions o = quick_options(testing::fresh_temp_dir("trainer_files"), Arch::FlashNeRD);
+  TrainOptions o = quick_options(fresh_temp_dir("trainer_files"), Arch::FlashNeRD);
   o.data_path = "pendulum.h5";
   TrainResult r = train_model(d, o);
   ModelArtifact a = ModelArtifact::load(o.out_dir);
@@ -223,11 +223,11 @@ TEST(Trainer, BadInputsGiveClearMessages) {
   // every transition masked
   Dataset masked = good;
   std::fill(masked.valid.begin(), masked.valid.end(), 0);
-  std::string msg = error_of([&] { train_model(masked, quick_options(testing::fresh_temp_dir("trainer_masked"), Arch::FlashNeRD)); });
+  std::string msg = error_of([&] { train_model(masked, quick_options(fresh_temp_dir("trainer_masked"), Arch::FlashNeRD)); });
   EXPECT_NE(msg.find("every transition masked"), std::string::npos) << msg;
 
   // resume without a checkpoint, and a fresh run over an existing one
-  TrainOptions o = quick_options(testing::fresh_temp_dir("trainer_resume"), Arch::FlashNeRD);
+  TrainOptions o = quick_options(fresh_temp_dir("trainer_resume"), Arch::FlashNeRD);
   o.updates = 4;
   o.resume = true;
   msg = error_of([&] { train_model(good, o); });
@@ -261,13 +261,13 @@ TEST(Trainer, BadInputsGiveClearMessages) {
   EXPECT_EQ(train_model(good, o).updates, 8);  // the right data resumes
 
   // unwritable output directory (a path below a regular file)
-  const std::string file = testing::fresh_temp_dir("trainer_plainfile");
+  const std::string file = fresh_temp_dir("trainer_plainfile");
   write_file_atomic(file, "not a directory");
   msg = error_of([&] { train_model(good, quick_options(file + "/run", Arch::FlashNeRD)); });
   EXPECT_NE(msg.find("cannot create directory"), std::string::npos) << msg;
 
   // probes requested but not recorded
-  TrainOptions probes = quick_options(testing::fresh_temp_dir("trainer_probes"), Arch::FlashNeRD);
+  TrainOptions probes = quick_options(fresh_temp_dir("trainer_probes"), Arch::FlashNeRD);
   probes.probes = ProbeUse::On;
   msg = error_of([&] { train_model(good, probes); });
   EXPECT_NE(msg.find("no fixed probes"), std::string::npos) << msg;
@@ -275,7 +275,7 @@ TEST(Trainer, BadInputsGiveClearMessages) {
 
 TEST(Trainer, DivergenceStopsAndKeepsTheLastGoodCheckpoint) {
   const Dataset d = make_pendulum_dataset({8, 20, 8});
-  TrainOptions o = quick_options(testing::fresh_temp_dir("trainer_nan"), Arch::FlashNeRD);
+  TrainOptions o = quick_options(fresh_temp_dir("trainer_nan"), Arch::FlashNeRD);
   o.updates = 20;
   o.checkpoint_every = 1;
   o.lr = 1e30;  // the first step throws every weight to ~1e30: the next loss is not finite
