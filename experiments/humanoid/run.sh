@@ -10,9 +10,11 @@
 # seed 7, with forward commands of 0.5 m/s among the fixed ones.
 #
 # TAG names a run apart from the hour-long ones (TAG=long BUDGET=9000 for MuJoCo's long run);
-# PPO_FLAGS adds PPO options (--entropy 0.01).
+# PPO_FLAGS adds PPO options (--entropy 0.01). EVAL_AT=SECONDS judges the run's policy at that
+# clock as well (RUN/atSECONDS, policy_eval_NAME_atSECONDS.json): the long run at two hours is
+# its seed's MuJoCo-only run of the two-hour comparison, the same flags and seed.
 #
-# Usage: [BUDGET=3600] [TAG=...] [PENALTY=1] [REAL_ENVS=24] [MODEL=models/humanoid_ensemble] [TRUST_FLAGS=...] [PPO_FLAGS=...]
+# Usage: [BUDGET=3600] [TAG=...] [EVAL_AT=...] [PENALTY=1] [REAL_ENVS=24] [MODEL=models/humanoid_ensemble] [TRUST_FLAGS=...] [PPO_FLAGS=...]
 #        experiments/humanoid/run.sh OUT mujoco|flashnerd SEED
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -42,6 +44,9 @@ esac
 # policy_field DIR KEY: a number from DIR/policy.json's training record
 policy_field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['training'][sys.argv[2]])" "$1/policy.json" "$2"; }
 
+# reaches SECONDS LIMIT: whether a training clock has reached a limit
+reaches() { /usr/bin/python3 -c "import sys; sys.exit(float(sys.argv[1]) < float(sys.argv[2]))" "$1" "$2"; }
+
 # snapshot: copy the run's policy once its files have settled; prints its training seconds
 snapshot() {
   local it
@@ -66,7 +71,7 @@ if [ ! -f "$DIR/final/policy.json" ]; then
     [ "$stamp" != "$seen" ] || continue
     seconds=$(snapshot) || continue
     seen=$stamp
-    if /usr/bin/python3 -c "import sys; sys.exit(float(sys.argv[1]) < float(sys.argv[2]))" "$seconds" "$BUDGET"; then
+    if reaches "$seconds" "$BUDGET"; then
       kill "$pid"; wait "$pid" || true
       last=$(ls "$DIR/snapshots" | grep -E '^[0-9]+$' | sort -n | tail -1)
       cp -r "$DIR/snapshots/$last" "$DIR/final.tmp" && mv "$DIR/final.tmp" "$DIR/final"
@@ -74,5 +79,18 @@ if [ ! -f "$DIR/final/policy.json" ]; then
   done
   [ -f "$DIR/final/policy.json" ] || { echo "$RUN stopped before its budget: see $DIR.log" >&2; exit 1; }
 fi
-step "$OUT/policy_eval_$NAME.json" -- "$FN" policy-eval --policy "$DIR/final" --envs 256 --steps 1000 \
-  --seed 7 --threads 1 --commands "0.5,0,0;1,0,0;-0.5,0,0;0,0.5,0;0,0,1" --json
+# evaluate POLICY JSON: the issue's judgement of a policy in MuJoCo
+evaluate() {
+  step "$2" -- "$FN" policy-eval --policy "$1" --envs 256 --steps 1000 --seed 7 --threads 1 \
+    --commands "0.5,0,0;1,0,0;-0.5,0,0;0,0.5,0;0,0,1" --json
+}
+evaluate "$DIR/final" "$OUT/policy_eval_$NAME.json"
+# the run's policy at a shorter clock: the first snapshot whose training clock reaches EVAL_AT
+if [ -n "${EVAL_AT:-}" ] && [ ! -f "$DIR/at$EVAL_AT/policy.json" ]; then
+  for it in $(ls "$DIR/snapshots" | grep -E '^[0-9]+$' | sort -n); do
+    reaches "$(policy_field "$DIR/snapshots/$it" seconds)" "$EVAL_AT" || continue
+    cp -r "$DIR/snapshots/$it" "$DIR/at$EVAL_AT.tmp" && mv "$DIR/at$EVAL_AT.tmp" "$DIR/at$EVAL_AT"
+    break
+  done
+fi
+[ -z "${EVAL_AT:-}" ] || evaluate "$DIR/at$EVAL_AT" "$OUT/policy_eval_${NAME}_at$EVAL_AT.json"

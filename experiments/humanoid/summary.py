@@ -2,7 +2,8 @@
 in MuJoCo (policy-eval, 256 x 1000 steps: return, falls, tracking of 0.5 m/s forward), its PPO
 iterations, training clock and transitions (imagined and MuJoCo); then the issue's targets,
 FlashNeRD-trained runs against the MuJoCo-only runs of the same budget and against the long one
-(TAG long; one recipe and budget per OUT: every other run counts); and
+(TAG long; one recipe and budget per OUT: every other run counts; the long run judged at that
+budget, RUN/atSECONDS from run.sh's EVAL_AT, is a MuJoCo-only run of the same budget); and
 OUT/curves.png, the in-training MuJoCo evaluation (64 envs x 500 steps) against the training
 clock. Usage: summary.py OUT"""
 import glob
@@ -18,14 +19,16 @@ MAX_FALL_SHARE, MAX_FORWARD_ERROR = 0.05, 0.15
 
 
 class Run:
-    """A run of run.sh: its final policy's training record, its log up to that policy, and the
-    policy's evaluation in MuJoCo."""
+    """A run of run.sh: its final policy's training record (or, with at, its policy at that
+    clock), its log up to that policy, and the policy's evaluation in MuJoCo."""
 
-    def __init__(self, out, name):
+    def __init__(self, out, name, at=None):
         self.name = name[len("ppo_"):]
         self.backend, self.tag, self.seed = re.match(r"(mujoco|flashnerd)(?:_(\w+?))?_seed(\d+)$", self.name).groups()
-        self.training = load(out, name, "final", "policy.json")["training"]
+        self.at = at
+        self.training = load(out, name, f"at{at}" if at else "final", "policy.json")["training"]
         self.rows = [r for r in read_log(out, name, "log.csv") if int(r["iteration"]) <= self.training["iterations"]]
+        self.name += f"_at{at}" if at else ""
         self.evaluation = load_if(out, f"policy_eval_{self.name}.json")
         self.mujoco_transitions = (self.training["transitions"] if self.backend == "mujoco"
                                    else int(self.rows[-1]["real_transitions"]))
@@ -59,8 +62,8 @@ def runs_table(runs):
 def targets(runs):
     done = [r for r in runs if r.evaluation]
     flash = [r for r in done if r.backend == "flashnerd"]
-    equal = [r for r in done if r.backend == "mujoco" and r.tag != "long"]
-    long = [r for r in done if r.backend == "mujoco" and r.tag == "long"]
+    equal = [r for r in done if r.backend == "mujoco" and (r.tag != "long" or r.at)]
+    long = [r for r in done if r.backend == "mujoco" and r.tag == "long" and not r.at]
     if not flash:
         return []
     n = 256
@@ -89,7 +92,7 @@ def plot(out, runs):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for r in runs:
+    for r in (r for r in runs if not r.at):  # a run at a shorter clock is a part of its curve
         xs, ys = zip(*r.curve()) if r.curve() else ([], [])
         style = "-" if r.backend == "flashnerd" else "--"
         ax.plot([x / 60 for x in xs], ys, style, label=r.name)
@@ -105,5 +108,7 @@ def plot(out, runs):
 
 out = sys.argv[1] if len(sys.argv) > 1 else sys.exit(__doc__)
 runs = [Run(out, os.path.basename(os.path.dirname(p))) for p in sorted(glob.glob(os.path.join(out, "ppo_*", "final")))]
+runs += [Run(out, os.path.basename(os.path.dirname(p)), int(os.path.basename(p)[2:]))
+         for p in sorted(glob.glob(os.path.join(out, "ppo_*", "at[0-9]*")))]
 write_summary(out, "\n".join(runs_table(runs) + targets(runs)) + "\n")
 plot(out, runs)
