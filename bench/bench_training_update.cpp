@@ -109,7 +109,8 @@ void BM_TrainingProduct(benchmark::State& state) {
   for (auto _ : state) p.run(A, B, c.data());
   state.counters["GFLOP/s"] =
       benchmark::Counter(2.0 * double(M) * N * K * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(ta ? "weight gradient (Aᵀ·B)" : tb ? "forward (A·Wᵀ)" : "input gradient (dC·W)");
+  state.SetLabel(ta ? "weight gradient (Aᵀ·B)" : tb ? "forward (A·Wᵀ)"
+                 : state.range(3) == 3 ? "weight gradient, dC stored transposed (A·B)" : "input gradient (dC·W)");
 }
 
 }  // namespace
@@ -120,7 +121,8 @@ BENCHMARK(BM_TrainingUpdate)
     ->ArgNames({"batch", "threads", "bf16"})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
-// M, N, K, transposed operand (0 none, 1 A, 2 B), bf16
+// M, N, K, transposed operand (0 none, 1 A, 2 B; 3 none, a weight gradient whose dC the pass
+// would have to write transposed), bf16
 BENCHMARK(BM_TrainingProduct)
     ->Args({10240, 896, 128, 2, 1})
     ->Args({10240, 128, 320, 2, 1})
@@ -128,6 +130,7 @@ BENCHMARK(BM_TrainingProduct)
     ->Args({896, 128, 10240, 1, 1})
     ->Args({128, 320, 10240, 1, 1})
     ->Args({10240, 320, 128, 0, 1})
+    ->Args({896, 128, 10240, 3, 1})
     ->ArgNames({"M", "N", "K", "trans", "bf16"})
     ->Unit(benchmark::kMicrosecond)
     ->MinTime(0.5);
