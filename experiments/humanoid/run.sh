@@ -47,6 +47,12 @@ policy_field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.
 # reaches SECONDS LIMIT: whether a training clock has reached a limit
 reaches() { /usr/bin/python3 -c "import sys; sys.exit(float(sys.argv[1]) < float(sys.argv[2]))" "$1" "$2"; }
 
+# snapshot_iterations: the iterations whose policies RUN/snapshots keeps, in order
+snapshot_iterations() { ls "$DIR/snapshots" | grep -E '^[0-9]+$' | sort -n; }
+
+# keep IT NAME: snapshot IT's policy as RUN/NAME (through a temporary name)
+keep() { cp -r "$DIR/snapshots/$1" "$DIR/$2.tmp" && mv "$DIR/$2.tmp" "$DIR/$2"; }
+
 # snapshot: copy the run's policy once its files have settled; prints its training seconds
 snapshot() {
   local it
@@ -73,8 +79,7 @@ if [ ! -f "$DIR/final/policy.json" ]; then
     seen=$stamp
     if reaches "$seconds" "$BUDGET"; then
       kill "$pid"; wait "$pid" || true
-      last=$(ls "$DIR/snapshots" | grep -E '^[0-9]+$' | sort -n | tail -1)
-      cp -r "$DIR/snapshots/$last" "$DIR/final.tmp" && mv "$DIR/final.tmp" "$DIR/final"
+      keep "$(snapshot_iterations | tail -1)" final
     fi
   done
   [ -f "$DIR/final/policy.json" ] || { echo "$RUN stopped before its budget: see $DIR.log" >&2; exit 1; }
@@ -87,10 +92,8 @@ evaluate() {
 evaluate "$DIR/final" "$OUT/policy_eval_$NAME.json"
 # the run's policy at a shorter clock: the first snapshot whose training clock reaches EVAL_AT
 if [ -n "${EVAL_AT:-}" ] && [ ! -f "$DIR/at$EVAL_AT/policy.json" ]; then
-  for it in $(ls "$DIR/snapshots" | grep -E '^[0-9]+$' | sort -n); do
-    reaches "$(policy_field "$DIR/snapshots/$it" seconds)" "$EVAL_AT" || continue
-    cp -r "$DIR/snapshots/$it" "$DIR/at$EVAL_AT.tmp" && mv "$DIR/at$EVAL_AT.tmp" "$DIR/at$EVAL_AT"
-    break
+  for it in $(snapshot_iterations); do
+    reaches "$(policy_field "$DIR/snapshots/$it" seconds)" "$EVAL_AT" && { keep "$it" "at$EVAL_AT"; break; }
   done
 fi
 [ -z "${EVAL_AT:-}" ] || evaluate "$DIR/at$EVAL_AT" "$OUT/policy_eval_${NAME}_at$EVAL_AT.json"

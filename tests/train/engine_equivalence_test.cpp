@@ -17,6 +17,7 @@ namespace flashnerd::train {
 namespace {
 
 using engine::testing::kFp32Tolerance;
+using engine::testing::relative_error;
 
 void expect_engine_matches_torch(const ModelConfig& c) {
   auto model = make_model(c, 1);
@@ -72,7 +73,7 @@ void expect_engine_matches_torch(const ModelConfig& c) {
     for (int b = 0; b < B; ++b)
       for (int k = 0; k < dout; ++k) got[(size_t(b) * T + t) * dout + k] = out[size_t(b) * dout + k];
   }
-  EXPECT_LT(engine::testing::relative_error(got, want), kFp32Tolerance) << arch_name(c.arch) << ": engine streaming vs torch";
+  EXPECT_LT(relative_error(got, want), kFp32Tolerance) << arch_name(c.arch) << ": engine streaming vs torch";
   // engine reference (double) on each environment's sequence
   for (int b = 0; b < B; ++b) {
     std::vector<float> seq(size_t(T) * din);
@@ -80,7 +81,7 @@ void expect_engine_matches_torch(const ModelConfig& c) {
       std::copy_n(raw.data() + (size_t(t) * B + b) * din, din, seq.data() + size_t(t) * din);
     std::vector<double> ref = engine::reference_forward(*engine_model, seq.data(), T);
     std::vector<double> mine(want.begin() + long(b) * T * dout, want.begin() + long(b + 1) * T * dout);
-    EXPECT_LT(engine::testing::relative_error(mine, ref), kFp32Tolerance) << arch_name(c.arch) << ": torch vs engine reference, env " << b;
+    EXPECT_LT(relative_error(mine, ref), kFp32Tolerance) << arch_name(c.arch) << ": torch vs engine reference, env " << b;
   }
 }
 
