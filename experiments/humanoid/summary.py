@@ -75,7 +75,7 @@ def targets(runs):
     lines.append(f"| 0.5 m/s forward tracked within {MAX_FORWARD_ERROR} m/s, every seed | "
                  f"{', '.join(f'{x:.2f}' for x in errors)} | {all(x <= MAX_FORWARD_ERROR for x in errors)} |")
     flash_return = mean([r.evaluation["episode_reward"] for r in flash])
-    for label, ref in (("MuJoCo-only runs of equal clock", equal), ("the long MuJoCo-only run", long)):
+    for label, ref in (("MuJoCo-only runs of equal clock", equal), ("long MuJoCo-only run", long)):
         if ref:
             ref_return = mean([r.evaluation["episode_reward"] for r in ref])
             ratio = flash_return / ref_return if ref_return > 0 else float("inf")
